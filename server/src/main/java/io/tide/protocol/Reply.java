@@ -1,0 +1,129 @@
+package io.tide.protocol;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+/**
+ * A reply value, independent of the wire protocol; {@link RespWriter} writes it as RESP2 or RESP3.
+ * Immutable and thread-safe: replies are built on the shard that executed a command and written on
+ * the connection's home shard.
+ */
+public sealed interface Reply {
+
+    /** {@code +text}. */
+    record Simple(String text) implements Reply {}
+
+    /** {@code -CODE message}: {@code text} is the whole line without the leading dash. */
+    record Error(String text) implements Reply {}
+
+    /** {@code :n}. */
+    record Int(long value) implements Reply {}
+
+    /** {@code $len bytes}. */
+    record Bulk(byte[] bytes) implements Reply {}
+
+    /** RESP3 {@code _}; RESP2 {@code $-1}. */
+    record NullBulk() implements Reply {}
+
+    /** RESP3 {@code _}; RESP2 {@code *-1}. */
+    record NullArray() implements Reply {}
+
+    /** {@code *n}. */
+    record Array(Reply[] items) implements Reply {}
+
+    /** RESP3 {@code %n} with n key/value pairs laid out flat; RESP2 a flat array of 2n items. */
+    record MapReply(Reply[] keysAndValues) implements Reply {}
+
+    /** RESP3 {@code ~n}; RESP2 an array. */
+    record SetReply(Reply[] items) implements Reply {}
+
+    /** RESP3 {@code ,d}; RESP2 a bulk string in Redis's double formatting. */
+    record Double(double value) implements Reply {}
+
+    /** RESP3 {@code #t}/{@code #f}; RESP2 {@code :1}/{@code :0}. */
+    record Bool(boolean value) implements Reply {}
+
+    /** RESP3 {@code =len fmt:text}; RESP2 a bulk string of the text. */
+    record Verbatim(String format, byte[] text) implements Reply {}
+
+    /** RESP3 {@code (n}; RESP2 a bulk string. */
+    record BigNumber(String digits) implements Reply {}
+
+    /** RESP3 {@code >n}; RESP2 an array. */
+    record Push(Reply[] items) implements Reply {}
+
+    /** Bytes already encoded identically for RESP2 and RESP3; used for hot constant replies. */
+    record Raw(byte[] encoded) implements Reply {}
+
+    Reply OK = new Simple("OK");
+    Reply PONG = new Simple("PONG");
+    Reply QUEUED = new Simple("QUEUED");
+    Reply NULL = new NullBulk();
+    Reply NULL_ARRAY = new NullArray();
+    Reply EMPTY_ARRAY = new Array(new Reply[0]);
+    Reply ZERO = integer(0);
+    Reply ONE = integer(1);
+
+    /** An integer reply, shared for small values. */
+    static Reply integer(long v) {
+        if (v >= IntCache.LOW && v < IntCache.HIGH) {
+            return IntCache.VALUES[(int) (v - IntCache.LOW)];
+        }
+        return new Int(v);
+    }
+
+    static Reply bulk(byte[] b) {
+        return b == null ? NULL : new Bulk(b);
+    }
+
+    static Reply bulk(String s) {
+        return s == null ? NULL : new Bulk(s.getBytes(StandardCharsets.UTF_8));
+    }
+
+    static Reply simple(String s) {
+        return new Simple(s);
+    }
+
+    static Reply error(String fullText) {
+        return new Error(fullText);
+    }
+
+    static Reply array(Reply... items) {
+        return new Array(items);
+    }
+
+    static Reply array(List<? extends Reply> items) {
+        return new Array(items.toArray(new Reply[0]));
+    }
+
+    static Reply map(Reply... keysAndValues) {
+        return new MapReply(keysAndValues);
+    }
+
+    static Reply map(List<? extends Reply> keysAndValues) {
+        return new MapReply(keysAndValues.toArray(new Reply[0]));
+    }
+
+    static Reply bulkArray(List<byte[]> items) {
+        Reply[] out = new Reply[items.size()];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = bulk(items.get(i));
+        }
+        return new Array(out);
+    }
+
+    /** Cache of small integer replies. */
+    final class IntCache {
+        static final int LOW = -16;
+        static final int HIGH = 1024;
+        static final Reply[] VALUES = new Reply[HIGH - LOW];
+
+        static {
+            for (int i = LOW; i < HIGH; i++) {
+                VALUES[i - LOW] = new Int(i);
+            }
+        }
+
+        private IntCache() {}
+    }
+}
