@@ -1,0 +1,99 @@
+package io.tide;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.LoggerContext;
+import ch.qos.logback.classic.encoder.PatternLayoutEncoder;
+import ch.qos.logback.core.FileAppender;
+import io.tide.config.ConfigRegistry;
+import io.tide.config.LaunchOptions;
+import java.util.concurrent.CountDownLatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** {@code tide-server}: parses the command line, starts a server in the foreground, stops it on SIGTERM or SHUTDOWN. */
+public final class Main {
+
+    private Main() {}
+
+    public static void main(String[] args) {
+        LaunchOptions.Launch launch = LaunchOptions.parse(args, Version.get());
+        switch (launch.action()) {
+            case HELP, VERSION -> {
+                System.out.println(launch.message());
+                System.exit(0);
+            }
+            case CHECK_CONFIG -> {
+                System.out.println(launch.message() == null || launch.message().isEmpty()
+                        ? "tide: configuration OK" : launch.message());
+                System.exit(0);
+            }
+            case ERROR -> {
+                System.err.println(launch.message());
+                System.exit(launch.exitCode());
+            }
+            case RUN -> run(launch);
+            default -> throw new IllegalStateException();
+        }
+    }
+
+    private static void run(LaunchOptions.Launch launch) {
+        ConfigRegistry config = launch.config();
+        configureLogging(config);
+        Logger log = LoggerFactory.getLogger("tide");
+        Server server;
+        try {
+            server = Server.start(config);
+        } catch (RuntimeException e) {
+            log.error("could not start: {}", e.getMessage());
+            System.exit(1);
+            return;
+        }
+        log.info("Tide {} started: port={} bind={} shards={} io-driver={} pid={} profile={}{}", Version.get(),
+                server.port(), config.get("bind"), server.shardCount(), server.ioDriver(), ProcessHandle.current().pid(),
+                config.get("profile"),
+                launch.profileSetOptions().isEmpty() ? " (sets no options)" : " (set " + launch.profileSetOptions() + ")");
+        CountDownLatch stopped = new CountDownLatch(1);
+        server.context().onShutdownRequest(() -> {
+            server.close();
+            stopped.countDown();
+        });
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            server.close();
+            stopped.countDown();
+        }, "tide-shutdown"));
+        try {
+            stopped.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        log.info("Tide stopped");
+        System.exit(0);
+    }
+
+    private static void configureLogging(ConfigRegistry config) {
+        LoggerContext lc = (LoggerContext) LoggerFactory.getILoggerFactory();
+        ch.qos.logback.classic.Logger root = lc.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+        root.setLevel(switch (config.get("loglevel")) {
+            case "debug" -> Level.DEBUG;
+            case "verbose" -> Level.DEBUG;
+            case "warning" -> Level.WARN;
+            case "nothing" -> Level.OFF;
+            default -> Level.INFO;
+        });
+        String file = config.get("logfile");
+        if (!file.isEmpty()) {
+            PatternLayoutEncoder enc = new PatternLayoutEncoder();
+            enc.setContext(lc);
+            enc.setPattern("%d{dd MMM yyyy HH:mm:ss.SSS} %-5level [%thread] %msg%n");
+            enc.start();
+            FileAppender<ch.qos.logback.classic.spi.ILoggingEvent> fa = new FileAppender<>();
+            fa.setContext(lc);
+            fa.setFile(file);
+            fa.setAppend(true);
+            fa.setEncoder(enc);
+            fa.start();
+            root.detachAndStopAllAppenders();
+            root.addAppender(fa);
+        }
+    }
+}

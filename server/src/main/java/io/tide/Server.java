@@ -1,0 +1,115 @@
+package io.tide;
+
+import io.netty.channel.EventLoop;
+import io.tide.command.CommandTable;
+import io.tide.command.Dispatcher;
+import io.tide.command.ServerContext;
+import io.tide.command.family.Families;
+import io.tide.config.ConfigRegistry;
+import io.tide.network.NetworkServer;
+import io.tide.protocol.ProtocolLimits;
+import io.tide.shard.Shard;
+import io.tide.shard.ShardSet;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A running Tide server: wires configuration, shards, the command table, the dispatcher and the
+ * network, and takes them down again. Thread-safe: {@link #close()} may be called from any thread,
+ * more than once. Several servers can run in one JVM; they share nothing.
+ */
+public final class Server implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Server.class);
+    /** Most shards supported: the dispatcher tracks the shards a command touches in a 64-bit mask. */
+    public static final int MAX_SHARDS = 64;
+
+    private final ServerContext context;
+    private final NetworkServer network;
+    private final ShardSet shards;
+    private final int port;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private Server(ConfigRegistry config) throws InterruptedException {
+        int n = config.getInt("shards");
+        if (n == 0) n = Runtime.getRuntime().availableProcessors();
+        n = Math.min(n, MAX_SHARDS);
+        network = new NetworkServer(config.get("io-driver"), n);
+        List<EventLoop> loops = network.loops();
+        Shard[] shardArray = new Shard[n];
+        int databases = config.getInt("databases");
+        for (int i = 0; i < n; i++) shardArray[i] = new Shard(i, loops.get(i), databases);
+        shards = new ShardSet(shardArray);
+
+        CommandTable table = new CommandTable();
+        Families.registerAll(table);
+        table.seal(n);
+
+        context = new ServerContext(config, table, shards, Version.get(), network.driverName());
+        Dispatcher dispatcher = new Dispatcher(context);
+
+        ProtocolLimits limits = new ProtocolLimits();
+        limits.setMaxBulkLength(config.getLong("proto-max-bulk-len"));
+        limits.setQueryBufferLimit(config.getLong("client-query-buffer-limit"));
+        config.onChange("proto-max-bulk-len", v -> limits.setMaxBulkLength(config.getLong("proto-max-bulk-len")));
+        config.onChange("client-query-buffer-limit",
+                v -> limits.setQueryBufferLimit(config.getLong("client-query-buffer-limit")));
+
+        try {
+            port = network.start(context, dispatcher, shardArray, limits);
+        } catch (InterruptedException | RuntimeException e) {
+            network.stop(1000);
+            shards.close();
+            throw e;
+        }
+        context.tcpPort(port);
+        context.onShutdownRequest(this::close);
+        for (Shard s : shardArray) {
+            s.loop().execute(() -> s.startCron(() -> config.getInt("hz"), () -> config.getInt("active-expire-effort"),
+                    () -> network.shardCron(s.id(), config.getInt("timeout"), System.currentTimeMillis()),
+                    System::currentTimeMillis));
+        }
+    }
+
+    /** Starts a server with the given configuration; returns once it accepts connections. */
+    public static Server start(ConfigRegistry config) {
+        try {
+            return new Server(config);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while starting", e);
+        }
+    }
+
+    /** The TCP port actually bound (useful with {@code port 0}). */
+    public int port() {
+        return port;
+    }
+
+    public int shardCount() {
+        return shards.size();
+    }
+
+    public String ioDriver() {
+        return network.driverName();
+    }
+
+    public ServerContext context() {
+        return context;
+    }
+
+    public boolean isClosed() {
+        return closed.get();
+    }
+
+    /** Stops listening, closes clients, stops every thread the server started. */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) return;
+        LOG.info("Tide on port {} shutting down", port);
+        shards.close();
+        network.stop(2000);
+    }
+}

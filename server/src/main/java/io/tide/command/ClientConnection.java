@@ -1,0 +1,31 @@
+package io.tide.command;
+
+import io.tide.protocol.Reply;
+
+/**
+ * The transport side of a client as the command layer sees it; implemented by the network layer.
+ * All methods except {@link #close()} and the address getters must be called on the client's home shard thread.
+ */
+public interface ClientConnection {
+
+    /** Encodes a reply into the connection's output buffer (written out on {@link #flush()}). */
+    void write(Reply reply, int protocolVersion);
+
+    /** Sends what has been buffered. */
+    void flush();
+
+    /** Flushes what is buffered, then closes the connection. Thread-safe. */
+    void close();
+
+    /** Stops or resumes reading requests from the socket (back-pressure). */
+    void pauseReading(boolean paused);
+
+    /** {@code ip:port} of the peer. Thread-safe. */
+    String remoteAddress();
+
+    /** {@code ip:port} of our side. Thread-safe. */
+    String localAddress();
+
+    /** Bytes waiting in the output buffer and the transport's queue. */
+    long outputBufferBytes();
+}

@@ -1,0 +1,183 @@
+package io.tide.command;
+
+import io.tide.protocol.Reply;
+import io.tide.shard.Shard;
+import java.util.ArrayDeque;
+
+/**
+ * One client connection's state: selected database, protocol version, name, auth, flags, and the
+ * queue that keeps replies in request order while some commands run on other shards.
+ * Confined to its home shard's thread; a command running elsewhere reads only what was captured at
+ * dispatch, and ALL_SHARDS commands read it while every shard is parked.
+ */
+public final class ClientSession {
+
+    public enum ReplyMode { ON, OFF, SKIP }
+
+    private final long id;
+    private final ClientConnection connection;
+    private final Shard home;
+    private final long createdAtMs;
+
+    int db;
+    int protocol = 2;
+    String name;
+    String libName;
+    String libVersion;
+    boolean authenticated;
+    boolean noEvict;
+    boolean noTouch;
+    ReplyMode replyMode = ReplyMode.ON;
+    boolean skipNext;
+    long lastInteractionMs;
+    String lastCommand = "NULL";
+    boolean closed;
+    boolean quitting;
+    boolean closeWhenDrained;
+    boolean suppressCurrent;
+
+    /** Replies not yet sent because an earlier command is still running on another shard. */
+    private final ArrayDeque<Slot> pending = new ArrayDeque<>();
+    /** Requests held back while a multi-shard command of this client is in flight. */
+    final ArrayDeque<byte[][]> deferred = new ArrayDeque<>();
+    /** True while a multi-shard (coordinated) command of this client runs. */
+    boolean barrierInFlight;
+
+    public ClientSession(long id, ClientConnection connection, Shard home, boolean authenticated, long nowMs) {
+        this.id = id;
+        this.connection = connection;
+        this.home = home;
+        this.authenticated = authenticated;
+        this.createdAtMs = nowMs;
+        this.lastInteractionMs = nowMs;
+    }
+
+    /** Redis's rule for client names (CLIENT SETNAME, HELLO SETNAME): printable ASCII without spaces. */
+    public static boolean validName(String name) {
+        for (int k = 0; k < name.length(); k++) {
+            char ch = name.charAt(k);
+            if (ch < '!' || ch > '~') return false;
+        }
+        return true;
+    }
+
+    public long id() { return id; }
+    public ClientConnection connection() { return connection; }
+    public Shard home() { return home; }
+    public long createdAtMs() { return createdAtMs; }
+    public int db() { return db; }
+    public void selectDb(int index) { db = index; }
+    public int protocol() { return protocol; }
+    public void protocol(int version) { protocol = version; }
+    public String name() { return name; }
+    public void name(String n) { name = n; }
+    public String libName() { return libName; }
+    public void libName(String n) { libName = n; }
+    public String libVersion() { return libVersion; }
+    public void libVersion(String v) { libVersion = v; }
+    public boolean authenticated() { return authenticated; }
+    public void authenticated(boolean a) { authenticated = a; }
+    public boolean noEvict() { return noEvict; }
+    public void noEvict(boolean b) { noEvict = b; }
+    public boolean noTouch() { return noTouch; }
+    public void noTouch(boolean b) { noTouch = b; }
+    public ReplyMode replyMode() { return replyMode; }
+    public void replyMode(ReplyMode m) { replyMode = m; }
+    public long lastInteractionMs() { return lastInteractionMs; }
+    public String lastCommand() { return lastCommand; }
+    public boolean isClosed() { return closed; }
+    public int pendingReplies() { return pending.size(); }
+    public int deferredRequests() { return deferred.size(); }
+
+    /** QUIT: send what is pending (this reply included), then close; later input is ignored. */
+    public void requestClose() {
+        quitting = true;
+        if (pending.isEmpty()) {
+            connection.close();
+        } else {
+            closeWhenDrained = true;
+        }
+    }
+
+    /** CLIENT REPLY OFF|SKIP: the command being executed sends no reply. */
+    public void suppressCurrentReply() {
+        suppressCurrent = true;
+    }
+
+    /** Whether the next command's reply is to be dropped (CLIENT REPLY OFF, or the one after SKIP). */
+    boolean takeSilence() {
+        if (replyMode == ReplyMode.OFF) return true;
+        if (skipNext) {
+            skipNext = false;
+            return true;
+        }
+        return false;
+    }
+
+    public void skipNextReply() {
+        skipNext = true;
+    }
+
+    /** Sends a reply outside command execution (a protocol error), in order after pending ones. */
+    public void send(Reply r) {
+        reply(r, false);
+    }
+
+    /** A reply that is ready now. */
+    void reply(Reply r, boolean silent) {
+        if (pending.isEmpty()) {
+            emit(r, silent);
+        } else {
+            Slot s = new Slot(silent);
+            s.reply = r;
+            s.done = true;
+            pending.add(s);
+        }
+    }
+
+    /** Reserves the next place in the reply order for a command that completes later. */
+    Slot reserve(boolean silent) {
+        Slot s = new Slot(silent);
+        pending.add(s);
+        return s;
+    }
+
+    /** Fills a reserved place and sends every reply that is now in order. */
+    void complete(Slot slot, Reply r) {
+        slot.reply = r;
+        slot.done = true;
+        Slot head;
+        while ((head = pending.peek()) != null && head.done) {
+            pending.poll();
+            emit(head.reply, head.silent);
+        }
+        if (closeWhenDrained && pending.isEmpty()) {
+            closeWhenDrained = false;
+            connection.close();
+        }
+    }
+
+    private void emit(Reply r, boolean silent) {
+        if (!silent && !closed) {
+            connection.write(r, protocol);
+        }
+    }
+
+    /** Called by the network layer when the connection is gone. */
+    public void markClosed() {
+        closed = true;
+        pending.clear();
+        deferred.clear();
+    }
+
+    /** A place in the reply order. */
+    static final class Slot {
+        final boolean silent;
+        Reply reply;
+        boolean done;
+
+        Slot(boolean silent) {
+            this.silent = silent;
+        }
+    }
+}

@@ -1,0 +1,191 @@
+package io.tide.command;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * What the dispatcher knows of one command or subcommand: name, arity, flags, key positions, ACL
+ * categories, docs and its handler. Immutable after the table is built, so thread-safe; the per-shard
+ * statistics it carries are each confined to their shard thread.
+ */
+public final class CommandSpec {
+
+    // Flags, as Redis names them in COMMAND INFO.
+    public static final int WRITE = 1;
+    public static final int READONLY = 1 << 1;
+    public static final int DENYOOM = 1 << 2;
+    public static final int ADMIN = 1 << 3;
+    public static final int PUBSUB = 1 << 4;
+    public static final int NOSCRIPT = 1 << 5;
+    public static final int BLOCKING = 1 << 6;
+    public static final int LOADING = 1 << 7;
+    public static final int STALE = 1 << 8;
+    public static final int SKIP_MONITOR = 1 << 9;
+    public static final int SKIP_SLOWLOG = 1 << 10;
+    public static final int FAST = 1 << 11;
+    public static final int NO_AUTH = 1 << 12;
+    public static final int MAY_REPLICATE = 1 << 13;
+    public static final int NO_MULTI = 1 << 14;
+    public static final int ALLOW_BUSY = 1 << 15;
+    public static final int NO_MANDATORY_KEYS = 1 << 16;
+    /** Tide's own: the command reads or writes every shard's keyspace (KEYS, DBSIZE, FLUSHALL, ...). */
+    public static final int ALL_SHARDS = 1 << 24;
+
+    private static final String[] FLAG_NAMES = {
+        "write", "readonly", "denyoom", "admin", "pubsub", "noscript", "blocking", "loading", "stale",
+        "skip_monitor", "skip_slowlog", "fast", "no_auth", "may_replicate", "no_multi", "allow_busy",
+        "no_mandatory_keys"
+    };
+
+    private final String name;
+    private final String fullName;
+    private final int arity;
+    private final int flags;
+    private final int firstKey;
+    private final int lastKey;
+    private final int keyStep;
+    private final List<String> aclCategories;
+    private final String group;
+    private final String since;
+    private final String summary;
+    private final CommandHandler handler;
+    private final Map<String, CommandSpec> subcommands = new LinkedHashMap<>();
+    private final CommandSpec parent;
+    private CommandStats[] stats = new CommandStats[0];
+
+    CommandSpec(CommandSpec parent, String name, int arity, String flagWords, int firstKey, int lastKey, int keyStep,
+                String categories, String group, String since, String summary, CommandHandler handler) {
+        this.parent = parent;
+        this.name = name.toLowerCase(Locale.ROOT);
+        this.fullName = parent == null ? this.name : parent.name + "|" + this.name;
+        this.arity = arity;
+        this.flags = parseFlags(flagWords);
+        this.firstKey = firstKey;
+        this.lastKey = lastKey;
+        this.keyStep = keyStep;
+        this.aclCategories = categories(flags, categories);
+        this.group = group;
+        this.since = since;
+        this.summary = summary;
+        this.handler = handler;
+    }
+
+    static int parseFlags(String words) {
+        int f = 0;
+        if (words == null || words.isBlank()) {
+            return 0;
+        }
+        outer:
+        for (String w : words.trim().split("\\s+")) {
+            if (w.equals("allshards")) {
+                f |= ALL_SHARDS;
+                continue;
+            }
+            for (int i = 0; i < FLAG_NAMES.length; i++) {
+                if (FLAG_NAMES[i].equals(w)) {
+                    f |= 1 << i;
+                    continue outer;
+                }
+            }
+            throw new IllegalArgumentException("unknown command flag " + w);
+        }
+        return f;
+    }
+
+    private static List<String> categories(int flags, String explicit) {
+        List<String> out = new ArrayList<>();
+        if ((flags & WRITE) != 0) out.add("@write");
+        if ((flags & READONLY) != 0) out.add("@read");
+        if ((flags & ADMIN) != 0) {
+            out.add("@admin");
+            out.add("@dangerous");
+        }
+        if ((flags & PUBSUB) != 0) out.add("@pubsub");
+        if ((flags & FAST) != 0) out.add("@fast");
+        else out.add("@slow");
+        if ((flags & BLOCKING) != 0) out.add("@blocking");
+        if (explicit != null && !explicit.isBlank()) {
+            for (String c : explicit.trim().split("\\s+")) {
+                if (!out.contains(c)) out.add(c);
+            }
+        }
+        return List.copyOf(out);
+    }
+
+    /** Adds a subcommand to this container command. */
+    public CommandSpec sub(String subName, int subArity, String flagWords, int first, int last, int step,
+                           String categories, String subSince, String subSummary, CommandHandler subHandler) {
+        CommandSpec s = new CommandSpec(this, subName, subArity, flagWords, first, last, step, categories, group,
+                subSince, subSummary, subHandler);
+        subcommands.put(s.name, s);
+        return s;
+    }
+
+    void allocateStats(int shards) {
+        stats = new CommandStats[shards];
+        for (int i = 0; i < shards; i++) stats[i] = new CommandStats();
+        for (CommandSpec s : subcommands.values()) s.allocateStats(shards);
+    }
+
+    public String name() { return name; }
+    public String fullName() { return fullName; }
+    public int arity() { return arity; }
+    public int flags() { return flags; }
+    public boolean has(int flag) { return (flags & flag) != 0; }
+    public int firstKey() { return firstKey; }
+    public int lastKey() { return lastKey; }
+    public int keyStep() { return keyStep; }
+    public List<String> aclCategories() { return aclCategories; }
+    public String group() { return group; }
+    public String since() { return since; }
+    public String summary() { return summary; }
+    public CommandHandler handler() { return handler; }
+    public CommandSpec parent() { return parent; }
+    public Map<String, CommandSpec> subcommands() { return subcommands; }
+    public boolean isContainer() { return !subcommands.isEmpty(); }
+    public CommandStats stats(int shard) { return stats[shard]; }
+    public CommandStats[] allStats() { return stats; }
+
+    /** Flag names for COMMAND INFO. */
+    public List<String> flagNames() {
+        List<String> out = new ArrayList<>();
+        for (int i = 0; i < FLAG_NAMES.length; i++) {
+            if ((flags & (1 << i)) != 0) out.add(FLAG_NAMES[i]);
+        }
+        return out;
+    }
+
+    public boolean arityOk(int argc) {
+        return arity >= 0 ? argc == arity : argc >= -arity;
+    }
+
+    /** True if the command names keys in its arguments. */
+    public boolean hasKeys() {
+        return firstKey > 0;
+    }
+
+    /** Index of the last key argument for this argv (negative lastKey counts from the end). */
+    public int lastKeyIndex(int argc) {
+        return lastKey >= 0 ? lastKey : argc + lastKey;
+    }
+
+    /** The key arguments of an argv, in order. */
+    public List<byte[]> keys(byte[][] argv) {
+        List<byte[]> out = new ArrayList<>();
+        if (firstKey <= 0) return out;
+        int last = Math.min(lastKeyIndex(argv.length), argv.length - 1);
+        for (int i = firstKey; i <= last; i += keyStep) out.add(argv[i]);
+        return out;
+    }
+
+    /** Per-shard call statistics (INFO commandstats). Confined to its shard thread. */
+    public static final class CommandStats {
+        public long calls;
+        public long micros;
+        public long rejectedCalls;
+        public long failedCalls;
+    }
+}

@@ -1,0 +1,226 @@
+package io.tide.command;
+
+import io.tide.protocol.Reply;
+import io.tide.shard.Shard;
+import io.tide.shard.ShardSet;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one place every request passes: lookup, arity, auth, routing, execution, error replies and
+ * statistics. Thread-safe: it holds only immutable wiring plus one reusable {@link CommandContext}
+ * per shard thread (used only by that thread) and one for the coordinator thread.
+ *
+ * <p>Routing. A request arrives on its client's home shard. With one shard everything runs inline.
+ * With several, the keys named by the command's key positions decide: all on the home shard, run
+ * inline; all on one other shard, <em>hop</em> there (post the command to that shard's loop, post the
+ * reply back); on several shards, or for an ALL_SHARDS command, the {@link io.tide.shard.Coordinator}
+ * parks the shards involved and runs the command against all of them at once, so it is atomic.
+ *
+ * <p>Order. Replies leave in request order: a command that completes later reserves its place in the
+ * session's reply queue. Commands that hop to the same shard run in order because each loop is FIFO.
+ * While a coordinated command of a client is in flight, that client's next requests wait on its home
+ * shard, so a later single-shard command can never overtake it.
+ */
+public final class Dispatcher {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);
+    /** Deferred requests beyond which the client's socket stops being read until they drain. */
+    private static final int DEFER_PAUSE_THRESHOLD = 4096;
+
+    private final ServerContext server;
+    private final CommandTable table;
+    private final ShardSet shards;
+    private final CommandContext[] shardContexts;
+    private final CommandContext coordinatorContext;
+    private final boolean single;
+
+    public Dispatcher(ServerContext server) {
+        this.server = server;
+        this.table = server.table();
+        this.shards = server.shards();
+        this.single = shards.size() == 1;
+        this.shardContexts = new CommandContext[shards.size()];
+        for (int i = 0; i < shardContexts.length; i++) shardContexts[i] = new CommandContext(server);
+        this.coordinatorContext = new CommandContext(server);
+    }
+
+    /** Handles one request on the client's home shard thread. */
+    public void dispatch(ClientSession c, byte[][] argv) {
+        if (c.quitting || c.closed) return;
+        if (c.barrierInFlight) {
+            c.deferred.add(argv);
+            if (c.deferred.size() == DEFER_PAUSE_THRESHOLD) c.connection().pauseReading(true);
+            return;
+        }
+        dispatchNow(c, argv);
+    }
+
+    private void dispatchNow(ClientSession c, byte[][] argv) {
+        Shard home = c.home();
+        long now = System.currentTimeMillis();
+        c.lastInteractionMs = now;
+        home.stats().commandsProcessed++;
+        boolean silent = c.takeSilence();
+
+        CommandSpec spec = table.lookup(argv[0]);
+        if (spec == null) {
+            c.reply(Reply.error(Errors.unknownCommand(argv)), silent);
+            return;
+        }
+        if (spec.isContainer()) {
+            if (argv.length < 2) {
+                reject(c, spec, home, Errors.wrongArity(spec.fullName()), silent);
+                return;
+            }
+            CommandSpec sub = spec.subcommands().get(lower(argv[1]));
+            if (sub == null) {
+                reject(c, spec, home, Errors.unknownSubcommand(Errors.printable(argv[1]), spec.name()).getMessage(),
+                        silent);
+                return;
+            }
+            spec = sub;
+        }
+        if (!spec.arityOk(argv.length)) {
+            reject(c, spec, home, Errors.wrongArity(spec.fullName()), silent);
+            return;
+        }
+        if (!c.authenticated && !spec.has(CommandSpec.NO_AUTH)) {
+            reject(c, spec, home, Errors.NOAUTH, silent);
+            return;
+        }
+        c.lastCommand = spec.fullName();
+
+        if (single) {
+            runInline(c, spec, argv, home, now, silent);
+            return;
+        }
+        if (spec.has(CommandSpec.ALL_SHARDS)) {
+            runCoordinated(c, spec, argv, shards.all(), silent);
+            return;
+        }
+        if (!spec.hasKeys() || argv.length <= spec.firstKey()) {
+            runInline(c, spec, argv, home, now, silent);
+            return;
+        }
+        int last = Math.min(spec.lastKeyIndex(argv.length), argv.length - 1);
+        Shard target = null;
+        long involved = 0;
+        for (int i = spec.firstKey(); i <= last; i += spec.keyStep()) {
+            Shard s = shards.shardOf(argv[i]);
+            involved |= 1L << s.id();
+            if (target == null) target = s;
+        }
+        if (Long.bitCount(involved) > 1) {
+            runCoordinated(c, spec, argv, shardsOf(involved), silent);
+        } else if (target == home) {
+            runInline(c, spec, argv, home, now, silent);
+        } else {
+            hop(c, spec, argv, target, silent);
+        }
+    }
+
+    private void runInline(ClientSession c, CommandSpec spec, byte[][] argv, Shard home, long now, boolean silent) {
+        CommandContext ctx = shardContexts[home.id()].reset(home, false, c, c.db, now, c.noTouch);
+        long t0 = System.nanoTime();
+        Outcome o = execute(spec, ctx, argv);
+        record(spec, home, o, System.nanoTime() - t0);
+        if (c.suppressCurrent) {
+            c.suppressCurrent = false;
+            silent = true;
+        }
+        c.reply(o.reply, silent);
+    }
+
+    private void hop(ClientSession c, CommandSpec spec, byte[][] argv, Shard target, boolean silent) {
+        Shard home = c.home();
+        ClientSession.Slot slot = c.reserve(silent);
+        int db = c.db;
+        boolean noTouch = c.noTouch;
+        target.loop().execute(() -> {
+            CommandContext ctx = shardContexts[target.id()]
+                    .reset(target, false, c, db, System.currentTimeMillis(), noTouch);
+            long t0 = System.nanoTime();
+            Outcome o = execute(spec, ctx, argv);
+            long nanos = System.nanoTime() - t0;
+            home.loop().execute(() -> {
+                record(spec, home, o, nanos);
+                c.complete(slot, o.reply);
+                c.connection().flush();
+            });
+        });
+    }
+
+    private void runCoordinated(ClientSession c, CommandSpec spec, byte[][] argv, Shard[] involved, boolean silent) {
+        Shard home = c.home();
+        ClientSession.Slot slot = c.reserve(silent);
+        c.barrierInFlight = true;
+        int db = c.db;
+        boolean noTouch = c.noTouch;
+        shards.coordinator().run(involved, () -> {
+            CommandContext ctx = coordinatorContext.reset(null, true, c, db, System.currentTimeMillis(), noTouch);
+            long t0 = System.nanoTime();
+            Outcome o = execute(spec, ctx, argv);
+            long nanos = System.nanoTime() - t0;
+            home.loop().execute(() -> finishCoordinated(c, spec, slot, o, nanos));
+        }, () -> home.loop().execute(() ->
+                finishCoordinated(c, spec, slot, new Outcome(Reply.error("ERR server is shutting down"), true), 0)));
+    }
+
+    private void finishCoordinated(ClientSession c, CommandSpec spec, ClientSession.Slot slot, Outcome o, long nanos) {
+        record(spec, c.home(), o, nanos);
+        c.barrierInFlight = false;
+        c.complete(slot, o.reply);
+        boolean wasPaused = c.deferred.size() >= DEFER_PAUSE_THRESHOLD;
+        byte[][] next;
+        while (!c.barrierInFlight && !c.quitting && (next = c.deferred.poll()) != null) {
+            dispatchNow(c, next);
+        }
+        if (wasPaused && c.deferred.size() < DEFER_PAUSE_THRESHOLD) c.connection().pauseReading(false);
+        c.connection().flush();
+    }
+
+    private Outcome execute(CommandSpec spec, CommandContext ctx, byte[][] argv) {
+        try {
+            return new Outcome(spec.handler().execute(ctx, argv), false);
+        } catch (CommandException e) {
+            return new Outcome(Reply.error(e.getMessage()), true);
+        } catch (RuntimeException | StackOverflowError | OutOfMemoryError e) {
+            LOG.error("internal error executing {} ", spec.fullName(), e);
+            return new Outcome(Reply.error("ERR internal error while executing '" + spec.fullName() + "': "
+                    + e.getClass().getSimpleName()), true);
+        }
+    }
+
+    private static void record(CommandSpec spec, Shard home, Outcome o, long nanos) {
+        CommandSpec.CommandStats st = spec.stats(home.id());
+        st.calls++;
+        st.micros += nanos / 1000;
+        if (o.failed) st.failedCalls++;
+    }
+
+    private void reject(ClientSession c, CommandSpec spec, Shard home, String error, boolean silent) {
+        spec.stats(home.id()).rejectedCalls++;
+        c.reply(Reply.error(error), silent);
+    }
+
+    private Shard[] shardsOf(long mask) {
+        Shard[] out = new Shard[Long.bitCount(mask)];
+        int n = 0;
+        for (Shard s : shards.all()) {
+            if ((mask & (1L << s.id())) != 0) out[n++] = s;
+        }
+        return out;
+    }
+
+    private static String lower(byte[] b) {
+        char[] ch = new char[b.length];
+        for (int i = 0; i < b.length; i++) {
+            int x = b[i] & 0xff;
+            ch[i] = (char) (x >= 'A' && x <= 'Z' ? x + 32 : x);
+        }
+        return new String(ch);
+    }
+
+    private record Outcome(Reply reply, boolean failed) {}
+}

@@ -1,0 +1,65 @@
+package io.tide.command;
+
+import io.tide.config.ConfigRegistry;
+import io.tide.shard.ShardSet;
+import java.security.SecureRandom;
+import java.util.HexFormat;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Process-wide state that commands may consult: configuration, the command table, the shards, the
+ * client registry and server-level counters. Thread-safe (final references, concurrent collections
+ * and atomics); the per-shard parts are reached through {@link ShardSet}.
+ */
+public final class ServerContext {
+
+    private final ConfigRegistry config;
+    private final CommandTable table;
+    private final ShardSet shards;
+    private final Map<Long, ClientSession> clients = new ConcurrentHashMap<>();
+    private final AtomicLong nextClientId = new AtomicLong(1);
+    private final AtomicLong connectionsReceived = new AtomicLong();
+    private final AtomicLong rejectedConnections = new AtomicLong();
+    private final long startTimeMs = System.currentTimeMillis();
+    private final long startNanos = System.nanoTime();
+    private final String runId;
+    private final String version;
+    private final String ioDriver;
+    private volatile int tcpPort;
+    private volatile Runnable shutdownRequest = () -> { };
+    private volatile String configFile = "";
+
+    public ServerContext(ConfigRegistry config, CommandTable table, ShardSet shards, String version, String ioDriver) {
+        this.config = config;
+        this.table = table;
+        this.shards = shards;
+        this.version = version;
+        this.ioDriver = ioDriver;
+        byte[] r = new byte[20];
+        new SecureRandom().nextBytes(r);
+        this.runId = HexFormat.of().formatHex(r);
+    }
+
+    public ConfigRegistry config() { return config; }
+    public CommandTable table() { return table; }
+    public ShardSet shards() { return shards; }
+    public Map<Long, ClientSession> clients() { return clients; }
+    public long nextClientId() { return nextClientId.getAndIncrement(); }
+    public AtomicLong connectionsReceived() { return connectionsReceived; }
+    public AtomicLong rejectedConnections() { return rejectedConnections; }
+    public long startTimeMs() { return startTimeMs; }
+    public long uptimeMillis() { return (System.nanoTime() - startNanos) / 1_000_000; }
+    public String runId() { return runId; }
+    public String version() { return version; }
+    public String ioDriver() { return ioDriver; }
+    public int tcpPort() { return tcpPort; }
+    public void tcpPort(int p) { tcpPort = p; }
+    public String configFile() { return configFile; }
+    public void configFile(String f) { configFile = f == null ? "" : f; }
+
+    /** Asks the server to shut down (SHUTDOWN); the server decides whether that also ends the process. */
+    public void requestShutdown() { shutdownRequest.run(); }
+    public void onShutdownRequest(Runnable r) { shutdownRequest = r; }
+}

@@ -1,0 +1,161 @@
+package io.tide.command.family;
+
+import io.tide.command.Args;
+import io.tide.command.ClientSession;
+import io.tide.command.CommandContext;
+import io.tide.command.CommandTable;
+import io.tide.command.Errors;
+import io.tide.protocol.Reply;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Connection commands: PING, ECHO, QUIT, RESET, AUTH, HELLO, SELECT. Thread-safe (stateless); they
+ * run on the client's home shard and may change its session.
+ */
+public final class ConnectionCommands {
+
+    /** The Redis version whose behaviour Tide implements; reported as redis_version/HELLO version. */
+    public static final String REDIS_COMPAT_VERSION = "7.0.15";
+
+    private ConnectionCommands() {}
+
+    public static void register(CommandTable t) {
+        t.group("connection");
+        t.add("ping", -1, "fast", 0, 0, 0, "@connection", "1.0.0",
+                "Returns the server's liveliness response.", ConnectionCommands::ping);
+        t.add("echo", 2, "fast", 0, 0, 0, "@connection", "1.0.0",
+                "Returns the given string.", ConnectionCommands::echo);
+        t.add("quit", -1, "noscript loading stale fast no_auth allow_busy", 0, 0, 0, "@connection", "1.0.0",
+                "Closes the connection.", ConnectionCommands::quit);
+        t.add("reset", 1, "noscript loading stale fast no_auth allow_busy", 0, 0, 0, "@connection", "6.2.0",
+                "Resets the connection.", ConnectionCommands::reset);
+        t.add("auth", -2, "noscript loading stale fast no_auth allow_busy", 0, 0, 0, "@connection", "1.0.0",
+                "Authenticates the connection.", ConnectionCommands::auth);
+        t.add("hello", -1, "noscript loading stale fast no_auth allow_busy", 0, 0, 0, "@connection", "6.0.0",
+                "Handshakes with the Redis server.", ConnectionCommands::hello);
+        t.add("select", 2, "loading stale fast", 0, 0, 0, "@connection", "1.0.0",
+                "Changes the selected database.", ConnectionCommands::select);
+    }
+
+    static Reply ping(CommandContext ctx, byte[][] argv) {
+        if (argv.length > 2) throw Errors.error(Errors.wrongArity("ping"));
+        return argv.length == 1 ? Reply.PONG : Reply.bulk(argv[1]);
+    }
+
+    static Reply echo(CommandContext ctx, byte[][] argv) {
+        return Reply.bulk(argv[1]);
+    }
+
+    static Reply quit(CommandContext ctx, byte[][] argv) {
+        ctx.client().requestClose();
+        return Reply.OK;
+    }
+
+    static Reply reset(CommandContext ctx, byte[][] argv) {
+        ClientSession c = ctx.client();
+        c.selectDb(0);
+        c.protocol(2);
+        c.name(null);
+        c.replyMode(ClientSession.ReplyMode.ON);
+        c.noEvict(false);
+        c.noTouch(false);
+        c.authenticated(requirePass(ctx).isEmpty());
+        return Reply.simple("RESET");
+    }
+
+    static Reply auth(CommandContext ctx, byte[][] argv) {
+        if (argv.length > 3) throw Errors.syntax();
+        String pass = requirePass(ctx);
+        if (argv.length == 2) {
+            if (pass.isEmpty()) throw Errors.error(Errors.AUTH_NO_PASSWORD);
+            return authenticate(ctx, "default", Args.text(argv[1]));
+        }
+        return authenticate(ctx, Args.text(argv[1]), Args.text(argv[2]));
+    }
+
+    /** The default user is the only user: it has no password when requirepass is empty (Redis's "nopass"). */
+    private static Reply authenticate(CommandContext ctx, String user, String password) {
+        String pass = requirePass(ctx);
+        boolean ok = user.equals("default") && (pass.isEmpty() || constantTimeEquals(pass, password));
+        if (!ok) throw Errors.error(Errors.WRONGPASS);
+        ctx.client().authenticated(true);
+        return Reply.OK;
+    }
+
+    static Reply hello(CommandContext ctx, byte[][] argv) {
+        ClientSession c = ctx.client();
+        int proto = c.protocol();
+        int i = 1;
+        if (argv.length > 1) {
+            Long v = Args.parseLongOrNull(argv[1]);
+            if (v == null) throw Errors.error("ERR Protocol version is not an integer or out of range");
+            if (v < 2 || v > 3) throw Errors.error(Errors.PROTOCOL_VERSION);
+            proto = v.intValue();
+            i = 2;
+        }
+        String user = null;
+        String pass = null;
+        String setName = null;
+        for (; i < argv.length; i++) {
+            boolean more = i + 1 < argv.length;
+            if (Args.is(argv[i], "auth") && i + 2 < argv.length) {
+                user = Args.text(argv[i + 1]);
+                pass = Args.text(argv[i + 2]);
+                i += 2;
+            } else if (Args.is(argv[i], "setname") && more) {
+                setName = Args.text(argv[i + 1]);
+                if (!ClientSession.validName(setName)) {
+                    throw Errors.error("ERR Client names cannot contain spaces, newlines or special characters.");
+                }
+                i++;
+            } else {
+                throw Errors.error("ERR Syntax error in HELLO option '" + Errors.printable(argv[i]) + "'");
+            }
+        }
+        if (user != null) {
+            authenticate(ctx, user, pass);
+        }
+        if (!c.authenticated()) {
+            throw Errors.error("NOAUTH HELLO must be called with the client already authenticated, otherwise the "
+                    + "HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select "
+                    + "the RESP protocol version at the same time");
+        }
+        if (setName != null) c.name(setName.isEmpty() ? null : setName);
+        c.protocol(proto);
+        List<Reply> m = new ArrayList<>();
+        m.add(Reply.bulk("server"));
+        m.add(Reply.bulk("tide"));
+        m.add(Reply.bulk("version"));
+        m.add(Reply.bulk(REDIS_COMPAT_VERSION));
+        m.add(Reply.bulk("proto"));
+        m.add(Reply.integer(proto));
+        m.add(Reply.bulk("id"));
+        m.add(Reply.integer(c.id()));
+        m.add(Reply.bulk("mode"));
+        m.add(Reply.bulk("standalone"));
+        m.add(Reply.bulk("role"));
+        m.add(Reply.bulk("master"));
+        m.add(Reply.bulk("modules"));
+        m.add(Reply.EMPTY_ARRAY);
+        return Reply.map(m);
+    }
+
+    static Reply select(CommandContext ctx, byte[][] argv) {
+        Long v = Args.parseLongOrNull(argv[1]);
+        if (v == null) throw Errors.notInteger();
+        int dbs = ctx.server().config().getInt("databases");
+        if (v < 0 || v >= dbs) throw Errors.error(Errors.DB_INDEX_OUT_OF_RANGE);
+        ctx.client().selectDb(v.intValue());
+        return Reply.OK;
+    }
+
+    static String requirePass(CommandContext ctx) {
+        return ctx.server().config().get("requirepass");
+    }
+
+    private static boolean constantTimeEquals(String a, String b) {
+        return java.security.MessageDigest.isEqual(a.getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                b.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
+}

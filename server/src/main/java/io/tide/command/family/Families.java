@@ -1,0 +1,17 @@
+package io.tide.command.family;
+
+import io.tide.command.CommandTable;
+
+/** The list of command families; each registers its commands in the table. Thread-safe (stateless). */
+public final class Families {
+
+    private Families() {}
+
+    public static void registerAll(CommandTable table) {
+        ConnectionCommands.register(table);
+        ClientCommands.register(table);
+        ServerCommands.register(table);
+        KeyCommands.register(table);
+        StringCommands.register(table);
+    }
+}

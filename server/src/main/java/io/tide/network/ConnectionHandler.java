@@ -1,0 +1,180 @@
+package io.tide.network;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.tide.command.ClientConnection;
+import io.tide.command.ClientSession;
+import io.tide.command.Dispatcher;
+import io.tide.command.ServerContext;
+import io.tide.protocol.ProtocolError;
+import io.tide.protocol.Reply;
+import io.tide.protocol.RespWriter;
+import io.tide.shard.Shard;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One client connection: feeds decoded requests to the dispatcher and gathers replies into one
+ * output buffer that is written once per read batch. Confined to the channel's event loop (its
+ * client's home shard), except {@link #close()} and the address getters.
+ */
+final class ConnectionHandler extends ChannelInboundHandlerAdapter implements ClientConnection {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ConnectionHandler.class);
+
+    private final ServerContext server;
+    private final Dispatcher dispatcher;
+    private final Shard home;
+    private final ShardClients registry;
+    private Channel channel;
+    private ClientSession session;
+    private ByteBuf out;
+    private boolean pausedByDispatcher;
+    private String remote = "?:0";
+    private String local = "?:0";
+
+    ConnectionHandler(ServerContext server, Dispatcher dispatcher, Shard home, ShardClients registry) {
+        this.server = server;
+        this.dispatcher = dispatcher;
+        this.home = home;
+        this.registry = registry;
+    }
+
+    ClientSession session() {
+        return session;
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        channel = ctx.channel();
+        remote = format(channel.remoteAddress());
+        local = format(channel.localAddress());
+        server.connectionsReceived().incrementAndGet();
+        boolean needsAuth = !server.config().get("requirepass").isEmpty();
+        session = new ClientSession(server.nextClientId(), this, home, !needsAuth, System.currentTimeMillis());
+        if (server.clients().size() >= server.config().getInt("maxclients")) {
+            server.rejectedConnections().incrementAndGet();
+            ByteBuf b = ctx.alloc().buffer();
+            RespWriter.write(b, Reply.error("ERR max number of clients reached"), 2);
+            ctx.writeAndFlush(b).addListener(f -> ctx.close());
+            session.markClosed();
+            return;
+        }
+        server.clients().put(session.id(), session);
+        registry.add(this);
+        ctx.fireChannelActive();
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (msg instanceof byte[][] argv) {
+            if (argv.length > 0) dispatcher.dispatch(session, argv);
+        } else if (msg instanceof ProtocolError err) {
+            session.send(Reply.error(err.message()));
+            session.requestClose();
+        }
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        flush();
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        // Back-pressure: stop reading requests from a client that does not read its replies.
+        ctx.channel().config().setAutoRead(ctx.channel().isWritable() && !pausedByDispatcher);
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        if (session != null) {
+            session.markClosed();
+            server.clients().remove(session.id());
+        }
+        registry.remove(this);
+        if (out != null) {
+            out.release();
+            out = null;
+        }
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        LOG.debug("connection {} error: {}", remote, cause.toString());
+        ctx.close();
+    }
+
+    // ClientConnection
+
+    @Override
+    public void write(Reply reply, int protocolVersion) {
+        if (out == null) out = channel.alloc().ioBuffer(256);
+        RespWriter.write(out, reply, protocolVersion);
+    }
+
+    @Override
+    public void flush() {
+        ByteBuf b = out;
+        if (b == null) return;
+        out = null;
+        if (!b.isReadable() || !channel.isActive()) {
+            b.release();
+            return;
+        }
+        home.stats().netOutputBytes += b.readableBytes();
+        channel.writeAndFlush(b, channel.voidPromise());
+    }
+
+    @Override
+    public void close() {
+        Channel ch = channel;
+        if (ch == null) return;
+        if (ch.eventLoop().inEventLoop()) {
+            flush();
+            ch.close();
+        } else {
+            ch.eventLoop().execute(() -> {
+                flush();
+                ch.close();
+            });
+        }
+    }
+
+    @Override
+    public void pauseReading(boolean paused) {
+        pausedByDispatcher = paused;
+        channel.config().setAutoRead(!paused && channel.isWritable());
+    }
+
+    @Override
+    public String remoteAddress() {
+        return remote;
+    }
+
+    @Override
+    public String localAddress() {
+        return local;
+    }
+
+    @Override
+    public long outputBufferBytes() {
+        long pending = out == null ? 0 : out.readableBytes();
+        var cob = channel.unsafe().outboundBuffer();
+        return pending + (cob == null ? 0 : cob.totalPendingWriteBytes());
+    }
+
+    private static String format(SocketAddress a) {
+        if (a instanceof InetSocketAddress i) {
+            String host = i.getAddress() != null ? i.getAddress().getHostAddress() : i.getHostString();
+            return host + ":" + i.getPort();
+        }
+        return String.valueOf(a);
+    }
+}

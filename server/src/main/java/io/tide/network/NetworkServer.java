@@ -1,0 +1,169 @@
+package io.tide.network;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollChannelOption;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.uring.IoUring;
+import io.netty.channel.uring.IoUringIoHandler;
+import io.netty.channel.uring.IoUringServerSocketChannel;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.EventExecutor;
+import io.tide.command.Dispatcher;
+import io.tide.command.ServerContext;
+import io.tide.config.ConfigRegistry;
+import io.tide.protocol.ProtocolLimits;
+import io.tide.protocol.RespDecoder;
+import io.tide.shard.Shard;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The Netty side: the shard event loops (one thread each), the listeners and the per-connection
+ * pipeline (byte counter, RESP decoder, connection handler). Confined to the thread that starts and
+ * stops the server.
+ */
+public final class NetworkServer {
+
+    /** The transport chosen for {@code io-driver}. */
+    public record Driver(String name, IoHandlerFactory factory, Class<? extends ServerChannel> channelClass) {}
+
+    private final EventLoopGroup acceptGroup;
+    private final EventLoopGroup shardGroup;
+    private final Driver driver;
+    private final List<Channel> listeners = new ArrayList<>();
+    private ShardClients[] clients;
+
+    public NetworkServer(String ioDriver, int shards) {
+        this.driver = chooseDriver(ioDriver);
+        this.acceptGroup = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("tide-accept", true),
+                driver.factory());
+        this.shardGroup = new MultiThreadIoEventLoopGroup(shards, new DefaultThreadFactory("tide-shard", true),
+                driver.factory());
+    }
+
+    /** Picks the transport: {@code auto} is epoll where available, else NIO. */
+    static Driver chooseDriver(String name) {
+        switch (name) {
+            case "epoll" -> {
+                Epoll.ensureAvailability();
+                return new Driver("epoll", EpollIoHandler.newFactory(), EpollServerSocketChannel.class);
+            }
+            case "io_uring" -> {
+                IoUring.ensureAvailability();
+                return new Driver("io_uring", IoUringIoHandler.newFactory(), IoUringServerSocketChannel.class);
+            }
+            case "nio" -> {
+                return new Driver("nio", NioIoHandler.newFactory(), NioServerSocketChannel.class);
+            }
+            default -> {
+                if (Epoll.isAvailable()) {
+                    return new Driver("epoll", EpollIoHandler.newFactory(), EpollServerSocketChannel.class);
+                }
+                return new Driver("nio", NioIoHandler.newFactory(), NioServerSocketChannel.class);
+            }
+        }
+    }
+
+    public String driverName() {
+        return driver.name();
+    }
+
+    /** The shard loops, in order; shard i is owned by loop i. */
+    public List<EventLoop> loops() {
+        List<EventLoop> out = new ArrayList<>();
+        for (EventExecutor e : shardGroup) out.add((EventLoop) e);
+        return out;
+    }
+
+    /**
+     * Binds every address of {@code bind} (space separated; a leading '-' marks an address that may
+     * fail, '*' means all IPv4 interfaces) on {@code port} (0 = an ephemeral port) and returns the port.
+     */
+    public int start(ServerContext server, Dispatcher dispatcher, Shard[] shards, ProtocolLimits limits)
+            throws InterruptedException {
+        ConfigRegistry config = server.config();
+        clients = new ShardClients[shards.length];
+        for (int i = 0; i < shards.length; i++) clients[i] = new ShardClients();
+        ServerBootstrap b = new ServerBootstrap()
+                .group(acceptGroup, shardGroup)
+                .channel(driver.channelClass())
+                .option(ChannelOption.SO_BACKLOG, 511)
+                .option(ChannelOption.SO_REUSEADDR, true)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 * 1024, 1024 * 1024))
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        int keepalive = config.getInt("tcp-keepalive");
+                        if (keepalive > 0) {
+                            ch.config().setOption(ChannelOption.SO_KEEPALIVE, true);
+                            if (driver.name().equals("epoll")) {
+                                ch.config().setOption(EpollChannelOption.TCP_KEEPIDLE, keepalive);
+                                ch.config().setOption(EpollChannelOption.TCP_KEEPINTVL, Math.max(1, keepalive / 3));
+                                ch.config().setOption(EpollChannelOption.TCP_KEEPCNT, 3);
+                            }
+                        }
+                        Shard home = homeOf(shards, ch.eventLoop());
+                        ConnectionHandler handler = new ConnectionHandler(server, dispatcher, home, clients[home.id()]);
+                        ch.pipeline().addLast("bytes-in", new InboundByteCounter(home.stats()));
+                        ch.pipeline().addLast("resp", new RespDecoder(limits, () -> handler.session() == null
+                                || handler.session().authenticated()));
+                        ch.pipeline().addLast("client", handler);
+                    }
+                });
+        int port = config.getInt("port");
+        int boundPort = port;
+        for (String addr : config.get("bind").trim().split("\\s+")) {
+            if (addr.isEmpty()) continue;
+            boolean optional = addr.startsWith("-");
+            String host = optional ? addr.substring(1) : addr;
+            if (host.equals("*")) host = "0.0.0.0";
+            try {
+                Channel ch = b.bind(new InetSocketAddress(host, boundPort)).sync().channel();
+                listeners.add(ch);
+                boundPort = ((InetSocketAddress) ch.localAddress()).getPort();
+            } catch (Exception e) {
+                if (!optional) throw e;
+            }
+        }
+        if (listeners.isEmpty()) throw new IllegalStateException("no listening address could be bound");
+        return boundPort;
+    }
+
+    /** Closes idle clients of one shard; runs on that shard's thread from its cron. */
+    public void shardCron(int shard, int timeoutSeconds, long nowMs) {
+        if (clients != null) clients[shard].closeIdle(timeoutSeconds, nowMs);
+    }
+
+    private static Shard homeOf(Shard[] shards, EventLoop loop) {
+        for (Shard s : shards) {
+            if (s.loop() == loop) return s;
+        }
+        throw new IllegalStateException("channel registered on a loop that is not a shard");
+    }
+
+    /** Stops listening, closes every connection and stops the loops, waiting up to the given time. */
+    public void stop(long timeoutMillis) {
+        for (Channel ch : listeners) ch.close().awaitUninterruptibly(timeoutMillis);
+        acceptGroup.shutdownGracefully(0, timeoutMillis, TimeUnit.MILLISECONDS);
+        shardGroup.shutdownGracefully(0, timeoutMillis, TimeUnit.MILLISECONDS);
+        acceptGroup.terminationFuture().awaitUninterruptibly(timeoutMillis + 1000);
+        shardGroup.terminationFuture().awaitUninterruptibly(timeoutMillis + 1000);
+    }
+}

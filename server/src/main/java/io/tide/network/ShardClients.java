@@ -1,0 +1,35 @@
+package io.tide.network;
+
+import io.tide.command.ClientSession;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/** The connections whose home is one shard. Confined to that shard's thread. */
+final class ShardClients {
+
+    private final Set<ConnectionHandler> connections = new LinkedHashSet<>();
+
+    void add(ConnectionHandler c) {
+        connections.add(c);
+    }
+
+    void remove(ConnectionHandler c) {
+        connections.remove(c);
+    }
+
+    /** Closes clients idle for longer than {@code timeoutSeconds} (0 = never), as Redis's {@code timeout}. */
+    void closeIdle(int timeoutSeconds, long nowMs) {
+        if (timeoutSeconds <= 0 || connections.isEmpty()) return;
+        List<ConnectionHandler> idle = new ArrayList<>();
+        for (ConnectionHandler c : connections) {
+            ClientSession s = c.session();
+            if (s != null && s.pendingReplies() == 0 && s.deferredRequests() == 0
+                    && nowMs - s.lastInteractionMs() > timeoutSeconds * 1000L) {
+                idle.add(c);
+            }
+        }
+        for (ConnectionHandler c : idle) c.close();
+    }
+}

@@ -1,0 +1,490 @@
+package io.tide.protocol;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.ByteToMessageDecoder;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.BooleanSupplier;
+
+/**
+ * Confined to its channel's event loop: turns a connection's bytes into commands, one flat argv
+ * ({@code byte[][]}, one array per argument) per command, exactly as Redis 7 reads a query buffer.
+ *
+ * <p>Two request forms are read. A <em>multibulk</em> ({@code *<n>\r\n} then n times
+ * {@code $<len>\r\n<bytes>\r\n}) is parsed incrementally: the decoder remembers how many arguments
+ * are done and whether it is inside a bulk header or body, so a frame split at any byte boundary
+ * resumes where it stopped and a huge frame is never re-parsed. Each argument is copied out of the
+ * {@link ByteBuf} exactly once. A bulk shorter than {@value #BIG_ARG} bytes waits in Netty's
+ * cumulation until complete; a bigger one is drained into its own array as bytes arrive, that array
+ * growing geometrically up to the declared length, so a declared length is never allocated before
+ * its bytes have come and the cumulation stays small. {@code *0} and negative counts are ignored.
+ * Any other first byte starts an <em>inline</em> command: a line split like Redis's
+ * {@code sdssplitargs}; a blank line is ignored.
+ *
+ * <p>On a protocol error (texts byte-for-byte as Redis's) the decoder emits one {@link ProtocolError}
+ * after the commands decoded before it, then discards all further input.
+ */
+public final class RespDecoder extends ByteToMessageDecoder {
+
+    /** Longest inline line, or multibulk/bulk header, without a newline (Redis's PROTO_INLINE_MAX_SIZE). */
+    static final int INLINE_MAX = 64 * 1024;
+    /** Bulks at least this long are streamed into their own array (Redis's PROTO_MBULK_BIG_ARG). */
+    static final int BIG_ARG = 32 * 1024;
+    /** Argument count an unauthenticated connection may send. */
+    static final int UNAUTHENTICATED_MAX_ARGS = 10;
+    /** Bulk length an unauthenticated connection may send. */
+    static final int UNAUTHENTICATED_MAX_BULK = 16384;
+    /** Longest array the JVM reliably allocates: a hard ceiling over {@code proto-max-bulk-len}. */
+    static final long MAX_ARRAY = Integer.MAX_VALUE - 16;
+
+    static final String INVALID_MULTIBULK = "ERR Protocol error: invalid multibulk length";
+    static final String INVALID_BULK = "ERR Protocol error: invalid bulk length";
+    static final String TOO_BIG_MBULK = "ERR Protocol error: too big mbulk count string";
+    static final String TOO_BIG_BULK = "ERR Protocol error: too big bulk count string";
+    static final String TOO_BIG_INLINE = "ERR Protocol error: too big inline request";
+    static final String UNBALANCED_QUOTES = "ERR Protocol error: unbalanced quotes in request";
+    static final String UNAUTHENTICATED_MULTIBULK = "ERR Protocol error: unauthenticated multibulk length";
+    static final String UNAUTHENTICATED_BULK = "ERR Protocol error: unauthenticated bulk length";
+    /**
+     * Not a Redis reply (Redis closes such a client silently, logging "reached max query buffer
+     * length"); sent so the client learns why it is closed.
+     */
+    static final String QUERY_BUFFER_LIMIT = "ERR Protocol error: client-query-buffer-limit exceeded";
+
+    private static final byte CR = '\r';
+    private static final byte LF = '\n';
+    private static final int INITIAL_ARGV = 1024;
+    private static final int INITIAL_BIG = 64 * 1024;
+    private static final byte[][] NO_ARGS = new byte[0][];
+
+    private final ProtocolLimits limits;
+    private final BooleanSupplier authenticated;
+
+    /** The multibulk being read; null between commands. */
+    private byte[][] argv;
+    /** Its declared argument count. */
+    private int argc;
+    /** Arguments of {@link #argv} already read. */
+    private int argIndex;
+    /** Declared length of the bulk being read; -1 while its header is awaited. */
+    private int bulkLength = -1;
+    /** A big bulk being streamed in, or null. */
+    private byte[] big;
+    /** Bytes of {@link #big} filled. */
+    private int bigFilled;
+    /** Bytes of the CRLF after {@link #big} skipped. */
+    private int bigTrailer;
+    /** Bytes after the reader index already searched for a line end without finding one. */
+    private int scanned;
+    private boolean failed;
+    /** Whether the last {@link #parseNumber} succeeded. */
+    private boolean numberOk;
+    /** Reused buffer for inline splitting. */
+    private byte[] scratch = new byte[256];
+
+    /**
+     * @param limits        live limits, shared by all connections
+     * @param authenticated whether this connection may send commands of unlimited size; read only
+     *                      when a count exceeds 10 or a bulk exceeds 16384 bytes
+     */
+    public RespDecoder(ProtocolLimits limits, BooleanSupplier authenticated) {
+        this.limits = Objects.requireNonNull(limits, "limits");
+        this.authenticated = Objects.requireNonNull(authenticated, "authenticated");
+    }
+
+    @Override
+    protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+        parse(in, out);
+    }
+
+    /**
+     * Decodes every whole command readable in {@code in} into {@code out} ({@code byte[][]} argvs, and a
+     * final {@link ProtocolError} if one is found), consuming what it decoded and keeping any partial
+     * command's state for the next call with the same, grown, buffer. Usable without a channel, e.g.
+     * to load an append-only file.
+     */
+    public void parse(ByteBuf in, List<Object> out) {
+        if (failed) {
+            in.skipBytes(in.readableBytes());
+            return;
+        }
+        while (in.isReadable()) {
+            if (argv == null) {
+                boolean progressed = in.getByte(in.readerIndex()) == '*'
+                        ? readMultibulkHeader(in, out)
+                        : readInline(in, out);
+                if (!progressed) {
+                    break;
+                }
+                if (argv == null) {
+                    continue;
+                }
+            }
+            if (!readArguments(in, out)) {
+                break;
+            }
+        }
+        if (!failed) {
+            long pending = (long) in.readableBytes() + (big != null ? bigFilled : 0);
+            if (pending > limits.queryBufferLimit()) {
+                fail(in, out, QUERY_BUFFER_LIMIT);
+            }
+        }
+    }
+
+    /** Whether this decoder has met a protocol error and now discards its input. */
+    public boolean failed() {
+        return failed;
+    }
+
+    /** Capacity of the array a big bulk is streaming into (0 if none); for tests. */
+    int streamingCapacity() {
+        return big == null ? 0 : big.length;
+    }
+
+    // ---- multibulk ----------------------------------------------------------------------------
+
+    /** Reads {@code *<n>\r\n}; true if consumed (starting a command or ignoring an empty one). */
+    private boolean readMultibulkHeader(ByteBuf in, List<Object> out) {
+        int r = in.readerIndex();
+        int cr = findLineEnd(in, r);
+        if (cr < 0) {
+            if (cr == -1 && in.readableBytes() > INLINE_MAX) {
+                fail(in, out, TOO_BIG_MBULK);
+            }
+            return false;
+        }
+        long n = parseNumber(in, r + 1, cr);
+        if (!numberOk || n > Integer.MAX_VALUE) {
+            fail(in, out, INVALID_MULTIBULK);
+            return false;
+        }
+        if (n > UNAUTHENTICATED_MAX_ARGS && !authenticated.getAsBoolean()) {
+            fail(in, out, UNAUTHENTICATED_MULTIBULK);
+            return false;
+        }
+        consumeTo(in, cr + 2);
+        if (n > 0) {
+            argc = (int) n;
+            argIndex = 0;
+            bulkLength = -1;
+            argv = new byte[Math.min(argc, INITIAL_ARGV)][];
+        }
+        return true;
+    }
+
+    /** Reads bulk arguments of the current multibulk; true once it is complete and emitted. */
+    private boolean readArguments(ByteBuf in, List<Object> out) {
+        while (argIndex < argc) {
+            if (bulkLength < 0 && !readBulkHeader(in, out)) {
+                return false;
+            }
+            byte[] arg;
+            if (big == null) {
+                int readable = in.readableBytes();
+                if (readable - 2 >= bulkLength) {
+                    arg = new byte[bulkLength];
+                    in.readBytes(arg);
+                    in.skipBytes(2); // like Redis, the two bytes after a bulk are not checked
+                } else if (bulkLength >= BIG_ARG) {
+                    big = new byte[Math.min(bulkLength, Math.max(INITIAL_BIG, readable))];
+                    bigFilled = 0;
+                    bigTrailer = 0;
+                    if ((arg = streamBig(in)) == null) {
+                        return false;
+                    }
+                } else {
+                    return false;
+                }
+            } else if ((arg = streamBig(in)) == null) {
+                return false;
+            }
+            if (argIndex == argv.length) {
+                argv = Arrays.copyOf(argv, (int) Math.min(argc, 2L * argv.length));
+            }
+            argv[argIndex++] = arg;
+            bulkLength = -1;
+        }
+        out.add(argv);
+        argv = null;
+        return true;
+    }
+
+    /** Reads {@code $<len>\r\n} into {@link #bulkLength}; false if incomplete or failed. */
+    private boolean readBulkHeader(ByteBuf in, List<Object> out) {
+        int r = in.readerIndex();
+        if (r >= in.writerIndex()) {
+            return false;
+        }
+        int cr = findLineEnd(in, r);
+        if (cr < 0) {
+            if (cr == -1 && in.readableBytes() > INLINE_MAX) {
+                fail(in, out, TOO_BIG_BULK);
+            }
+            return false;
+        }
+        byte first = in.getByte(r);
+        if (first != '$') {
+            fail(in, out, "ERR Protocol error: expected '$', got '" + (char) (first & 0xFF) + "'");
+            return false;
+        }
+        long length = parseNumber(in, r + 1, cr);
+        if (!numberOk || length < 0 || length > limits.maxBulkLength() || length > MAX_ARRAY) {
+            fail(in, out, INVALID_BULK);
+            return false;
+        }
+        if (length > UNAUTHENTICATED_MAX_BULK && !authenticated.getAsBoolean()) {
+            fail(in, out, UNAUTHENTICATED_BULK);
+            return false;
+        }
+        consumeTo(in, cr + 2);
+        bulkLength = (int) length;
+        return true;
+    }
+
+    /** Drains readable bytes into {@link #big}; returns it once it and its CRLF are complete. */
+    private byte[] streamBig(ByteBuf in) {
+        int readable = in.readableBytes();
+        if (bigFilled < bulkLength) {
+            int n = Math.min(readable, bulkLength - bigFilled);
+            int needed = bigFilled + n;
+            if (needed > big.length) {
+                big = Arrays.copyOf(big, (int) Math.min(bulkLength, Math.max(needed, 2L * big.length)));
+            }
+            in.readBytes(big, bigFilled, n);
+            bigFilled = needed;
+            readable -= n;
+        }
+        if (bigFilled == bulkLength) {
+            int skip = Math.min(readable, 2 - bigTrailer);
+            in.skipBytes(skip);
+            bigTrailer += skip;
+            if (bigTrailer == 2) {
+                byte[] done = big; // capacity never exceeds bulkLength, so this is exact
+                big = null;
+                return done;
+            }
+        }
+        return null;
+    }
+
+    // ---- inline -------------------------------------------------------------------------------
+
+    /** Reads one inline line; true if consumed. */
+    private boolean readInline(ByteBuf in, List<Object> out) {
+        int r = in.readerIndex();
+        int w = in.writerIndex();
+        int lf = in.indexOf(r + scanned, w, LF);
+        if (lf < 0) {
+            scanned = w - r;
+            if (w - r > INLINE_MAX) {
+                fail(in, out, TOO_BIG_INLINE);
+            }
+            return false;
+        }
+        int end = lf > r && in.getByte(lf - 1) == CR ? lf - 1 : lf;
+        int length = end - r;
+        if (scratch.length < length) {
+            scratch = new byte[Math.max(length, 2 * scratch.length)];
+        }
+        in.getBytes(r, scratch, 0, length);
+        consumeTo(in, lf + 1);
+        byte[][] args = splitArgs(scratch, length);
+        if (args == null) {
+            fail(in, out, UNBALANCED_QUOTES);
+            return false;
+        }
+        if (args.length > 0) {
+            out.add(args);
+        }
+        return true;
+    }
+
+    /**
+     * Splits a line as Redis's {@code sdssplitargs} does (which stops at a NUL byte): blanks separate
+     * arguments; "double quotes" take {@code \n \r \t \b \a \\ \"} and {@code \xHH} escapes; 'single
+     * quotes' take {@code \'}; a closing quote must be followed by a blank or the end. Null if the
+     * quotes are unbalanced.
+     */
+    static byte[][] splitArgs(byte[] line, int length) {
+        int end = 0;
+        while (end < length && line[end] != 0) {
+            end++;
+        }
+        byte[][] args = NO_ARGS;
+        int count = 0;
+        byte[] current = new byte[end];
+        int p = 0;
+        while (true) {
+            while (p < end && isSpace(line[p])) {
+                p++;
+            }
+            if (p >= end) {
+                return count == args.length ? args : Arrays.copyOf(args, count);
+            }
+            boolean inDouble = false;
+            boolean inSingle = false;
+            boolean done = false;
+            int n = 0;
+            while (!done) {
+                byte c = p < end ? line[p] : 0;
+                if (inDouble) {
+                    if (c == '\\' && p + 3 < end && line[p + 1] == 'x'
+                            && hexValue(line[p + 2]) >= 0 && hexValue(line[p + 3]) >= 0) {
+                        current[n++] = (byte) (hexValue(line[p + 2]) * 16 + hexValue(line[p + 3]));
+                        p += 3;
+                    } else if (c == '\\' && p + 1 < end) {
+                        p++;
+                        current[n++] = switch (line[p]) {
+                            case 'n' -> '\n';
+                            case 'r' -> '\r';
+                            case 't' -> '\t';
+                            case 'b' -> '\b';
+                            case 'a' -> 7;
+                            default -> line[p];
+                        };
+                    } else if (c == '"') {
+                        if (p + 1 < end && !isSpace(line[p + 1])) {
+                            return null;
+                        }
+                        done = true;
+                    } else if (p >= end) {
+                        return null;
+                    } else {
+                        current[n++] = c;
+                    }
+                } else if (inSingle) {
+                    if (c == '\\' && p + 1 < end && line[p + 1] == '\'') {
+                        p++;
+                        current[n++] = '\'';
+                    } else if (c == '\'') {
+                        if (p + 1 < end && !isSpace(line[p + 1])) {
+                            return null;
+                        }
+                        done = true;
+                    } else if (p >= end) {
+                        return null;
+                    } else {
+                        current[n++] = c;
+                    }
+                } else {
+                    switch (c) {
+                        case ' ', '\n', '\r', '\t', 0 -> done = true;
+                        case '"' -> inDouble = true;
+                        case '\'' -> inSingle = true;
+                        default -> current[n++] = c;
+                    }
+                }
+                if (p < end) {
+                    p++;
+                }
+            }
+            if (count == args.length) {
+                args = Arrays.copyOf(args, Math.max(4, 2 * count));
+            }
+            args[count++] = Arrays.copyOf(current, n);
+        }
+    }
+
+    /** C's isspace in the "C" locale. */
+    private static boolean isSpace(byte c) {
+        return c == ' ' || (c >= '\t' && c <= '\r');
+    }
+
+    private static int hexValue(byte c) {
+        if (c >= '0' && c <= '9') {
+            return c - '0';
+        }
+        if (c >= 'a' && c <= 'f') {
+            return c - 'a' + 10;
+        }
+        if (c >= 'A' && c <= 'F') {
+            return c - 'A' + 10;
+        }
+        return -1;
+    }
+
+    // ---- shared -------------------------------------------------------------------------------
+
+    /**
+     * Index of the CR ending the header line at {@code r}, if the byte after it has arrived too;
+     * -1 if there is no CR yet, -2 if the CR is the last readable byte. Remembers how far it searched.
+     */
+    private int findLineEnd(ByteBuf in, int r) {
+        int w = in.writerIndex();
+        int cr = in.indexOf(r + scanned, w, CR);
+        if (cr < 0) {
+            scanned = w - r;
+            return -1;
+        }
+        if (cr + 1 >= w) {
+            scanned = cr - r;
+            return -2;
+        }
+        return cr;
+    }
+
+    private void consumeTo(ByteBuf in, int index) {
+        in.readerIndex(index);
+        scanned = 0;
+    }
+
+    /**
+     * Parses a decimal long from {@code [from, to)} with Redis's {@code string2ll} rules: optional
+     * minus, no plus, no leading zeros, no blanks, at most 20 characters. Sets {@link #numberOk}.
+     */
+    private long parseNumber(ByteBuf in, int from, int to) {
+        numberOk = false;
+        int length = to - from;
+        if (length <= 0 || length > 20) {
+            return 0;
+        }
+        byte c = in.getByte(from);
+        if (length == 1 && c == '0') {
+            numberOk = true;
+            return 0;
+        }
+        int i = from;
+        boolean negative = c == '-';
+        if (negative) {
+            if (++i == to) {
+                return 0;
+            }
+            c = in.getByte(i);
+        }
+        if (c < '1' || c > '9') {
+            return 0;
+        }
+        long value = -(c - '0'); // accumulated negatively so Long.MIN_VALUE fits
+        for (i++; i < to; i++) {
+            c = in.getByte(i);
+            if (c < '0' || c > '9' || value < Long.MIN_VALUE / 10) {
+                return 0;
+            }
+            value = value * 10;
+            int digit = c - '0';
+            if (value < Long.MIN_VALUE + digit) {
+                return 0;
+            }
+            value -= digit;
+        }
+        if (!negative) {
+            if (value == Long.MIN_VALUE) {
+                return 0;
+            }
+            value = -value;
+        }
+        numberOk = true;
+        return value;
+    }
+
+    private void fail(ByteBuf in, List<Object> out, String message) {
+        out.add(new ProtocolError(message));
+        failed = true;
+        argv = null;
+        big = null;
+        in.skipBytes(in.readableBytes());
+    }
+}

@@ -1,0 +1,99 @@
+package io.tide.shard;
+
+import io.netty.channel.EventLoop;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.tide.store.Database;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+
+/**
+ * One shard: an event-loop thread and the slice of the keyspace (all databases) it owns.
+ * Confined to its event-loop thread: other threads only post tasks to {@link #loop()}, except the
+ * coordinator, which touches the data while this thread is parked on its barrier.
+ *
+ * <p>The shard also runs Redis's {@code serverCron} duties for its slice, {@code hz} times a second:
+ * the active expiry cycle (adaptive effort, bounded time), incremental rehash steps and idle-client
+ * timeouts.
+ */
+public final class Shard {
+
+    private final int id;
+    private final EventLoop loop;
+    private final Database[] dbs;
+    private final ShardStats stats = new ShardStats();
+    private ScheduledFuture<?> cron;
+
+    public Shard(int id, EventLoop loop, int databases) {
+        this.id = id;
+        this.loop = loop;
+        this.dbs = new Database[databases];
+        for (int i = 0; i < databases; i++) {
+            Database d = new Database(i);
+            d.setExpiryListener((db, key, value) -> stats.expiredKeys++);
+            dbs[i] = d;
+        }
+    }
+
+    public int id() { return id; }
+    public EventLoop loop() { return loop; }
+    public Database db(int index) { return dbs[index]; }
+    public int databases() { return dbs.length; }
+    public ShardStats stats() { return stats; }
+    public boolean inLoop() {
+        return loop.inEventLoop();
+    }
+
+    /**
+     * Starts the periodic cron. {@code hz} and {@code effort} are read each tick so CONFIG SET applies live.
+     * {@code extra} runs on each tick too (idle-client timeouts).
+     */
+    public void startCron(java.util.function.IntSupplier hz, java.util.function.IntSupplier effort, Runnable extra,
+                          LongSupplier clock) {
+        scheduleCron(hz, effort, extra, clock);
+    }
+
+    private void scheduleCron(java.util.function.IntSupplier hz, java.util.function.IntSupplier effort, Runnable extra,
+                              LongSupplier clock) {
+        long periodMicros = 1_000_000L / Math.max(1, hz.getAsInt());
+        cron = loop.schedule(() -> {
+            try {
+                cronTick(periodMicros, effort.getAsInt(), clock);
+                extra.run();
+            } finally {
+                if (!loop.isShuttingDown()) {
+                    scheduleCron(hz, effort, extra, clock);
+                }
+            }
+        }, periodMicros, TimeUnit.MICROSECONDS);
+    }
+
+    /**
+     * Active expiry with Redis's adaptive effort: keep sweeping while more than 10% of the examined
+     * keys were expired, within a time budget of 25% of the cron period (scaled up with effort), then
+     * spend a little time on incremental rehashing.
+     */
+    void cronTick(long periodMicros, int effort, LongSupplier clock) {
+        long budgetNanos = periodMicros * 1000L * (25 + 2 * (effort - 1)) / 100;
+        long start = System.nanoTime();
+        int checksPerRound = 200 + 100 * (effort - 1);
+        for (Database d : dbs) {
+            if (d.volatileCount() == 0) continue;
+            while (true) {
+                int deleted = d.activeExpireCycle(clock.getAsLong(), checksPerRound);
+                if (deleted <= checksPerRound / 10 || d.volatileCount() == 0) break; // < ~10% stale: done
+                if (System.nanoTime() - start > budgetNanos) return;
+            }
+            if (System.nanoTime() - start > budgetNanos) return;
+        }
+        for (Database d : dbs) {
+            int rounds = 0;
+            while (d.rehashStep(1000) && ++rounds < 100) {
+                if (System.nanoTime() - start > budgetNanos) return;
+            }
+        }
+    }
+
+    public void stopCron() {
+        if (cron != null) cron.cancel(false);
+    }
+}

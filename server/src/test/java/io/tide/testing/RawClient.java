@@ -1,0 +1,111 @@
+package io.tide.testing;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * A bare socket client that sends raw bytes and reads raw RESP replies, for byte-exact comparisons
+ * between Tide and redis-server and for malformed-input tests. Not thread-safe.
+ */
+public final class RawClient implements AutoCloseable {
+
+    private final Socket socket;
+    private final InputStream in;
+    private final OutputStream out;
+
+    public RawClient(int port) throws IOException {
+        socket = new Socket("127.0.0.1", port);
+        socket.setSoTimeout(10_000);
+        in = socket.getInputStream();
+        out = socket.getOutputStream();
+    }
+
+    public void send(byte[] bytes) throws IOException {
+        out.write(bytes);
+        out.flush();
+    }
+
+    /** Sends a command as a RESP multibulk. */
+    public void sendCommand(String... args) throws IOException {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        b.writeBytes(("*" + args.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
+        for (String a : args) {
+            byte[] x = a.getBytes(StandardCharsets.UTF_8);
+            b.writeBytes(("$" + x.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
+            b.writeBytes(x);
+            b.writeBytes("\r\n".getBytes(StandardCharsets.US_ASCII));
+        }
+        send(b.toByteArray());
+    }
+
+    /** Sends a command and returns its whole reply as raw RESP text. */
+    public String call(String... args) throws IOException {
+        sendCommand(args);
+        return readReply();
+    }
+
+    /** Reads one complete RESP2/RESP3 reply and returns its raw text. */
+    public String readReply() throws IOException {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        readValue(b);
+        return b.toString(StandardCharsets.UTF_8);
+    }
+
+    private void readValue(ByteArrayOutputStream b) throws IOException {
+        String line = readLine(b);
+        char type = line.charAt(0);
+        switch (type) {
+            case '+', '-', ':', ',', '#', '_', '(' -> { }
+            case '$', '=', '!' -> {
+                int len = Integer.parseInt(line.substring(1));
+                if (len >= 0) {
+                    byte[] data = in.readNBytes(len + 2);
+                    b.writeBytes(data);
+                }
+            }
+            case '*', '~', '>' -> {
+                int n = Integer.parseInt(line.substring(1));
+                for (int i = 0; i < n; i++) readValue(b);
+            }
+            case '%', '|' -> {
+                int n = Integer.parseInt(line.substring(1));
+                for (int i = 0; i < 2 * n; i++) readValue(b);
+            }
+            default -> throw new IOException("bad reply type: " + line);
+        }
+    }
+
+    private String readLine(ByteArrayOutputStream b) throws IOException {
+        StringBuilder sb = new StringBuilder();
+        int c;
+        while ((c = in.read()) != -1) {
+            b.write(c);
+            if (c == '\r') {
+                int n = in.read();
+                b.write(n);
+                break;
+            }
+            sb.append((char) c);
+        }
+        if (c == -1) throw new IOException("connection closed");
+        return sb.toString();
+    }
+
+    /** True if the server closed the connection (read returns EOF within the timeout). */
+    public boolean isClosedByServer() throws IOException {
+        try {
+            return in.read() == -1;
+        } catch (java.net.SocketException e) {
+            return true;
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        socket.close();
+    }
+}

@@ -1,0 +1,88 @@
+package io.tide.testing;
+
+import java.io.File;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
+
+/**
+ * A real {@code redis-server} child process on a free port, for tests that compare replies with
+ * Redis. On CI (CI=true) its absence fails the test; elsewhere the test is skipped. Not thread-safe.
+ */
+public final class RealRedis implements AutoCloseable {
+
+    private final Process process;
+    private final int port;
+    private final Path dir;
+
+    private RealRedis(Process process, int port, Path dir) {
+        this.process = process;
+        this.port = port;
+        this.dir = dir;
+    }
+
+    public static String binary() {
+        for (String p : new String[] {"/usr/bin/redis-server", "/usr/local/bin/redis-server"}) {
+            if (new File(p).canExecute()) return p;
+        }
+        return null;
+    }
+
+    /** Starts redis-server with no persistence on a free loopback port. */
+    public static RealRedis start() throws IOException, InterruptedException {
+        String bin = binary();
+        if (bin == null) {
+            if ("true".equals(System.getenv("CI"))) {
+                throw new IllegalStateException("redis-server is not installed; .ci/run installs it");
+            }
+            Assumptions.abort("redis-server is not installed");
+        }
+        int port = freePort();
+        Path dir = Files.createTempDirectory("tide-real-redis");
+        Process p = new ProcessBuilder(bin, "--port", Integer.toString(port), "--bind", "127.0.0.1",
+                "--save", "", "--appendonly", "no", "--dir", dir.toString(), "--daemonize", "no")
+                .redirectErrorStream(true)
+                .redirectOutput(dir.resolve("redis.log").toFile())
+                .start();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (System.nanoTime() < deadline) {
+            try (Socket s = new Socket("127.0.0.1", port)) {
+                return new RealRedis(p, port, dir);
+            } catch (IOException e) {
+                Thread.sleep(20);
+            }
+        }
+        p.destroyForcibly();
+        throw new IllegalStateException("redis-server did not start");
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    @Override
+    public void close() {
+        process.destroy();
+        try {
+            if (!process.waitFor(5, TimeUnit.SECONDS)) process.destroyForcibly().waitFor();
+        } catch (InterruptedException e) {
+            process.destroyForcibly();
+            Thread.currentThread().interrupt();
+        }
+        try (var files = Files.walk(dir)) {
+            files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+        } catch (IOException ignored) {
+            // best effort
+        }
+    }
+}
