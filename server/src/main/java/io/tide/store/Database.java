@@ -496,17 +496,10 @@ public final class Database {
         while (maxVisits > 0 && maxMoves > 0 && idx < end) {
             byte[] k = o.keys[idx];
             if (k != null && k != MOVED) {
-                int h = o.hashes[idx];
-                int j = c.freeSlot(h);
-                c.keys[j] = k;
-                c.hashes[j] = h;
-                c.values[j] = o.values[idx];
-                c.access[j] = o.access[idx];
-                if (o.expires != null && o.expires[idx] != 0) {
-                    c.ensureExpires()[j] = o.expires[idx];
+                transfer(o, idx, c);
+                if (o.expires != null) {
                     o.expires[idx] = 0;
                 }
-                c.live++;
                 o.keys[idx] = MOVED;
                 o.values[idx] = null;
                 o.live--;
@@ -521,10 +514,39 @@ public final class Database {
         }
     }
 
-    private void finishRehash() {
-        if (old != null) {
-            migrate(Integer.MAX_VALUE, Integer.MAX_VALUE);
+    /** Copies slot i of {@code from} into a free slot of {@code to}; leaves {@code from} alone. */
+    private static void transfer(Table from, int i, Table to) {
+        int h = from.hashes[i];
+        int j = to.freeSlot(h);
+        to.keys[j] = from.keys[i];
+        to.hashes[j] = h;
+        to.values[j] = from.values[i];
+        to.access[j] = from.access[i];
+        if (from.expires != null && from.expires[i] != 0) {
+            to.ensureExpires()[j] = from.expires[i];
         }
+        to.live++;
+    }
+
+    /**
+     * Rare fallback when the new table fills before the frozen one has drained (a shrink followed by
+     * a burst of inserts, or a grow whose migration fell behind): move both into one bigger table at
+     * once. The new table never holds more than its maximum load, so probing always terminates.
+     */
+    private void rebuild(int capacity) {
+        Table t = new Table(capacity);
+        for (Table from : new Table[] {old, cur}) {
+            byte[][] ks = from.keys;
+            for (int i = 0; i < ks.length; i++) {
+                if (ks[i] != null && ks[i] != MOVED) {
+                    transfer(from, i, t);
+                }
+            }
+        }
+        cur = t;
+        old = null;
+        rehashIdx = 0;
+        expireCursor = 0;
     }
 
     private void startResize(int capacity) {
@@ -538,10 +560,12 @@ public final class Database {
     }
 
     private void insertNew(byte[] key, int h, Object value, long expireAtMs, int clock) {
-        if (cur.live >= cur.maxLive) {
-            finishRehash(); // rare: the new table filled up before the old one drained
-            if (cur.keys.length < MAX_CAPACITY) {
+        // Keys still in the frozen table will all land in cur: count them against its load.
+        if (size() >= cur.maxLive && cur.keys.length < MAX_CAPACITY) {
+            if (old == null) {
                 startResize(cur.keys.length << 1);
+            } else {
+                rebuild(Math.max(cur.keys.length << 1, tableSizeFor((int) Math.min(MAX_CAPACITY, size() * 2 + 2))));
             }
         }
         Table t = cur;

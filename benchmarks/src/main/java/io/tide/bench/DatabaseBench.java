@@ -1,0 +1,170 @@
+package io.tide.bench;
+
+import io.tide.store.Database;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * Confined to the single JMH benchmark thread (Scope.Thread state). Tide's {@link Database} against
+ * {@code java.util.HashMap<ByteArrayKey, byte[]>} on 1M keys of 16 bytes: get hit, put overwrite and
+ * put of new keys, so the ratio of the paired results can be quoted. A server receives fresh key bytes
+ * per request, so the HashMap side builds its key wrapper per operation.
+ *
+ * <p>Run: {@code java -jar benchmarks/target/benchmarks.jar DatabaseBench}
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+@Fork(value = 1, jvmArgsAppend = {"-XX:+UseCompactObjectHeaders", "-Xms4g", "-Xmx4g"})
+public class DatabaseBench {
+
+    private static final long NOW = 1_700_000_000_000L;
+
+    @Param("1000000")
+    int keys;
+
+    private byte[][] present;
+    private ByteArrayKey[] presentBoxed;
+    private byte[][] fresh;
+    private byte[] value;
+    private Database db;
+    private HashMap<ByteArrayKey, byte[]> map;
+    private int cursor;
+    private int freshCursor;
+
+    /** The reference map's key: a byte array with content equality, as an application would write it. */
+    static final class ByteArrayKey {
+        final byte[] bytes;
+        private final int hash;
+
+        ByteArrayKey(byte[] bytes) {
+            this.bytes = bytes;
+            this.hash = Arrays.hashCode(bytes);
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof ByteArrayKey other && Arrays.equals(bytes, other.bytes);
+        }
+
+        @Override
+        public int hashCode() {
+            return hash;
+        }
+    }
+
+    @Setup(Level.Trial)
+    public void setUp() {
+        SplittableRandom rnd = new SplittableRandom(7);
+        present = new byte[keys][];
+        presentBoxed = new ByteArrayKey[keys];
+        value = new byte[32];
+        db = new Database(0);
+        map = new HashMap<>();
+        for (int i = 0; i < keys; i++) {
+            byte[] k = randomKey(rnd);
+            present[i] = k;
+            presentBoxed[i] = new ByteArrayKey(k);
+            db.put(k, value, 0, NOW);
+            map.put(presentBoxed[i], value);
+        }
+        while (db.rehashStep(1 << 20)) {
+            // settle
+        }
+        // Shuffle access order so lookups are not sequential in memory.
+        for (int i = keys - 1; i > 0; i--) {
+            int j = rnd.nextInt(i + 1);
+            byte[] t = present[i];
+            present[i] = present[j];
+            present[j] = t;
+            ByteArrayKey b = presentBoxed[i];
+            presentBoxed[i] = presentBoxed[j];
+            presentBoxed[j] = b;
+        }
+        fresh = new byte[keys][];
+        for (int i = 0; i < keys; i++) {
+            fresh[i] = randomKey(rnd);
+        }
+    }
+
+    private static byte[] randomKey(SplittableRandom rnd) {
+        byte[] k = new byte[16];
+        for (int i = 0; i < 16; i++) {
+            k[i] = (byte) ('a' + rnd.nextInt(26));
+        }
+        return k;
+    }
+
+    /** Put-new needs an empty-ish target: each iteration starts from the loaded tables again. */
+    @Setup(Level.Iteration)
+    public void resetFresh() {
+        for (int i = 0; i < freshCursor; i++) {
+            db.remove(fresh[i]);
+            map.remove(new ByteArrayKey(fresh[i]));
+        }
+        freshCursor = 0;
+    }
+
+    private int next() {
+        int i = cursor;
+        cursor = i + 1 == keys ? 0 : i + 1;
+        return i;
+    }
+
+    private byte[] nextFresh() {
+        int i = freshCursor;
+        if (i == keys) {
+            // Ran out within one iteration: reuse as overwrites rather than fail.
+            i = 0;
+            freshCursor = 0;
+        }
+        freshCursor = i + 1;
+        return fresh[i];
+    }
+
+    @Benchmark
+    public Object tideGetHit() {
+        return db.get(present[next()], NOW);
+    }
+
+    @Benchmark
+    public Object hashMapGetHit() {
+        return map.get(new ByteArrayKey(present[next()]));
+    }
+
+    @Benchmark
+    public void tidePutOverwrite() {
+        db.put(present[next()], value, 0, NOW);
+    }
+
+    @Benchmark
+    public Object hashMapPutOverwrite() {
+        return map.put(new ByteArrayKey(present[next()]), value);
+    }
+
+    @Benchmark
+    public void tidePutNew() {
+        db.put(nextFresh(), value, 0, NOW);
+    }
+
+    @Benchmark
+    public Object hashMapPutNew() {
+        return map.put(new ByteArrayKey(nextFresh()), value);
+    }
+}

@@ -1,0 +1,460 @@
+package io.tide.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class DatabaseTest {
+
+    private static final long NOW = 1_700_000_000_000L;
+
+    private static byte[] k(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static String s(Object bytes) {
+        return new String((byte[]) bytes, StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void put_get_overwrite_remove() {
+        Database db = new Database(3);
+        assertThat(db.id()).isEqualTo(3);
+        assertThat(db.get(k("a"), NOW)).isNull();
+        db.put(k("a"), k("1"), 0, NOW);
+        assertThat(s(db.get(k("a"), NOW))).isEqualTo("1");
+        db.put(k("a"), k("2"), 0, NOW);
+        assertThat(s(db.get(k("a"), NOW))).isEqualTo("2");
+        assertThat(db.size()).isEqualTo(1);
+        assertThat(db.exists(k("a"), NOW)).isTrue();
+        assertThat(s(db.remove(k("a")))).isEqualTo("2");
+        assertThat(db.remove(k("a"))).isNull();
+        assertThat(db.size()).isZero();
+        assertThat(db.exists(k("a"), NOW)).isFalse();
+    }
+
+    @Test
+    void emptyKey_isAnOrdinaryKey() {
+        Database db = new Database(0);
+        db.put(new byte[0], k("empty"), 0, NOW);
+        db.put(k("x"), k("x"), 0, NOW);
+        assertThat(s(db.get(new byte[0], NOW))).isEqualTo("empty");
+        assertThat(s(db.remove(new byte[0]))).isEqualTo("empty");
+        assertThat(db.get(new byte[0], NOW)).isNull();
+        assertThat(db.size()).isEqualTo(1);
+    }
+
+    @Test
+    void expiredKey_isDeletedLazily_andListenerCalled() {
+        Database db = new Database(0);
+        List<String> expired = new ArrayList<>();
+        db.setExpiryListener((d, key, value) -> {
+            assertThat(d).isSameAs(db);
+            expired.add(s(key) + "=" + s(value));
+        });
+        db.put(k("t"), k("v"), NOW + 1000, NOW);
+        db.put(k("p"), k("w"), 0, NOW);
+        assertThat(db.volatileCount()).isEqualTo(1);
+        assertThat(db.expireAt(k("t"))).isEqualTo(NOW + 1000);
+        assertThat(db.expireAt(k("p"))).isZero();
+        assertThat(s(db.get(k("t"), NOW + 1000))).isEqualTo("v"); // expired only when now > when
+        assertThat(db.size()).isEqualTo(2);
+        assertThat(db.peek(k("t"), NOW + 1001)).isNull();
+        assertThat(expired).containsExactly("t=v");
+        assertThat(db.size()).isEqualTo(1);
+        assertThat(db.volatileCount()).isZero();
+        assertThat(db.exists(k("p"), NOW + 10_000_000)).isTrue();
+    }
+
+    @Test
+    void keepTtl_keepsExpiry_zeroClearsIt() {
+        Database db = new Database(0);
+        db.put(k("a"), k("1"), NOW + 5000, NOW);
+        db.put(k("a"), k("2"), Database.KEEP_TTL, NOW);
+        assertThat(db.expireAt(k("a"))).isEqualTo(NOW + 5000);
+        assertThat(db.volatileCount()).isEqualTo(1);
+        db.put(k("a"), k("3"), 0, NOW);
+        assertThat(db.expireAt(k("a"))).isZero();
+        assertThat(db.volatileCount()).isZero();
+        db.put(k("new"), k("1"), Database.KEEP_TTL, NOW);
+        assertThat(db.expireAt(k("new"))).isZero();
+    }
+
+    @Test
+    void setExpireAt_and_persist() {
+        Database db = new Database(0);
+        assertThat(db.setExpireAt(k("a"), NOW)).isFalse();
+        db.put(k("a"), k("1"), 0, NOW);
+        assertThat(db.persist(k("a"))).isFalse();
+        assertThat(db.setExpireAt(k("a"), NOW + 10)).isTrue();
+        assertThat(db.volatileCount()).isEqualTo(1);
+        assertThat(db.setExpireAt(k("a"), NOW + 20)).isTrue();
+        assertThat(db.volatileCount()).isEqualTo(1);
+        assertThat(db.expireAt(k("a"))).isEqualTo(NOW + 20);
+        assertThat(db.persist(k("a"))).isTrue();
+        assertThat(db.persist(k("a"))).isFalse();
+        assertThat(db.volatileCount()).isZero();
+        assertThat(db.get(k("a"), NOW + 1_000_000)).isNotNull();
+    }
+
+    @Test
+    void idleMillis_followsAccessClock() {
+        Database db = new Database(0);
+        assertThat(db.idleMillis(k("a"), NOW)).isEqualTo(-1);
+        db.put(k("a"), k("1"), 0, NOW);
+        assertThat(db.idleMillis(k("a"), NOW + 5000)).isBetween(4000L, 6000L);
+        db.peek(k("a"), NOW + 5000);
+        db.exists(k("a"), NOW + 5000);
+        assertThat(db.idleMillis(k("a"), NOW + 5000)).isBetween(4000L, 6000L);
+        db.get(k("a"), NOW + 5000);
+        assertThat(db.idleMillis(k("a"), NOW + 5000)).isLessThan(1000L);
+        db.touch(k("a"), NOW + 9000);
+        assertThat(db.idleMillis(k("a"), NOW + 9000)).isLessThan(1000L);
+    }
+
+    @Test
+    void growTo200k_andShrinkBackToZero_everythingChecked() {
+        Database db = new Database(0);
+        int n = 200_000;
+        for (int i = 0; i < n; i++) {
+            db.put(k("key:" + i), SharedIntegers.valueOf(i), i % 3 == 0 ? NOW + i : 0, NOW);
+            assertThat(db.size()).isEqualTo(i + 1);
+        }
+        assertThat(db.capacity()).isGreaterThanOrEqualTo(n * 4 / 3);
+        assertThat(db.volatileCount()).isEqualTo((n + 2) / 3);
+        for (int i = 0; i < n; i++) {
+            assertThat(db.peek(k("key:" + i), NOW)).isEqualTo((long) i);
+            assertThat(db.expireAt(k("key:" + i))).isEqualTo(i % 3 == 0 ? NOW + i : 0);
+        }
+        for (int i = 0; i < n; i++) {
+            assertThat(db.remove(k("key:" + i))).isEqualTo((long) i);
+            if (i % 997 == 0) {
+                for (int j = i + 1; j < n; j += 101) {
+                    assertThat(db.peek(k("key:" + j), NOW)).isEqualTo((long) j);
+                }
+            }
+        }
+        assertThat(db.size()).isZero();
+        assertThat(db.volatileCount()).isZero();
+        assertThat(db.capacity()).isEqualTo(Database.MIN_CAPACITY);
+        assertThat(db.isRehashing()).isFalse();
+    }
+
+    @Test
+    void remove_duringRehash_keepsOtherKeysReachable() {
+        Database db = new Database(0);
+        int n = 0;
+        // Fill until a resize starts, then stop right there.
+        while (!db.isRehashing()) {
+            db.put(k("k" + n), k("v" + n), 0, NOW);
+            n++;
+        }
+        assertThat(db.isRehashing()).isTrue();
+        for (int i = 0; i < n; i += 2) {
+            assertThat(s(db.remove(k("k" + i)))).isEqualTo("v" + i);
+            for (int j = 1; j < n; j += 2) {
+                assertThat(s(db.peek(k("k" + j), NOW))).isEqualTo("v" + j);
+            }
+        }
+        assertThat(db.size()).isEqualTo(n / 2);
+    }
+
+    @Test
+    void insertBurst_duringShrink_neverOverfillsTheNewTable() {
+        for (int start : new int[] {1000, 5000, 40_000}) {
+            Database db = new Database(0);
+            for (int i = 0; i < start; i++) {
+                db.put(k("k" + i), k("v"), i % 2 == 0 ? NOW + 1000 : 0, NOW);
+            }
+            while (db.rehashStep(1000)) {
+                // settle
+            }
+            int removed = 0;
+            while (!db.isRehashing()) {
+                db.remove(k("k" + removed++));
+            }
+            int added = 0;
+            for (; added < start * 2; added++) {
+                db.put(k("burst" + added), k("b"), 0, NOW);
+            }
+            assertThat(db.size()).isEqualTo(start - removed + added);
+            for (int i = removed; i < start; i++) {
+                assertThat(db.peek(k("k" + i), NOW)).isNotNull();
+                assertThat(db.expireAt(k("k" + i))).isEqualTo(i % 2 == 0 ? NOW + 1000 : 0);
+            }
+            for (int i = 0; i < added; i++) {
+                assertThat(db.peek(k("burst" + i), NOW)).isNotNull();
+            }
+            assertThat(db.volatileCount()).isEqualTo((start - removed) / 2);
+        }
+    }
+
+    @Test
+    void overwrite_duringRehash_movesKeyAndKeepsTtl() {
+        Database db = new Database(0);
+        int n = 0;
+        while (!db.isRehashing()) {
+            db.put(k("k" + n), k("v" + n), NOW + n + 1, NOW);
+            n++;
+        }
+        long size = db.size();
+        for (int i = n - 1; i >= 0; i--) {
+            db.put(k("k" + i), k("w" + i), Database.KEEP_TTL, NOW);
+        }
+        assertThat(db.size()).isEqualTo(size);
+        assertThat(db.volatileCount()).isEqualTo(size);
+        for (int i = 0; i < n; i++) {
+            assertThat(s(db.peek(k("k" + i), NOW))).isEqualTo("w" + i);
+            assertThat(db.expireAt(k("k" + i))).isEqualTo(NOW + i + 1);
+        }
+        while (db.rehashStep(7)) {
+            // drain
+        }
+        for (int i = 0; i < n; i++) {
+            assertThat(s(db.peek(k("k" + i), NOW))).isEqualTo("w" + i);
+        }
+    }
+
+    @Test
+    void randomOps_matchHashMap() {
+        Random rnd = new Random(42);
+        Database db = new Database(0);
+        Map<String, String> ref = new HashMap<>();
+        for (int op = 0; op < 100_000; op++) {
+            String key = randomKey(rnd, op < 50_000 ? 5000 : 500);
+            int what = rnd.nextInt(10);
+            if (what < 5) {
+                String v = "v" + op;
+                db.put(k(key), k(v), 0, NOW);
+                ref.put(key, v);
+            } else if (what < 8) {
+                Object got = db.remove(k(key));
+                String want = ref.remove(key);
+                assertThat(got == null ? null : s(got)).isEqualTo(want);
+            } else {
+                Object got = db.get(k(key), NOW);
+                assertThat(got == null ? null : s(got)).isEqualTo(ref.get(key));
+            }
+            if (rnd.nextInt(100) == 0) {
+                db.rehashStep(rnd.nextInt(50));
+            }
+            assertThat(db.size()).isEqualTo(ref.size());
+        }
+        Map<String, String> all = new HashMap<>();
+        db.forEach((key, value) -> assertThat(all.put(s(key), s(value))).isNull());
+        assertThat(all).isEqualTo(ref);
+    }
+
+    private static String randomKey(Random rnd, int space) {
+        int id = rnd.nextInt(space);
+        if (id == 0) {
+            return "";
+        }
+        // Varied lengths: 1..40 bytes, deterministic per id.
+        int len = 1 + (id * 7919) % 40;
+        StringBuilder sb = new StringBuilder(Integer.toString(id));
+        while (sb.length() < len) {
+            sb.append((char) ('a' + sb.length() % 26));
+        }
+        return sb.toString();
+    }
+
+    @Test
+    void scan_returnsEveryKeyPresentThroughout_whileTableGrowsAndShrinks() {
+        Database db = new Database(0);
+        Set<String> stable = new HashSet<>();
+        for (int i = 0; i < 2000; i++) {
+            stable.add("stable:" + i);
+            db.put(k("stable:" + i), k("x"), 0, NOW);
+        }
+        Set<String> seen = new HashSet<>();
+        int startCap = db.capacity();
+        int maxCap = startCap;
+        int minCapAfterMax = Integer.MAX_VALUE;
+        int rehashingCalls = 0;
+        int churnNext = 0;
+        int churnDeleted = 0;
+        int calls = 0;
+        long cursor = 0;
+        do {
+            cursor = db.scan(cursor, 2, key -> seen.add(s(key)));
+            calls++;
+            if (calls <= 300) {
+                for (int i = 0; i < 100; i++) {
+                    db.put(k("churn:" + churnNext++), k("y"), 0, NOW);
+                }
+            } else if (churnDeleted < churnNext) {
+                for (int i = 0; i < 100 && churnDeleted < churnNext; i++) {
+                    db.remove(k("churn:" + churnDeleted++));
+                }
+            }
+            if (db.isRehashing()) {
+                rehashingCalls++;
+            }
+            maxCap = Math.max(maxCap, db.capacity());
+            if (maxCap > startCap) {
+                minCapAfterMax = Math.min(minCapAfterMax, db.capacity());
+            }
+        } while (cursor != 0);
+        assertThat(seen).containsAll(stable);
+        assertThat(maxCap).as("grew several times").isGreaterThanOrEqualTo(startCap * 8);
+        assertThat(minCapAfterMax).as("shrank during the scan").isLessThan(maxCap);
+        assertThat(rehashingCalls).isGreaterThan(10);
+    }
+
+    @Test
+    void scan_onStableTable_returnsEachKeyExactlyOnce() {
+        Database db = new Database(0);
+        for (int i = 0; i < 5000; i++) {
+            db.put(k("k" + i), k("v"), 0, NOW);
+        }
+        while (db.rehashStep(1000)) {
+            // finish
+        }
+        List<String> seen = new ArrayList<>();
+        long cursor = 0;
+        do {
+            cursor = db.scan(cursor, 10, key -> seen.add(s(key)));
+        } while (cursor != 0);
+        assertThat(seen).hasSize(5000).doesNotHaveDuplicates();
+        assertThat(new Database(0).scan(0, 10, key -> { })).isZero();
+    }
+
+    @Test
+    void activeExpireCycle_deletesOnlyExpiredKeys() {
+        Database db = new Database(0);
+        List<String> expired = new ArrayList<>();
+        db.setExpiryListener((d, key, value) -> expired.add(s(key)));
+        for (int i = 0; i < 1000; i++) {
+            long when = i % 2 == 0 ? NOW - 1 : (i % 3 == 0 ? NOW + 100_000 : 0);
+            db.put(k("k" + i), k("v"), when, NOW - 10);
+        }
+        while (db.rehashStep(1000)) {
+            // settle so the whole keyspace is in one table
+        }
+        int deleted = 0;
+        for (int round = 0; round < 100; round++) {
+            deleted += db.activeExpireCycle(NOW, 20);
+        }
+        assertThat(deleted).isEqualTo(500);
+        assertThat(expired).hasSize(500).allMatch(key -> Integer.parseInt(key.substring(1)) % 2 == 0);
+        assertThat(db.size()).isEqualTo(500);
+        for (int i = 1; i < 1000; i += 2) {
+            assertThat(db.exists(k("k" + i), NOW)).isTrue();
+        }
+        assertThat(db.activeExpireCycle(NOW, 1000)).isZero();
+    }
+
+    @Test
+    void randomKey_returnsLiveKeys() {
+        Database db = new Database(0);
+        assertThat(db.randomKey(NOW)).isNull();
+        Set<String> live = new HashSet<>();
+        for (int i = 0; i < 300; i++) {
+            db.put(k("dead" + i), k("v"), NOW - 1, NOW - 10);
+        }
+        for (int i = 0; i < 20; i++) {
+            live.add("live" + i);
+            db.put(k("live" + i), k("v"), 0, NOW);
+        }
+        Set<String> got = new HashSet<>();
+        for (int i = 0; i < 2000; i++) {
+            byte[] key = db.randomKey(NOW);
+            assertThat(key).isNotNull();
+            got.add(s(key));
+        }
+        assertThat(live).containsAll(got);
+        assertThat(got.size()).isGreaterThan(10);
+        // Only expired keys: all get reclaimed and the answer is null.
+        Database dead = new Database(0);
+        for (int i = 0; i < 100; i++) {
+            dead.put(k("d" + i), k("v"), NOW - 1, NOW - 10);
+        }
+        assertThat(dead.randomKey(NOW)).isNull();
+        assertThat(dead.size()).isZero();
+    }
+
+    @Test
+    void usedBytes_returnsToBaseline_afterDeletingEverything() {
+        Database db = new Database(0);
+        long baseline = db.usedBytes();
+        for (int i = 0; i < 20_000; i++) {
+            Object v = i % 2 == 0 ? k("value-" + i) : SharedIntegers.valueOf(i * 3L);
+            db.put(k("key-" + i), v, i % 5 == 0 ? NOW + 100_000 : 0, NOW);
+        }
+        long full = db.usedBytes();
+        assertThat(full).isGreaterThan(baseline + 20_000L * 40);
+        db.put(k("key-0"), k("a much longer value than before, to change the estimate"), Database.KEEP_TTL, NOW);
+        for (int i = 0; i < 20_000; i++) {
+            db.remove(k("key-" + i));
+        }
+        assertThat(db.usedBytes()).isBetween(baseline, baseline + 16 + 8L * Database.MIN_CAPACITY);
+        db.put(k("a"), k("b"), 0, NOW);
+        db.clear();
+        assertThat(db.usedBytes()).isEqualTo(baseline);
+        assertThat(db.size()).isZero();
+    }
+
+    @Test
+    void memoryCost_rules() {
+        assertThat(MemoryCost.of(new byte[0])).isEqualTo(16);
+        assertThat(MemoryCost.of(new byte[1])).isEqualTo(24);
+        assertThat(MemoryCost.of(new byte[8])).isEqualTo(24);
+        assertThat(MemoryCost.of(new byte[9])).isEqualTo(32);
+        assertThat(MemoryCost.of(SharedIntegers.valueOf(5))).isZero();
+        assertThat(MemoryCost.of(SharedIntegers.valueOf(123_456))).isEqualTo(16);
+        assertThat(MemoryCost.of((Sized) () -> 1234)).isEqualTo(1234);
+        assertThat(SharedIntegers.valueOf(9999)).isSameAs(SharedIntegers.valueOf(9999));
+        assertThat(SharedIntegers.isShared(SharedIntegers.valueOf(9999))).isTrue();
+        assertThat(SharedIntegers.isShared(SharedIntegers.valueOf(10_000))).isFalse();
+        assertThat(SharedIntegers.isShared(Long.valueOf(-1))).isFalse();
+    }
+
+    @Test
+    void swapContents_exchangesEverythingButIds() {
+        Database a = new Database(1);
+        Database b = new Database(2);
+        for (int i = 0; i < 100; i++) {
+            a.put(k("a" + i), k("x"), i < 10 ? NOW + 1000 : 0, NOW);
+        }
+        b.put(k("b"), k("y"), 0, NOW);
+        long aBytes = a.usedBytes();
+        long bBytes = b.usedBytes();
+        a.swapContents(b);
+        assertThat(a.id()).isEqualTo(1);
+        assertThat(b.id()).isEqualTo(2);
+        assertThat(a.size()).isEqualTo(1);
+        assertThat(b.size()).isEqualTo(100);
+        assertThat(a.volatileCount()).isZero();
+        assertThat(b.volatileCount()).isEqualTo(10);
+        assertThat(a.usedBytes()).isEqualTo(bBytes);
+        assertThat(b.usedBytes()).isEqualTo(aBytes);
+        assertThat(a.exists(k("b"), NOW)).isTrue();
+        assertThat(b.expireAt(k("a3"))).isEqualTo(NOW + 1000);
+        for (int i = 0; i < 100; i++) {
+            assertThat(b.exists(k("a" + i), NOW)).isTrue();
+        }
+    }
+
+    @Test
+    void forEach_whileRehashing_seesEveryEntryOnce() {
+        Database db = new Database(0);
+        int n = 0;
+        while (!db.isRehashing()) {
+            db.put(k("k" + n), k("v"), 0, NOW);
+            n++;
+        }
+        db.rehashStep(3);
+        List<String> seen = new ArrayList<>();
+        db.forEach((key, value) -> seen.add(s(key)));
+        assertThat(seen).hasSize(n).doesNotHaveDuplicates();
+    }
+}
