@@ -129,7 +129,7 @@ public final class ConfigParam {
             case INT, LONG -> "<int>";
             case MEMORY -> "<bytes>";
             case ENUM -> String.join("|", enumValues);
-            case STRING -> multiArg ? "<value>..." : "<string>";
+            case STRING -> multiArg ? "<word>" : "<string>";
         };
     }
 

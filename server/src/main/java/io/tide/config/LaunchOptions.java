@@ -154,7 +154,7 @@ public final class LaunchOptions {
     private static CommandSpec spec(ConfigRegistry config) {
         CommandSpec spec = CommandSpec.create().name("tide-server");
         spec.usageMessage()
-                .customSynopsis("Usage: tide-server [config-file] [--option value ...]")
+                .customSynopsis("tide-server [config-file] [--option value ...]")
                 .description("A Redis-compatible server. Every option is also a redis.conf directive of the same "
                         + "name; the command line overrides the file.")
                 .width(110);

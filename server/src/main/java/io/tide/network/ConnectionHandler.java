@@ -10,6 +10,7 @@ import io.tide.command.Dispatcher;
 import io.tide.command.ServerContext;
 import io.tide.protocol.ProtocolError;
 import io.tide.protocol.Reply;
+import io.tide.protocol.RespDecoder;
 import io.tide.protocol.RespWriter;
 import io.tide.shard.Shard;
 import java.net.InetSocketAddress;

@@ -3,6 +3,7 @@ package io.tide.protocol;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
+import io.netty.util.ByteProcessor;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
@@ -51,7 +52,7 @@ public final class RespDecoder extends ByteToMessageDecoder {
      * Not a Redis reply (Redis closes such a client silently, logging "reached max query buffer
      * length"); sent so the client learns why it is closed.
      */
-    static final String QUERY_BUFFER_LIMIT = "ERR Protocol error: client-query-buffer-limit exceeded";
+    public static final String QUERY_BUFFER_LIMIT = "ERR Protocol error: client-query-buffer-limit exceeded";
 
     private static final byte CR = '\r';
     private static final byte LF = '\n';
@@ -79,8 +80,8 @@ public final class RespDecoder extends ByteToMessageDecoder {
     /** Bytes after the reader index already searched for a line end without finding one. */
     private int scanned;
     private boolean failed;
-    /** Whether the last {@link #parseNumber} succeeded. */
-    private boolean numberOk;
+    /** Parses the number of the header line being scanned. */
+    private final NumberScanner number = new NumberScanner();
     /** Reused buffer for inline splitting. */
     private byte[] scratch = new byte[256];
 
@@ -156,8 +157,8 @@ public final class RespDecoder extends ByteToMessageDecoder {
             }
             return false;
         }
-        long n = parseNumber(in, r + 1, cr);
-        if (!numberOk || n > Integer.MAX_VALUE) {
+        long n = number.value();
+        if (!number.ok() || n > Integer.MAX_VALUE) {
             fail(in, out, INVALID_MULTIBULK);
             return false;
         }
@@ -215,7 +216,14 @@ public final class RespDecoder extends ByteToMessageDecoder {
     /** Reads {@code $<len>\r\n} into {@link #bulkLength}; false if incomplete or failed. */
     private boolean readBulkHeader(ByteBuf in, List<Object> out) {
         int r = in.readerIndex();
-        if (r >= in.writerIndex()) {
+        int w = in.writerIndex();
+        if (r >= w) {
+            return false;
+        }
+        if (in.getByte(r) == CR) { // an empty header line: Redis reports the CR, which its reply turns into a space
+            if (r + 1 < w) {
+                fail(in, out, "ERR Protocol error: expected '$', got ' '");
+            }
             return false;
         }
         int cr = findLineEnd(in, r);
@@ -230,8 +238,8 @@ public final class RespDecoder extends ByteToMessageDecoder {
             fail(in, out, "ERR Protocol error: expected '$', got '" + (char) (first & 0xFF) + "'");
             return false;
         }
-        long length = parseNumber(in, r + 1, cr);
-        if (!numberOk || length < 0 || length > limits.maxBulkLength() || length > MAX_ARRAY) {
+        long length = number.value();
+        if (!number.ok() || length < 0 || length > limits.maxBulkLength() || length > MAX_ARRAY) {
             fail(in, out, INVALID_BULK);
             return false;
         }
@@ -409,18 +417,21 @@ public final class RespDecoder extends ByteToMessageDecoder {
     // ---- shared -------------------------------------------------------------------------------
 
     /**
-     * Index of the CR ending the header line at {@code r}, if the byte after it has arrived too;
-     * -1 if there is no CR yet, -2 if the CR is the last readable byte. Remembers how far it searched.
+     * Index of the CR ending the header line at {@code r} ({@code *<n>} or {@code $<len>}), if the byte
+     * after it has arrived too; -1 if there is no CR yet, -2 if the CR is the last readable byte. The
+     * number after the type byte is parsed in the same pass into {@link #number}, which keeps its state
+     * across partial reads, so no byte of a header is looked at twice.
      */
     private int findLineEnd(ByteBuf in, int r) {
         int w = in.writerIndex();
-        int cr = in.indexOf(r + scanned, w, CR);
+        int from = r + 1 + scanned;
+        int cr = from < w ? in.forEachByte(from, w - from, number) : -1;
         if (cr < 0) {
-            scanned = w - r;
+            scanned = Math.max(0, w - r - 1);
             return -1;
         }
         if (cr + 1 >= w) {
-            scanned = cr - r;
+            scanned = cr - r - 1;
             return -2;
         }
         return cr;
@@ -429,55 +440,7 @@ public final class RespDecoder extends ByteToMessageDecoder {
     private void consumeTo(ByteBuf in, int index) {
         in.readerIndex(index);
         scanned = 0;
-    }
-
-    /**
-     * Parses a decimal long from {@code [from, to)} with Redis's {@code string2ll} rules: optional
-     * minus, no plus, no leading zeros, no blanks, at most 20 characters. Sets {@link #numberOk}.
-     */
-    private long parseNumber(ByteBuf in, int from, int to) {
-        numberOk = false;
-        int length = to - from;
-        if (length <= 0 || length > 20) {
-            return 0;
-        }
-        byte c = in.getByte(from);
-        if (length == 1 && c == '0') {
-            numberOk = true;
-            return 0;
-        }
-        int i = from;
-        boolean negative = c == '-';
-        if (negative) {
-            if (++i == to) {
-                return 0;
-            }
-            c = in.getByte(i);
-        }
-        if (c < '1' || c > '9') {
-            return 0;
-        }
-        long value = -(c - '0'); // accumulated negatively so Long.MIN_VALUE fits
-        for (i++; i < to; i++) {
-            c = in.getByte(i);
-            if (c < '0' || c > '9' || value < Long.MIN_VALUE / 10) {
-                return 0;
-            }
-            value = value * 10;
-            int digit = c - '0';
-            if (value < Long.MIN_VALUE + digit) {
-                return 0;
-            }
-            value -= digit;
-        }
-        if (!negative) {
-            if (value == Long.MIN_VALUE) {
-                return 0;
-            }
-            value = -value;
-        }
-        numberOk = true;
-        return value;
+        number.reset();
     }
 
     private void fail(ByteBuf in, List<Object> out, String message) {
@@ -486,5 +449,77 @@ public final class RespDecoder extends ByteToMessageDecoder {
         argv = null;
         big = null;
         in.skipBytes(in.readableBytes());
+    }
+
+    /**
+     * Confined to its channel's event loop, as its decoder is: parses a decimal long byte by byte up to a CR, with Redis's
+     * {@code string2ll} rules: optional minus, no plus, no leading zeros, no blanks, at most 20
+     * characters, no overflow.
+     */
+    static final class NumberScanner implements ByteProcessor {
+        private long negated; // accumulated negatively so Long.MIN_VALUE fits
+        private int length;
+        private boolean negative;
+        private boolean zero;
+        private boolean bad;
+
+        void reset() {
+            negated = 0;
+            length = 0;
+            negative = false;
+            zero = false;
+            bad = false;
+        }
+
+        @Override
+        public boolean process(byte b) {
+            if (b == CR) {
+                return false;
+            }
+            if (bad) {
+                return true;
+            }
+            int pos = length++;
+            if (pos >= 20) {
+                bad = true;
+                return true;
+            }
+            if (b == '-' && pos == 0) {
+                negative = true;
+                return true;
+            }
+            int digit = b - '0';
+            if (digit < 0 || digit > 9 || zero) {
+                bad = true;
+                return true;
+            }
+            if (digit == 0 && pos == (negative ? 1 : 0)) {
+                zero = true;
+                return true;
+            }
+            if (negated < Long.MIN_VALUE / 10) {
+                bad = true;
+                return true;
+            }
+            negated *= 10;
+            if (negated < Long.MIN_VALUE + digit) {
+                bad = true;
+                return true;
+            }
+            negated -= digit;
+            return true;
+        }
+
+        /** Whether the bytes scanned so far form a valid number. */
+        boolean ok() {
+            if (bad || length == 0 || (negative && (length == 1 || zero))) {
+                return false;
+            }
+            return negative || negated != Long.MIN_VALUE;
+        }
+
+        long value() {
+            return negative ? negated : -negated;
+        }
     }
 }

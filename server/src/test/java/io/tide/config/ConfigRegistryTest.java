@@ -1,0 +1,344 @@
+package io.tide.config;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class ConfigRegistryTest {
+
+    @TempDir
+    Path tmp;
+
+    private final ConfigRegistry config = ConfigRegistry.standard();
+
+    @Test
+    void get_printsDefaultsAsConfigGetDoes() {
+        assertThat(config.get("port")).isEqualTo("6379");
+        assertThat(config.get("bind")).isEqualTo("127.0.0.1");
+        assertThat(config.get("requirepass")).isEmpty();
+        assertThat(config.get("proto-max-bulk-len")).isEqualTo("536870912");
+        assertThat(config.get("client-query-buffer-limit")).isEqualTo("1073741824");
+        assertThat(config.get("daemonize")).isEqualTo("no");
+        assertThat(config.get("appendonly")).isEqualTo("no");
+        assertThat(config.get("appendfsync")).isEqualTo("everysec");
+        assertThat(config.get("save")).isEmpty();
+        assertThat(config.get("loglevel")).isEqualTo("notice");
+        assertThat(config.get("dir")).isEqualTo(Path.of("").toAbsolutePath().normalize().toString());
+        assertThat(config.get("shards")).isEqualTo("1");
+        assertThat(config.get("io-driver")).isEqualTo("auto");
+        assertThat(config.get("profile")).isEqualTo("standalone");
+        assertThat(config.getInt("databases")).isEqualTo(16);
+        assertThat(config.getLong("maxclients")).isEqualTo(10000);
+        assertThat(config.getInt("hz")).isEqualTo(10);
+        assertThat(config.getBool("lazyfree-lazy-user-flush")).isFalse();
+        assertThat(config.getInt("active-expire-effort")).isEqualTo(1);
+        assertThat(config.getInt("tcp-keepalive")).isEqualTo(300);
+        assertThat(config.get("PORT")).as("names are case-insensitive").isEqualTo("6379");
+    }
+
+    @Test
+    void noSlowlogYet() {
+        assertThat(config.param("slowlog-log-slower-than")).isNull();
+        assertThat(config.param("slowlog-max-len")).isNull();
+    }
+
+    @Test
+    void set_updatesTypedValues() {
+        config.set("maxclients", "50");
+        config.set("lazyfree-lazy-user-flush", "YES");
+        config.set("loglevel", "WARNING");
+        config.set("requirepass", "s3cret");
+        config.set("hz", "500");
+        assertThat(config.getLong("maxclients")).isEqualTo(50);
+        assertThat(config.get("lazyfree-lazy-user-flush")).isEqualTo("yes");
+        assertThat(config.getBool("lazyfree-lazy-user-flush")).isTrue();
+        assertThat(config.get("loglevel")).isEqualTo("warning");
+        assertThat(config.get("requirepass")).isEqualTo("s3cret");
+        assertThat(config.getInt("hz")).isEqualTo(500);
+    }
+
+    @Test
+    void memoryUnits_followRedisMemtoull() {
+        String[][] cases = {
+                {"1048576", "1048576"}, {"1mb", "1048576"}, {"1MB", "1048576"}, {"2m", "2000000"},
+                {"2048k", "2048000"}, {"1024kb", "1048576"}, {"1g", "1000000000"}, {"1gb", "1073741824"},
+                {"2GB", "2147483648"}, {"5000000b", "5000000"}, {"1024KB", "1048576"}};
+        for (String[] c : cases) {
+            config.set("proto-max-bulk-len", c[0]);
+            assertThat(config.get("proto-max-bulk-len")).as(c[0]).isEqualTo(c[1]);
+        }
+        for (String bad : new String[] {"", "mb", "-1", "1tb", "1.5mb", " 1mb", "1 mb", "99999999999999999999"}) {
+            assertThatThrownBy(() -> config.set("proto-max-bulk-len", bad)).as("'%s'", bad)
+                    .hasMessage("ERR CONFIG SET failed (possibly related to argument 'proto-max-bulk-len') - "
+                            + "argument must be a memory value");
+        }
+        assertThatThrownBy(() -> config.set("proto-max-bulk-len", "100k"))
+                .hasMessage("ERR CONFIG SET failed (possibly related to argument 'proto-max-bulk-len') - "
+                        + "argument must be between 1048576 and 9223372036854775807 inclusive");
+    }
+
+    @Test
+    void set_errorsUseRedisWording() {
+        assertThatThrownBy(() -> config.set("foo", "1"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("ERR Unknown option or number of arguments for CONFIG SET - 'foo'");
+        assertThatThrownBy(() -> config.set("port", "7000"))
+                .hasMessage("ERR CONFIG SET failed (possibly related to argument 'port') - can't set immutable config");
+        assertThatThrownBy(() -> config.set("lazyfree-lazy-user-flush", "maybe"))
+                .hasMessage("ERR CONFIG SET failed (possibly related to argument 'lazyfree-lazy-user-flush') - "
+                        + "argument must be 'yes' or 'no'");
+        assertThatThrownBy(() -> config.set("hz", "ten"))
+                .hasMessage("ERR CONFIG SET failed (possibly related to argument 'hz') - "
+                        + "argument couldn't be parsed into an integer");
+        assertThatThrownBy(() -> config.set("hz", "0"))
+                .hasMessage("ERR CONFIG SET failed (possibly related to argument 'hz') - "
+                        + "argument must be between 1 and 500 inclusive");
+        assertThatThrownBy(() -> config.set("maxclients", "0"))
+                .hasMessage("ERR CONFIG SET failed (possibly related to argument 'maxclients') - "
+                        + "argument must be between 1 and 4294967295 inclusive");
+        assertThatThrownBy(() -> config.set("loglevel", "loud"))
+                .hasMessage("ERR CONFIG SET failed (possibly related to argument 'loglevel') - "
+                        + "argument(s) must be one of the following: debug, verbose, notice, warning, nothing");
+        assertThatThrownBy(() -> config.set("HZ", "x"))
+                .as("the name is quoted as given").hasMessageContaining("argument 'HZ'");
+    }
+
+    @Test
+    void integers_areParsedStrictlyLikeString2ll() {
+        for (String bad : new String[] {"010", "+5", " 5", "5 ", "-0", "1e3", "", "-"}) {
+            assertThatThrownBy(() -> config.set("timeout", bad)).as("'%s'", bad)
+                    .hasMessageEndingWith("argument couldn't be parsed into an integer");
+        }
+        config.set("timeout", "0");
+        assertThatThrownBy(() -> config.set("timeout", "-5"))
+                .hasMessageEndingWith("argument must be between 0 and 2147483647 inclusive");
+        assertThatThrownBy(() -> config.set("timeout", "9223372036854775808"))
+                .hasMessageEndingWith("argument couldn't be parsed into an integer");
+    }
+
+    @Test
+    void save_andAppendonly_acceptOnlyWhatIsImplemented() {
+        config.set("save", "");
+        assertThatThrownBy(() -> config.set("save", "900 1"))
+                .hasMessage("ERR CONFIG SET failed (possibly related to argument 'save') - "
+                        + "snapshots are not implemented yet");
+        config.set("appendonly", "no");
+        assertThatThrownBy(() -> config.set("appendonly", "yes"))
+                .hasMessageStartingWith("ERR CONFIG SET failed (possibly related to argument 'appendonly') - ");
+        config.set("appendfsync", "always");
+        assertThat(config.get("appendfsync")).isEqualTo("always");
+    }
+
+    @Test
+    void dir_mustExist_andResolvesAgainstTheCurrentDir() throws Exception {
+        Path sub = Files.createDirectory(tmp.resolve("data"));
+        config.set("dir", tmp.toString());
+        assertThat(config.get("dir")).isEqualTo(tmp.toAbsolutePath().normalize().toString());
+        config.set("dir", "data");
+        assertThat(config.get("dir")).isEqualTo(sub.toAbsolutePath().normalize().toString());
+        assertThatThrownBy(() -> config.set("dir", tmp.resolve("missing").toString()))
+                .hasMessage("ERR CONFIG SET failed (possibly related to argument 'dir') - No such file or directory");
+        Path file = Files.writeString(tmp.resolve("f"), "x");
+        assertThatThrownBy(() -> config.set("dir", file.toString())).hasMessageEndingWith("Not a directory");
+    }
+
+    @Test
+    void match_returnsSortedPairsForGlob() {
+        List<String[]> all = config.match("*");
+        assertThat(all).hasSize(config.params().size());
+        List<String> names = all.stream().map(p -> p[0]).toList();
+        assertThat(names).isSorted();
+
+        List<String[]> max = config.match("*MAX*");
+        assertThat(max).extracting(p -> p[0] + "=" + p[1])
+                .containsExactly("maxclients=10000", "proto-max-bulk-len=536870912");
+        assertThat(config.match("save")).extracting(p -> p[1]).containsExactly("");
+        assertThat(config.match("appendonly")).extracting(p -> p[1]).containsExactly("no");
+        assertThat(config.match("nosuch*")).isEmpty();
+        assertThat(config.match("p?rt")).extracting(p -> p[0]).containsExactly("port");
+    }
+
+    @Test
+    void setAll_isAllOrNothing() {
+        assertThatThrownBy(() -> config.setAll(List.of(
+                new String[] {"maxclients", "20"}, new String[] {"hz", "1000"})))
+                .hasMessageContaining("argument 'hz'");
+        assertThat(config.get("maxclients")).isEqualTo("10000");
+
+        assertThatThrownBy(() -> config.setAll(List.of(
+                new String[] {"maxclients", "20"}, new String[] {"nope", "1"})))
+                .hasMessage("ERR Unknown option or number of arguments for CONFIG SET - 'nope'");
+        assertThatThrownBy(() -> config.setAll(List.of(
+                new String[] {"maxclients", "20"}, new String[] {"MAXCLIENTS", "30"})))
+                .hasMessage("ERR CONFIG SET failed (possibly related to argument 'MAXCLIENTS') - duplicate parameter");
+        assertThat(config.get("maxclients")).isEqualTo("10000");
+
+        config.setAll(List.of(new String[] {"maxclients", "20"}, new String[] {"hz", "20"}));
+        assertThat(config.get("maxclients")).isEqualTo("20");
+        assertThat(config.get("hz")).isEqualTo("20");
+    }
+
+    @Test
+    void setAll_restoresPreviousValuesWhenAListenerFails() {
+        List<String> seen = new ArrayList<>();
+        config.onChange("maxclients", seen::add);
+        config.onChange("hz", v -> {
+            if (v.equals("99")) {
+                throw new IllegalStateException("cannot apply hz");
+            }
+        });
+        assertThatThrownBy(() -> config.setAll(List.of(
+                new String[] {"maxclients", "20"}, new String[] {"hz", "99"})))
+                .hasMessage("ERR CONFIG SET failed (possibly related to argument 'hz') - cannot apply hz");
+        assertThat(config.get("maxclients")).isEqualTo("10000");
+        assertThat(config.get("hz")).isEqualTo("10");
+        assertThat(seen).containsExactly("20", "10000");
+    }
+
+    @Test
+    void onChange_firesOnlyOnChange() {
+        AtomicReference<String> last = new AtomicReference<>();
+        List<String> calls = new ArrayList<>();
+        config.onChange("proto-max-bulk-len", v -> {
+            last.set(v);
+            calls.add(v);
+        });
+        config.set("proto-max-bulk-len", "1gb");
+        config.set("proto-max-bulk-len", "1073741824");
+        assertThat(last.get()).isEqualTo("1073741824");
+        assertThat(calls).hasSize(1);
+    }
+
+    @Test
+    void setInitial_allowsImmutableAtStartup() {
+        config.setInitial("port", "0");
+        assertThat(config.getInt("port")).isZero();
+        assertThatThrownBy(() -> config.setInitial("port", "70000"))
+                .isInstanceOf(ConfigException.class)
+                .extracting(e -> ((ConfigException) e).reason())
+                .isEqualTo("argument must be between 0 and 65535 inclusive");
+    }
+
+    @Test
+    void fromConfigFile_parsesRedisConfSyntax() throws Exception {
+        Files.writeString(tmp.resolve("extra.conf"), "hz 50\n");
+        Path file = Files.writeString(tmp.resolve("redis.conf"), """
+                # a comment, with a 'quote
+                   # indented comment
+                port 7000
+                bind 10.0.0.1   ::1
+                requirepass "pa ss\\"word\\x41"
+                logfile 'it\\'s.log'
+                maxclients 100
+                maxclients 200
+                PROTO-MAX-BULK-LEN 2mb
+                save ""
+                include extra.conf
+
+                loglevel verbose
+                """);
+        ConfigRegistry c = ConfigRegistry.fromConfigFile(file);
+        assertThat(c.getInt("port")).isEqualTo(7000);
+        assertThat(c.get("bind")).isEqualTo("10.0.0.1 ::1");
+        assertThat(c.get("requirepass")).isEqualTo("pa ss\"wordA");
+        assertThat(c.get("logfile")).isEqualTo("it's.log");
+        assertThat(c.get("maxclients")).isEqualTo("200");
+        assertThat(c.get("proto-max-bulk-len")).isEqualTo("2097152");
+        assertThat(c.getInt("hz")).isEqualTo(50);
+        assertThat(c.get("loglevel")).isEqualTo("verbose");
+        assertThat(c.configFile()).isEqualTo(file);
+    }
+
+    @Test
+    void fromConfigFile_reportsFileAndLine() throws Exception {
+        Path unknown = Files.writeString(tmp.resolve("a.conf"), "port 7000\n\nfoo bar\n");
+        assertThatThrownBy(() -> ConfigRegistry.fromConfigFile(unknown))
+                .hasMessage("tide: config file " + unknown + " line 3: unknown option 'foo'");
+        Path bad = Files.writeString(tmp.resolve("b.conf"), "port x\n");
+        assertThatThrownBy(() -> ConfigRegistry.fromConfigFile(bad))
+                .hasMessage("tide: config file " + bad + " line 1: invalid value for 'port': 'x' "
+                        + "(argument couldn't be parsed into an integer)");
+        Path quotes = Files.writeString(tmp.resolve("c.conf"), "requirepass \"abc\n");
+        assertThatThrownBy(() -> ConfigRegistry.fromConfigFile(quotes))
+                .hasMessage("tide: config file " + quotes + " line 1: Unbalanced quotes in configuration line");
+        Path args = Files.writeString(tmp.resolve("d.conf"), "port 1 2\n");
+        assertThatThrownBy(() -> ConfigRegistry.fromConfigFile(args))
+                .hasMessage("tide: config file " + args + " line 1: wrong number of arguments for 'port'");
+        Path daemon = Files.writeString(tmp.resolve("e.conf"), "daemonize yes\n");
+        assertThatThrownBy(() -> ConfigRegistry.fromConfigFile(daemon))
+                .hasMessage("tide: daemonize yes is not supported; use your service manager");
+        Path loop = Files.writeString(tmp.resolve("loop.conf"), "include loop.conf\n");
+        assertThatThrownBy(() -> ConfigRegistry.fromConfigFile(loop)).hasMessageContaining("include nesting");
+        assertThatThrownBy(() -> ConfigRegistry.fromConfigFile(tmp.resolve("missing.conf")))
+                .hasMessageStartingWith("tide: can't open config file");
+    }
+
+    @Test
+    void splitArgs_followsSdssplitargs() {
+        assertThat(ConfigFile.splitArgs("  a  b\tc ")).containsExactly("a", "b", "c");
+        assertThat(ConfigFile.splitArgs("\"\" ''")).containsExactly("", "");
+        assertThat(ConfigFile.splitArgs("\"a\\tb\\n\\x7a\"")).containsExactly("a\tb\nz");
+        assertThat(ConfigFile.splitArgs("'a\\nb'")).containsExactly("a\\nb");
+        assertThat(ConfigFile.splitArgs("foo\"bar\"")).containsExactly("foobar");
+        assertThatThrownBy(() -> ConfigFile.splitArgs("\"abc\"def")).isInstanceOf(ConfigException.class);
+        assertThatThrownBy(() -> ConfigFile.splitArgs("'abc")).isInstanceOf(ConfigException.class);
+    }
+
+    @Test
+    void rewrite_keepsCommentsAndUnknownLines_andRoundTrips() throws Exception {
+        Files.writeString(tmp.resolve("inc.conf"), "");
+        Path file = Files.writeString(tmp.resolve("redis.conf"), """
+                # top comment
+                port 7000
+                include inc.conf
+                hz 20
+                hz 30
+
+                # about maxclients
+                maxclients 10000
+                """);
+        ConfigRegistry c = ConfigRegistry.fromConfigFile(file);
+        c.set("hz", "40");
+        c.set("proto-max-bulk-len", "64mb");
+        c.set("requirepass", "a \"b\"");
+        c.set("lazyfree-lazy-user-flush", "yes");
+        assertThat(c.rewrite(file)).isNull();
+        assertThat(Files.readString(file)).isEqualTo("""
+                # top comment
+                port 7000
+                include inc.conf
+                hz 40
+
+                # about maxclients
+                maxclients 10000
+                # Generated by CONFIG REWRITE
+                requirepass "a \\"b\\""
+                proto-max-bulk-len 64mb
+                lazyfree-lazy-user-flush yes
+                """);
+
+        ConfigRegistry back = ConfigRegistry.fromConfigFile(file);
+        for (ConfigParam p : c.params()) {
+            assertThat(back.get(p.name())).as(p.name()).isEqualTo(c.get(p.name()));
+        }
+
+        // A second rewrite is stable and does not add a second signature.
+        String first = Files.readString(file);
+        assertThat(back.rewrite(file)).isNull();
+        assertThat(Files.readString(file)).isEqualTo(first).containsOnlyOnce(ConfigRegistry.REWRITE_SIGNATURE);
+        assertThat(ConfigRegistry.fromConfigFile(file).get("requirepass")).isEqualTo("a \"b\"");
+    }
+
+    @Test
+    void rewrite_withoutFile_fails() {
+        assertThat(config.rewrite(null)).isEqualTo("ERR The server is running without a config file");
+    }
+}

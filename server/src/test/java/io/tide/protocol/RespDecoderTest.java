@@ -1,0 +1,401 @@
+package io.tide.protocol;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+
+class RespDecoderTest {
+
+    private final ProtocolLimits limits = new ProtocolLimits();
+    private final AtomicBoolean authenticated = new AtomicBoolean(true);
+    private final RespDecoder decoder = new RespDecoder(limits, authenticated::get);
+    private final EmbeddedChannel channel = new EmbeddedChannel(decoder);
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.ISO_8859_1);
+    }
+
+    private void feed(byte[] b) {
+        channel.writeInbound(Unpooled.wrappedBuffer(b));
+    }
+
+    private void feed(String s) {
+        feed(bytes(s));
+    }
+
+    private List<Object> drain() {
+        List<Object> out = new ArrayList<>();
+        for (Object o; (o = channel.readInbound()) != null; ) {
+            out.add(o);
+        }
+        return out;
+    }
+
+    /** Each decoded command as a list of ISO-8859-1 strings; errors as their message. */
+    private List<Object> decoded() {
+        List<Object> out = new ArrayList<>();
+        for (Object o : drain()) {
+            if (o instanceof byte[][] argv) {
+                List<String> args = new ArrayList<>();
+                for (byte[] a : argv) {
+                    args.add(new String(a, StandardCharsets.ISO_8859_1));
+                }
+                out.add(args);
+            } else {
+                out.add(o);
+            }
+        }
+        return out;
+    }
+
+    private static String multibulk(String... args) {
+        StringBuilder sb = new StringBuilder("*").append(args.length).append("\r\n");
+        for (String a : args) {
+            sb.append('$').append(a.getBytes(StandardCharsets.ISO_8859_1).length).append("\r\n").append(a).append("\r\n");
+        }
+        return sb.toString();
+    }
+
+    private void assertError(String input, String message) {
+        feed(input);
+        assertThat(decoded()).containsExactly(new ProtocolError(message));
+        assertThat(decoder.failed()).isTrue();
+    }
+
+    // ---- multibulk ----
+
+    @Test
+    void multibulk_decodesArgv() {
+        feed(multibulk("SET", "key", "value"));
+        assertThat(decoded()).containsExactly(List.of("SET", "key", "value"));
+    }
+
+    @Test
+    void multibulk_binarySafeArguments() {
+        feed(multibulk("SET", "k", "a\r\nb\0c", ""));
+        assertThat(decoded()).containsExactly(List.of("SET", "k", "a\r\nb\0c", ""));
+    }
+
+    @Test
+    void multibulk_emptyOrNegativeCountIsIgnored() {
+        feed("*0\r\n*-1\r\n*-5\r\n" + multibulk("PING"));
+        assertThat(decoded()).containsExactly(List.of("PING"));
+    }
+
+    @Test
+    void multibulk_fedOneByteAtATime() {
+        String frame = multibulk("SET", "key:1", "x".repeat(100)) + "PING\r\n" + multibulk("GET", "key:1");
+        for (byte b : bytes(frame)) {
+            feed(new byte[] {b});
+        }
+        assertThat(decoded()).containsExactly(
+                List.of("SET", "key:1", "x".repeat(100)), List.of("PING"), List.of("GET", "key:1"));
+    }
+
+    @Test
+    void multibulk_splitAtEveryBoundary() {
+        byte[] frame = bytes(multibulk("MSET", "a", "1", "bb", "22") + "ECHO \"x y\"\n" + multibulk("GET", "a"));
+        for (int split = 0; split <= frame.length; split++) {
+            RespDecoder d = new RespDecoder(limits, () -> true);
+            EmbeddedChannel ch = new EmbeddedChannel(d);
+            ch.writeInbound(Unpooled.wrappedBuffer(Arrays.copyOfRange(frame, 0, split)));
+            ch.writeInbound(Unpooled.wrappedBuffer(Arrays.copyOfRange(frame, split, frame.length)));
+            List<String> cmds = new ArrayList<>();
+            for (Object o; (o = ch.readInbound()) != null; ) {
+                byte[][] argv = (byte[][]) o;
+                StringBuilder sb = new StringBuilder();
+                for (byte[] a : argv) {
+                    sb.append(new String(a, StandardCharsets.ISO_8859_1)).append('|');
+                }
+                cmds.add(sb.toString());
+            }
+            assertThat(cmds).as("split at %d", split).containsExactly("MSET|a|1|bb|22|", "ECHO|x y|", "GET|a|");
+            ch.finishAndReleaseAll();
+        }
+    }
+
+    @Test
+    void pipeline_of1000CommandsInOneBuffer() {
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < 1000; i++) {
+            sb.append(multibulk("SET", "key:" + i, "value:" + i));
+        }
+        feed(sb.toString());
+        List<Object> out = decoded();
+        assertThat(out).hasSize(1000);
+        for (int i = 0; i < 1000; i++) {
+            assertThat(out.get(i)).isEqualTo(List.of("SET", "key:" + i, "value:" + i));
+        }
+    }
+
+    @Test
+    void manyArguments_beyondInitialArgvCapacity() {
+        String[] args = new String[5000];
+        for (int i = 0; i < args.length; i++) {
+            args[i] = Integer.toString(i);
+        }
+        feed(multibulk(args));
+        assertThat(decoded()).containsExactly(List.of(args));
+    }
+
+    @Test
+    void bigBulk_assembledAcrossManyReads() {
+        byte[] value = new byte[1_000_003];
+        for (int i = 0; i < value.length; i++) {
+            value[i] = (byte) (i * 31);
+        }
+        ByteArrayOutputStream frame = new ByteArrayOutputStream();
+        frame.writeBytes(bytes("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$" + value.length + "\r\n"));
+        frame.writeBytes(value);
+        frame.writeBytes(bytes("\r\n" + multibulk("GET", "k")));
+        byte[] all = frame.toByteArray();
+        for (int i = 0; i < all.length; i += 4093) {
+            feed(Arrays.copyOfRange(all, i, Math.min(all.length, i + 4093)));
+        }
+        List<Object> out = drain();
+        assertThat(out).hasSize(2);
+        byte[][] set = (byte[][]) out.get(0);
+        assertThat(set).hasNumberOfRows(3);
+        assertThat(set[2]).isEqualTo(value);
+        assertThat(new String(((byte[][]) out.get(1))[0], StandardCharsets.US_ASCII)).isEqualTo("GET");
+    }
+
+    @Test
+    void bigBulk_declaredLengthIsNotAllocatedBeforeItsBytesArrive() {
+        feed("*2\r\n$3\r\nSET\r\n$400000000\r\n" + "x".repeat(10));
+        assertThat(drain()).isEmpty();
+        assertThat(decoder.streamingCapacity()).isPositive().isLessThanOrEqualTo(64 * 1024);
+        feed(new byte[200_000]);
+        assertThat(decoder.streamingCapacity()).isLessThanOrEqualTo(512 * 1024);
+    }
+
+    @Test
+    void hugeDeclaredLength_isInvalidWithoutAllocation() {
+        assertError("*2\r\n$3\r\nSET\r\n$1099511627776\r\n", "ERR Protocol error: invalid bulk length");
+        assertThat(decoder.streamingCapacity()).isZero();
+    }
+
+    @Test
+    void parse_worksWithoutAChannel() {
+        RespDecoder d = new RespDecoder(limits, () -> true);
+        List<Object> out = new ArrayList<>();
+        ByteBuf buf = Unpooled.wrappedBuffer(bytes(multibulk("PING") + multibulk("ECHO", "hi") + "*2\r\n$3"));
+        d.parse(buf, out);
+        assertThat(out).hasSize(2);
+        assertThat(buf.readableBytes()).isEqualTo(2); // "$3" awaits its line end; "*2\r\n" was consumed
+    }
+
+    // ---- inline ----
+
+    @Test
+    void inline_splitsOnWhitespace() {
+        feed("SET  key\tvalue \r\nPING\n");
+        assertThat(decoded()).containsExactly(List.of("SET", "key", "value"), List.of("PING"));
+    }
+
+    @Test
+    void inline_doubleQuotesWithEscapes() {
+        feed("SET \"a b\" \"\\n\\r\\t\\b\\a\\\\\\\"\\x41\\x7a\\q\"\r\n");
+        assertThat(decoded()).containsExactly(List.of("SET", "a b", "\n\r\t\b\u0007\\\"Azq"));
+    }
+
+    @Test
+    void inline_singleQuotes() {
+        feed("SET 'it\\'s' 'a\\nb' ''\r\n");
+        assertThat(decoded()).containsExactly(List.of("SET", "it's", "a\\nb", ""));
+    }
+
+    @Test
+    void inline_quoteInsideTokenJoinsIt() {
+        feed("SET foo\"bar baz\" x\n");
+        assertThat(decoded()).containsExactly(List.of("SET", "foobar baz", "x"));
+    }
+
+    @Test
+    void inline_invalidHexEscapeIsLiteral() {
+        feed("ECHO \"\\xZZ\"\n");
+        assertThat(decoded()).containsExactly(List.of("ECHO", "xZZ"));
+    }
+
+    @Test
+    void inline_emptyAndBlankLinesAreIgnored() {
+        feed("\r\n\n   \r\n\t\n" + "ECHO x\n");
+        assertThat(decoded()).containsExactly(List.of("ECHO", "x"));
+    }
+
+    @Test
+    void inline_closingQuoteFollowedByNonSpace_isUnbalanced() {
+        assertError("SET \"a\"b\r\n", "ERR Protocol error: unbalanced quotes in request");
+    }
+
+    @Test
+    void inline_unterminatedQuote_isUnbalanced() {
+        assertError("SET 'abc\r\n", "ERR Protocol error: unbalanced quotes in request");
+    }
+
+    @Test
+    void inline_tooBig() {
+        feed(new byte[] {'S'});
+        feed("x".repeat(1024 * 1024));
+        assertThat(decoded()).containsExactly(new ProtocolError("ERR Protocol error: too big inline request"));
+    }
+
+    @Test
+    void inline_longLineWithinOneReadIsAccepted() {
+        feed("ECHO " + "y".repeat(100_000) + "\n");
+        assertThat(decoded()).containsExactly(List.of("ECHO", "y".repeat(100_000)));
+    }
+
+    // ---- errors ----
+
+    @Test
+    void invalidMultibulkLength() {
+        assertError("*abc\r\n", "ERR Protocol error: invalid multibulk length");
+    }
+
+    @Test
+    void invalidMultibulkLength_aboveIntMax() {
+        assertError("*2147483648\r\n", "ERR Protocol error: invalid multibulk length");
+    }
+
+    @Test
+    void invalidMultibulkLength_empty() {
+        assertError("*\r\n", "ERR Protocol error: invalid multibulk length");
+    }
+
+    @Test
+    void invalidMultibulkLength_leadingPlusOrZero() {
+        assertError("*+1\r\n", "ERR Protocol error: invalid multibulk length");
+        RespDecoder d = new RespDecoder(limits, () -> true);
+        List<Object> out = new ArrayList<>();
+        d.parse(Unpooled.wrappedBuffer(bytes("*01\r\n")), out);
+        assertThat(out).containsExactly(new ProtocolError("ERR Protocol error: invalid multibulk length"));
+    }
+
+    @Test
+    void invalidBulkLength_notANumber() {
+        assertError("*1\r\n$x\r\n", "ERR Protocol error: invalid bulk length");
+    }
+
+    @Test
+    void invalidBulkLength_negative() {
+        assertError("*1\r\n$-1\r\n", "ERR Protocol error: invalid bulk length");
+    }
+
+    @Test
+    void invalidBulkLength_aboveProtoMaxBulkLen_changedLive() {
+        feed(multibulk("x".repeat(1001)));
+        assertThat(drain()).hasSize(1);
+        limits.setMaxBulkLength(1000);
+        assertError("*1\r\n$1001\r\n", "ERR Protocol error: invalid bulk length");
+    }
+
+    @Test
+    void expectedDollar() {
+        assertError("*1\r\n:5\r\n", "ERR Protocol error: expected '$', got ':'");
+    }
+
+    @Test
+    void tooBigMbulkCountString() {
+        assertError("*" + "1".repeat(70_000), "ERR Protocol error: too big mbulk count string");
+    }
+
+    @Test
+    void tooBigBulkCountString() {
+        assertError("*1\r\n$" + "1".repeat(70_000), "ERR Protocol error: too big bulk count string");
+    }
+
+    @Test
+    void unauthenticated_multibulkLength() {
+        authenticated.set(false);
+        feed(multibulk("1", "2", "3", "4", "5", "6", "7", "8", "9", "10"));
+        assertThat(drain()).hasSize(1);
+        assertError("*11\r\n", "ERR Protocol error: unauthenticated multibulk length");
+    }
+
+    @Test
+    void unauthenticated_bulkLength() {
+        authenticated.set(false);
+        feed(multibulk("AUTH", "x".repeat(16384)));
+        assertThat(drain()).hasSize(1);
+        assertError("*2\r\n$4\r\nAUTH\r\n$16385\r\n", "ERR Protocol error: unauthenticated bulk length");
+    }
+
+    @Test
+    void authenticatedConnection_hasNoSmallLimits() {
+        feed(multibulk("SET", "k", "x".repeat(20000)) + "*11\r\n");
+        assertThat(drain()).hasSize(1);
+        assertThat(decoder.failed()).isFalse();
+    }
+
+    @Test
+    void queryBufferLimit() {
+        limits.setQueryBufferLimit(100_000);
+        feed("*1\r\n$150000\r\n");
+        feed(new byte[60_000]);
+        assertThat(drain()).isEmpty();
+        feed(new byte[60_000]);
+        assertThat(decoded()).containsExactly(new ProtocolError(RespDecoder.QUERY_BUFFER_LIMIT));
+    }
+
+    @Test
+    void commandsBeforeAnError_areEmittedFirst_andLaterBytesIgnored() {
+        feed(multibulk("PING") + "*1\r\n$x\r\n" + multibulk("GET", "a"));
+        assertThat(decoded()).containsExactly(
+                List.of("PING"), new ProtocolError("ERR Protocol error: invalid bulk length"));
+        feed(multibulk("GET", "b") + "PING\r\n");
+        assertThat(drain()).isEmpty();
+    }
+
+    @Test
+    void numberScanner_followsString2llRules() {
+        assertThat(scan("0")).isEqualTo(0L);
+        assertThat(scan("7")).isEqualTo(7L);
+        assertThat(scan("-7")).isEqualTo(-7L);
+        assertThat(scan("1234567890")).isEqualTo(1234567890L);
+        assertThat(scan("9223372036854775807")).isEqualTo(Long.MAX_VALUE);
+        assertThat(scan("-9223372036854775808")).isEqualTo(Long.MIN_VALUE);
+        for (String bad : new String[] {"", "-", "-0", "01", "00", "+1", " 1", "1 ", "1a", "9223372036854775808",
+                "-9223372036854775809", "99999999999999999999", "123456789012345678901"}) {
+            assertThat(scan(bad)).as("'%s'", bad).isNull();
+        }
+    }
+
+    private static Long scan(String s) {
+        RespDecoder.NumberScanner scanner = new RespDecoder.NumberScanner();
+        ByteBuf buf = Unpooled.wrappedBuffer(bytes(s + "\r"));
+        assertThat(buf.forEachByte(scanner)).isEqualTo(s.length());
+        return scanner.ok() ? scanner.value() : null;
+    }
+
+    @Test
+    void multibulk_minLongCountIsIgnored_negativeZeroIsInvalid() {
+        feed("*-9223372036854775808\r\n" + multibulk("PING"));
+        assertThat(decoded()).containsExactly(List.of("PING"));
+        assertError("*-0\r\n", "ERR Protocol error: invalid multibulk length");
+    }
+
+    @Test
+    void header_splitRightAfterCarriageReturn() {
+        feed("*1\r");
+        feed("\n$4\r");
+        feed("\nPING\r");
+        assertThat(drain()).isEmpty();
+        feed("\n");
+        assertThat(decoded()).containsExactly(List.of("PING"));
+    }
+
+    @Test
+    void expectedDollar_emptyHeaderLine() {
+        assertError("*1\r\n\r\n", "ERR Protocol error: expected '$', got ' '");
+    }
+}

@@ -1,0 +1,66 @@
+package io.tide.shard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tide.Server;
+import io.tide.testing.TestServers;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.Pipeline;
+import redis.clients.jedis.Response;
+
+/** Pipelined replies leave in request order, even when commands hop to other shards or run coordinated. */
+class PipelineOrderTest {
+
+    private static Server server;
+
+    @BeforeAll
+    static void start() {
+        server = TestServers.start(4);
+    }
+
+    @AfterAll
+    static void stop() {
+        server.close();
+    }
+
+    @Test
+    void pipelineOfHops_repliesInRequestOrder() {
+        try (Jedis j = TestServers.jedis(server.port(), 2)) {
+            Pipeline p = j.pipelined();
+            List<Response<String>> gets = new ArrayList<>();
+            for (int i = 0; i < 5000; i++) {
+                p.set("order:" + i, Integer.toString(i));
+                gets.add(p.get("order:" + i));
+            }
+            p.sync();
+            for (int i = 0; i < 5000; i++) assertThat(gets.get(i).get()).isEqualTo(Integer.toString(i));
+        }
+    }
+
+    @Test
+    void commandAfterCoordinatedOne_seesItsEffect() {
+        try (Jedis j = TestServers.jedis(server.port(), 3)) {
+            for (int round = 0; round < 200; round++) {
+                Pipeline p = j.pipelined();
+                String a = "co:a" + round;
+                String b = "co:b" + round;
+                p.set(a, "1");
+                p.mset(a, "2", b, "2");
+                Response<String> ga = p.get(a);
+                Response<String> gb = p.get(b);
+                Response<Long> inc = p.incr(a);
+                Response<List<String>> both = p.mget(a, b);
+                p.sync();
+                assertThat(ga.get()).isEqualTo("2");
+                assertThat(gb.get()).isEqualTo("2");
+                assertThat(inc.get()).isEqualTo(3L);
+                assertThat(both.get()).containsExactly("3", "2");
+            }
+        }
+    }
+}
