@@ -52,6 +52,7 @@ public final class Main {
                 server.port(), config.get("bind"), server.shardCount(), server.ioDriver(), ProcessHandle.current().pid(),
                 config.get("profile"),
                 launch.profileSetOptions().isEmpty() ? " (sets no options)" : " (set " + launch.profileSetOptions() + ")");
+        java.nio.file.Path pidFile = writePidFile(config.get("pidfile"), log);
         CountDownLatch stopped = new CountDownLatch(1);
         server.context().onShutdownRequest(() -> {
             server.close();
@@ -66,8 +67,27 @@ public final class Main {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        if (pidFile != null) {
+            try {
+                java.nio.file.Files.deleteIfExists(pidFile);
+            } catch (java.io.IOException e) {
+                log.warn("could not remove pidfile {}: {}", pidFile, e.getMessage());
+            }
+        }
         log.info("Tide stopped");
         System.exit(0);
+    }
+
+    private static java.nio.file.Path writePidFile(String name, Logger log) {
+        if (name.isEmpty()) return null;
+        java.nio.file.Path p = java.nio.file.Path.of(name);
+        try {
+            java.nio.file.Files.writeString(p, ProcessHandle.current().pid() + "\n");
+            return p;
+        } catch (java.io.IOException e) {
+            log.warn("could not write pidfile {}: {}", p, e.getMessage());
+            return null;
+        }
     }
 
     private static void configureLogging(ConfigRegistry config) {

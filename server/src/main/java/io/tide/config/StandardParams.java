@@ -60,7 +60,7 @@ final class StandardParams {
                         .description("Append-only file; only 'no' until the AOF is implemented.").build(),
                 ConfigParam.builder("appendfsync", Type.ENUM).values("always", "everysec", "no")
                         .defaultValue("everysec").description("When the append-only file is fsynced.").build(),
-                integer("shards", 0, 1024, "1").immutable()
+                integer("shards", 0, 64, "1").immutable()
                         .description("Keyspace shards, one thread each (0 = one per available processor).").build(),
                 ConfigParam.builder("io-driver", Type.ENUM).values("auto", "epoll", "io_uring", "nio")
                         .defaultValue("auto").immutable().description("Network I/O transport.").build(),
