@@ -6,7 +6,6 @@ import ch.qos.logback.classic.encoder.PatternLayoutEncoder;
 import ch.qos.logback.core.FileAppender;
 import io.tide.config.ConfigRegistry;
 import io.tide.config.LaunchOptions;
-import java.util.concurrent.CountDownLatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,17 +52,9 @@ public final class Main {
                 config.get("profile"),
                 launch.profileSetOptions().isEmpty() ? " (sets no options)" : " (set " + launch.profileSetOptions() + ")");
         java.nio.file.Path pidFile = writePidFile(config.get("pidfile"), log);
-        CountDownLatch stopped = new CountDownLatch(1);
-        server.context().onShutdownRequest(() -> {
-            server.close();
-            stopped.countDown();
-        });
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            server.close();
-            stopped.countDown();
-        }, "tide-shutdown"));
+        Runtime.getRuntime().addShutdownHook(new Thread(server::close, "tide-sigterm"));
         try {
-            stopped.await();
+            server.awaitTermination();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

@@ -31,6 +31,7 @@ public final class Server implements AutoCloseable {
     private final ShardSet shards;
     private final int port;
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final java.util.concurrent.CountDownLatch terminated = new java.util.concurrent.CountDownLatch(1);
 
     private Server(ConfigRegistry config) throws InterruptedException {
         int n = config.getInt("shards");
@@ -65,7 +66,8 @@ public final class Server implements AutoCloseable {
             throw e;
         }
         context.tcpPort(port);
-        context.onShutdownRequest(this::close);
+        // SHUTDOWN arrives on a shard thread, which cannot wait for its own loop to stop: close elsewhere.
+        context.onShutdownRequest(() -> new Thread(this::close, "tide-shutdown").start());
         for (Shard s : shardArray) {
             s.loop().execute(() -> s.startCron(() -> config.getInt("hz"), () -> config.getInt("active-expire-effort"),
                     () -> network.shardCron(s.id(), config.getInt("timeout"), System.currentTimeMillis()),
@@ -109,7 +111,16 @@ public final class Server implements AutoCloseable {
     public void close() {
         if (!closed.compareAndSet(false, true)) return;
         LOG.info("Tide on port {} shutting down", port);
-        shards.close();
-        network.stop(2000);
+        try {
+            shards.close();
+            network.stop(2000);
+        } finally {
+            terminated.countDown();
+        }
+    }
+
+    /** Blocks until the server has been closed (by {@link #close()} or SHUTDOWN) and has stopped. */
+    public void awaitTermination() throws InterruptedException {
+        terminated.await();
     }
 }
