@@ -29,7 +29,6 @@ public final class ServerContext {
     private final String ioDriver;
     private volatile int tcpPort;
     private volatile Runnable shutdownRequest = () -> { };
-    private volatile String configFile = "";
 
     public ServerContext(ConfigRegistry config, CommandTable table, ShardSet shards, String version, String ioDriver) {
         this.config = config;
@@ -56,8 +55,11 @@ public final class ServerContext {
     public String ioDriver() { return ioDriver; }
     public int tcpPort() { return tcpPort; }
     public void tcpPort(int p) { tcpPort = p; }
-    public String configFile() { return configFile; }
-    public void configFile(String f) { configFile = f == null ? "" : f; }
+    /** Absolute path of the config file the server was started with, or "" if none. */
+    public String configFile() {
+        java.nio.file.Path p = config.configFile();
+        return p == null ? "" : p.toAbsolutePath().toString();
+    }
 
     /** Asks the server to shut down (SHUTDOWN); the server decides whether that also ends the process. */
     public void requestShutdown() { shutdownRequest.run(); }
