@@ -1,12 +1,624 @@
 package io.tide.command.family;
 
+import io.tide.command.Args;
+import io.tide.command.CommandContext;
 import io.tide.command.CommandTable;
+import io.tide.command.Errors;
+import io.tide.protocol.Reply;
+import io.tide.shard.Shard;
+import io.tide.store.Database;
+import io.tide.store.SharedIntegers;
+import io.tide.util.Glob;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
 
-/** Placeholder until this family lands: registers nothing, so its commands answer unknown command. */
+/**
+ * Thread-safe (stateless): the generic keyspace commands (Redis's "generic" group), DEL, EXISTS, TYPE, RENAME,
+ * COPY, MOVE, KEYS, SCAN, RANDOMKEY, DBSIZE, FLUSHDB, FLUSHALL, SWAPDB, TOUCH, OBJECT, the EXPIRE and TTL
+ * families and PERSIST. Keyed handlers reach each key's database through {@code ctx.db(key)}, so a
+ * multi-key command whose keys lie on several shards runs coordinated and atomic; keyless commands over
+ * the whole keyspace carry the {@code allshards} flag and read every shard's database while all are parked.
+ */
 public final class KeyCommands {
+
+    /** Longest string Redis stores as an {@code embstr}; ours is one byte array either way. */
+    static final int EMBSTR_SIZE_LIMIT = 44;
+    /** The refcount Redis reports for its shared objects ({@code OBJ_SHARED_REFCOUNT}, INT_MAX). */
+    static final long SHARED_REFCOUNT = Integer.MAX_VALUE;
+
+    // Error lines not (yet) in Errors; see the family's notes.
+    static final String GT_AND_LT = "ERR GT and LT options at the same time are not compatible";
+    static final String NOT_INT32 = "ERR value is out of range, value must between -2147483648 and 2147483647";
+    static final String INVALID_FIRST_DB = "ERR invalid first DB index";
+    static final String INVALID_SECOND_DB = "ERR invalid second DB index";
+
+    private static final Reply NONE = Reply.simple("none");
+    private static final Reply[] OBJECT_HELP = help("OBJECT",
+            "ENCODING <key>",
+            "    Return the kind of internal representation used in order to store the value",
+            "    associated with a <key>.",
+            "FREQ <key>",
+            "    Return the access frequency index of the <key>. The returned integer is",
+            "    proportional to the logarithm of the recent access frequency of the key.",
+            "IDLETIME <key>",
+            "    Return the idle time of the <key>, that is the approximated number of",
+            "    seconds elapsed since the last access to the key.",
+            "REFCOUNT <key>",
+            "    Return the number of references of the value associated with the specified",
+            "    <key>.");
 
     private KeyCommands() {}
 
     public static void register(CommandTable t) {
+        t.group("generic");
+        t.add("del", -2, "write", 1, -1, 1, "@keyspace", "1.0.0",
+                "Delete a key", KeyCommands::del);
+        t.add("unlink", -2, "write fast", 1, -1, 1, "@keyspace", "4.0.0",
+                "Delete a key asynchronously in another thread. Otherwise it is just as DEL, but non blocking.",
+                KeyCommands::del);
+        t.add("exists", -2, "readonly fast", 1, -1, 1, "@keyspace", "1.0.0",
+                "Determine if a key exists", KeyCommands::exists);
+        t.add("type", 2, "readonly fast", 1, 1, 1, "@keyspace", "1.0.0",
+                "Determine the type stored at key", KeyCommands::type);
+        t.add("rename", 3, "write", 1, 2, 1, "@keyspace", "1.0.0",
+                "Rename a key", KeyCommands::rename);
+        t.add("renamenx", 3, "write fast", 1, 2, 1, "@keyspace", "1.0.0",
+                "Rename a key, only if the new key does not exist", KeyCommands::renamenx);
+        t.add("copy", -3, "write denyoom", 1, 2, 1, "@keyspace", "6.2.0",
+                "Copy a key", KeyCommands::copy);
+        t.add("move", 3, "write fast", 1, 1, 1, "@keyspace", "1.0.0",
+                "Move a key to another database", KeyCommands::move);
+        t.add("keys", 2, "readonly allshards", 0, 0, 0, "@keyspace @dangerous", "1.0.0",
+                "Find all keys matching the given pattern", KeyCommands::keys);
+        t.add("scan", -2, "readonly allshards", 0, 0, 0, "@keyspace", "2.8.0",
+                "Incrementally iterate the keys space", KeyCommands::scan);
+        t.add("randomkey", 1, "readonly allshards", 0, 0, 0, "@keyspace", "1.0.0",
+                "Return a random key from the keyspace", KeyCommands::randomkey);
+        t.add("dbsize", 1, "readonly fast allshards", 0, 0, 0, "@keyspace", "1.0.0",
+                "Return the number of keys in the selected database", KeyCommands::dbsize);
+        t.add("flushdb", -1, "write allshards", 0, 0, 0, "@keyspace @dangerous", "1.0.0",
+                "Remove all keys from the current database", KeyCommands::flushdb);
+        t.add("flushall", -1, "write allshards", 0, 0, 0, "@keyspace @dangerous", "1.0.0",
+                "Remove all keys from all databases", KeyCommands::flushall);
+        t.add("swapdb", 3, "write fast allshards", 0, 0, 0, "@keyspace @dangerous", "4.0.0",
+                "Swaps two Redis databases", KeyCommands::swapdb);
+        t.add("touch", -2, "readonly fast", 1, -1, 1, "@keyspace", "3.2.1",
+                "Alters the last access time of a key(s). Returns the number of existing keys specified.",
+                KeyCommands::touch);
+
+        var object = t.container("object", -2, "", "", "2.2.3", "A container for object introspection commands");
+        object.sub("encoding", 3, "readonly", 2, 2, 1, "@keyspace", "2.2.3",
+                "Inspect the internal encoding of a Redis object", KeyCommands::objectEncoding);
+        object.sub("freq", 3, "readonly", 2, 2, 1, "@keyspace", "4.0.0",
+                "Get the logarithmic access frequency counter of a Redis object", KeyCommands::objectFreq);
+        object.sub("idletime", 3, "readonly", 2, 2, 1, "@keyspace", "2.2.3",
+                "Get the time since a Redis object was last accessed", KeyCommands::objectIdletime);
+        object.sub("refcount", 3, "readonly", 2, 2, 1, "@keyspace", "2.2.3",
+                "Get the number of references to the value of the key", KeyCommands::objectRefcount);
+        object.sub("help", 2, "loading stale", 0, 0, 0, "@keyspace", "6.2.0",
+                "Show helpful text about the different subcommands", (ctx, argv) -> Reply.array(OBJECT_HELP));
+
+        t.add("expire", -3, "write fast", 1, 1, 1, "@keyspace", "1.0.0",
+                "Set a key's time to live in seconds",
+                (ctx, argv) -> expireGeneric(ctx, argv, ctx.now(), true, "expire"));
+        t.add("pexpire", -3, "write fast", 1, 1, 1, "@keyspace", "2.6.0",
+                "Set a key's time to live in milliseconds",
+                (ctx, argv) -> expireGeneric(ctx, argv, ctx.now(), false, "pexpire"));
+        t.add("expireat", -3, "write fast", 1, 1, 1, "@keyspace", "1.2.0",
+                "Set the expiration for a key as a UNIX timestamp",
+                (ctx, argv) -> expireGeneric(ctx, argv, 0, true, "expireat"));
+        t.add("pexpireat", -3, "write fast", 1, 1, 1, "@keyspace", "2.6.0",
+                "Set the expiration for a key as a UNIX timestamp specified in milliseconds",
+                (ctx, argv) -> expireGeneric(ctx, argv, 0, false, "pexpireat"));
+        t.add("ttl", 2, "readonly fast", 1, 1, 1, "@keyspace", "1.0.0",
+                "Get the time to live for a key in seconds", (ctx, argv) -> ttlGeneric(ctx, argv, false, false));
+        t.add("pttl", 2, "readonly fast", 1, 1, 1, "@keyspace", "2.6.0",
+                "Get the time to live for a key in milliseconds", (ctx, argv) -> ttlGeneric(ctx, argv, true, false));
+        t.add("expiretime", 2, "readonly fast", 1, 1, 1, "@keyspace", "7.0.0",
+                "Get the expiration Unix timestamp for a key", (ctx, argv) -> ttlGeneric(ctx, argv, false, true));
+        t.add("pexpiretime", 2, "readonly fast", 1, 1, 1, "@keyspace", "7.0.0",
+                "Get the expiration Unix timestamp for a key in milliseconds",
+                (ctx, argv) -> ttlGeneric(ctx, argv, true, true));
+        t.add("persist", 2, "write fast", 1, 1, 1, "@keyspace", "2.2.0",
+                "Remove the expiration from a key", KeyCommands::persist);
+    }
+
+    // ---------------------------------------------------------------- value kinds
+
+    /** TYPE's answer for a value; extend with each new value kind. */
+    static String typeName(Object value) {
+        return switch (value) {
+            case byte[] b -> "string";
+            case Long l -> "string";
+            default -> throw new IllegalStateException("no type name for " + value.getClass().getName());
+        };
+    }
+
+    /**
+     * OBJECT ENCODING's answer for a value; extend with each new value kind. Strings report Redis's
+     * names for the same thresholds: canonical integers are stored as {@link Long} ("int"), other strings
+     * as one {@code byte[]} whatever their length, reported "embstr" up to 44 bytes and "raw" beyond, as
+     * Redis would encode them.
+     */
+    static String encodingName(Object value) {
+        return switch (value) {
+            case Long l -> "int";
+            case byte[] b -> b.length <= EMBSTR_SIZE_LIMIT ? "embstr" : "raw";
+            default -> throw new IllegalStateException("no encoding name for " + value.getClass().getName());
+        };
+    }
+
+    /** An independent copy of a value for COPY; extend with each new (mutable) value kind. */
+    static Object copyOf(Object value) {
+        return switch (value) {
+            case byte[] b -> b.clone();   // string values may be modified in place (APPEND, SETRANGE)
+            case Long l -> l;             // immutable, and shared instances must stay shared
+            default -> throw new IllegalStateException("cannot copy " + value.getClass().getName());
+        };
+    }
+
+    // ---------------------------------------------------------------- lookups
+
+    /** Redis's lookupKeyReadWithFlags(LOOKUP_NOTOUCH): lazy expiry, hit/miss counted, access clock left alone. */
+    private static Object peekCounted(CommandContext ctx, byte[] key) {
+        Object v = ctx.db(key).peek(key, ctx.now());
+        count(ctx, key, v != null);
+        return v;
+    }
+
+    private static void count(CommandContext ctx, byte[] key, boolean hit) {
+        Shard s = ctx.shardOf(key);
+        if (hit) s.stats().keyspaceHits++;
+        else s.stats().keyspaceMisses++;
+    }
+
+    // ---------------------------------------------------------------- DEL, EXISTS, TYPE, TOUCH
+
+    /** DEL and UNLINK: dropping our references is all the freeing there is, so both are immediate. */
+    static Reply del(CommandContext ctx, byte[][] argv) {
+        long now = ctx.now();
+        int deleted = 0;
+        for (int i = 1; i < argv.length; i++) {
+            Database d = ctx.db(argv[i]);
+            if (d.exists(argv[i], now)) {
+                d.remove(argv[i]);
+                deleted++;
+            }
+        }
+        return Reply.integer(deleted);
+    }
+
+    static Reply exists(CommandContext ctx, byte[][] argv) {
+        int n = 0;
+        for (int i = 1; i < argv.length; i++) {
+            if (peekCounted(ctx, argv[i]) != null) n++;
+        }
+        return Reply.integer(n);
+    }
+
+    static Reply type(CommandContext ctx, byte[][] argv) {
+        Object v = peekCounted(ctx, argv[1]);
+        return v == null ? NONE : Reply.simple(typeName(v));
+    }
+
+    /** TOUCH refreshes the access clock even for a NO-TOUCH client, as Redis does. */
+    static Reply touch(CommandContext ctx, byte[][] argv) {
+        long now = ctx.now();
+        int n = 0;
+        for (int i = 1; i < argv.length; i++) {
+            Object v = ctx.db(argv[i]).get(argv[i], now);
+            count(ctx, argv[i], v != null);
+            if (v != null) n++;
+        }
+        return Reply.integer(n);
+    }
+
+    // ---------------------------------------------------------------- RENAME, COPY, MOVE
+
+    static Reply rename(CommandContext ctx, byte[][] argv) {
+        return renameGeneric(ctx, argv, false);
+    }
+
+    static Reply renamenx(CommandContext ctx, byte[][] argv) {
+        return renameGeneric(ctx, argv, true);
+    }
+
+    private static Reply renameGeneric(CommandContext ctx, byte[][] argv, boolean nx) {
+        byte[] src = argv[1];
+        byte[] dst = argv[2];
+        long now = ctx.now();
+        Database from = ctx.db(src);
+        Object v = from.peek(src, now);
+        if (v == null) throw Errors.error(Errors.NO_SUCH_KEY);
+        if (Arrays.equals(src, dst)) return nx ? Reply.ZERO : Reply.OK;
+        long expireAt = from.expireAt(src);
+        Database to = ctx.db(dst);
+        if (to.exists(dst, now)) {
+            if (nx) return Reply.ZERO;
+            to.remove(dst);
+        }
+        from.remove(src);
+        to.put(dst, v, expireAt, now);
+        return nx ? Reply.ONE : Reply.OK;
+    }
+
+    static Reply copy(CommandContext ctx, byte[][] argv) {
+        byte[] src = argv[1];
+        byte[] dst = argv[2];
+        int dstDb = ctx.dbIndex();
+        boolean replace = false;
+        for (int j = 3; j < argv.length; j++) {
+            boolean more = j + 1 < argv.length;
+            if (Args.is(argv[j], "replace")) {
+                replace = true;
+            } else if (Args.is(argv[j], "db") && more) {
+                dstDb = dbIndex(ctx, argv[j + 1]);
+                j++;
+            } else {
+                throw Errors.syntax();
+            }
+        }
+        if (dstDb == ctx.dbIndex() && Arrays.equals(src, dst)) throw Errors.error(Errors.SAME_OBJECT);
+        long now = ctx.now();
+        Database from = ctx.db(src);
+        Object v = ctx.read(src);
+        if (v == null) return Reply.ZERO;
+        Database to = ctx.db(dst, dstDb);
+        if (to.exists(dst, now)) {
+            if (!replace) return Reply.ZERO;
+            to.remove(dst);
+        }
+        to.put(dst, copyOf(v), from.expireAt(src), now);
+        return Reply.ONE;
+    }
+
+    static Reply move(CommandContext ctx, byte[][] argv) {
+        byte[] key = argv[1];
+        int dstDb = dbIndex(ctx, argv[2]);
+        if (dstDb == ctx.dbIndex()) throw Errors.error(Errors.SAME_OBJECT);
+        long now = ctx.now();
+        Database from = ctx.db(key);
+        Object v = from.get(key, now);
+        if (v == null) return Reply.ZERO;
+        Database to = ctx.db(key, dstDb);
+        if (to.exists(key, now)) return Reply.ZERO;
+        long expireAt = from.expireAt(key);
+        from.remove(key);
+        to.put(key, v, expireAt, now);
+        return Reply.ONE;
+    }
+
+    /** A DB index as MOVE and COPY parse it: an int (Redis's getIntFromObject errors), then in range. */
+    private static int dbIndex(CommandContext ctx, byte[] arg) {
+        int id = parseInt32(arg, null);
+        if (id < 0 || id >= databases(ctx)) throw Errors.error(Errors.DB_INDEX_OUT_OF_RANGE);
+        return id;
+    }
+
+    /** Redis's getIntFromObjectOrReply: {@code msg} replaces both errors when given. */
+    private static int parseInt32(byte[] arg, String msg) {
+        Long v = Args.parseLongOrNull(arg);
+        if (v == null) throw Errors.error(msg != null ? msg : Errors.NOT_INTEGER);
+        if (v < Integer.MIN_VALUE || v > Integer.MAX_VALUE) throw Errors.error(msg != null ? msg : NOT_INT32);
+        return v.intValue();
+    }
+
+    private static int databases(CommandContext ctx) {
+        return ctx.shards().get(0).databases();
+    }
+
+    // ---------------------------------------------------------------- KEYS, SCAN, RANDOMKEY, DBSIZE
+
+    static Reply keys(CommandContext ctx, byte[][] argv) {
+        byte[] pattern = argv[1];
+        long now = ctx.now();
+        List<Reply> out = new ArrayList<>();
+        if (Glob.isLiteral(pattern)) {
+            // Only the key itself can match: one lookup on its shard instead of a walk.
+            Database d = ctx.shards().shardOf(pattern).db(ctx.dbIndex());
+            if (d.peek(pattern, now) != null) out.add(Reply.bulk(pattern));
+            return Reply.array(out);
+        }
+        boolean all = pattern.length == 1 && pattern[0] == '*';
+        for (Database d : ctx.allDbs(ctx.dbIndex())) {
+            List<byte[]> found = new ArrayList<>();
+            d.forEach((k, v) -> {
+                if (all || Glob.matches(pattern, k, false)) found.add(k);
+            });
+            for (byte[] k : found) {
+                long e = d.expireAt(k);
+                if (e == 0 || now <= e) out.add(Reply.bulk(k)); // expired keys are skipped, not deleted, as Redis
+            }
+        }
+        return Reply.array(out);
+    }
+
+    /**
+     * SCAN over all shards. The cursor is {@code tableCursor * shards + shardIndex}: the shard being walked
+     * and where its table's own reverse-binary cursor stands (with one shard, just the table cursor), so
+     * each shard's guarantee (every key present throughout is returned at least once) carries over.
+     */
+    static Reply scan(CommandContext ctx, byte[][] argv) {
+        long cursor = parseCursor(argv[1]);
+        long count = 10;
+        byte[] pattern = null;
+        byte[] typeName = null;
+        for (int i = 2; i < argv.length; ) {
+            boolean pair = argv.length - i >= 2;
+            if (Args.is(argv[i], "count") && pair) {
+                count = Args.parseLong(argv[i + 1]);
+                if (count < 1) throw Errors.syntax();
+                i += 2;
+            } else if (Args.is(argv[i], "match") && pair) {
+                byte[] p = argv[i + 1];
+                pattern = p.length == 1 && p[0] == '*' ? null : p;
+                i += 2;
+            } else if (Args.is(argv[i], "type") && pair) {
+                typeName = argv[i + 1];
+                i += 2;
+            } else {
+                throw Errors.syntax();
+            }
+        }
+        Database[] dbs = ctx.allDbs(ctx.dbIndex());
+        int n = dbs.length;
+        int shard = (int) Long.remainderUnsigned(cursor, n);
+        long tableCursor = Long.divideUnsigned(cursor, n);
+        int want = (int) Math.min(count, Integer.MAX_VALUE);
+        List<byte[]> keys = new ArrayList<>();
+        List<Database> owners = new ArrayList<>();
+        long next = 0;
+        while (true) {
+            Database d = dbs[shard];
+            int before = keys.size();
+            tableCursor = d.scan(tableCursor, want - before, keys::add);
+            for (int k = keys.size() - before; k > 0; k--) owners.add(d);
+            if (tableCursor != 0) {
+                next = tableCursor * n + shard;
+                break;
+            }
+            if (++shard == n) break;                // every shard walked: the scan is complete
+            if (keys.size() >= want) {
+                next = shard;                       // the next shard, from the start of its table
+                break;
+            }
+        }
+        long now = ctx.now();
+        String type = typeName == null ? null : new String(typeName, StandardCharsets.UTF_8);
+        List<Reply> out = new ArrayList<>(keys.size());
+        for (int i = 0; i < keys.size(); i++) {
+            byte[] k = keys.get(i);
+            if (pattern != null && !Glob.matches(pattern, k, false)) continue;
+            Database d = owners.get(i);
+            Object v = d.peek(k, now); // deletes the key if it has expired, as Redis's SCAN does
+            if (v == null) continue;
+            if (type != null && !typeName(v).equalsIgnoreCase(type)) continue;
+            out.add(Reply.bulk(k));
+        }
+        return Reply.array(Reply.bulk(Long.toUnsignedString(next)), Reply.array(out));
+    }
+
+    /**
+     * A SCAN cursor with strtoul's acceptance, as Redis parses it: an optional sign (a negative value wraps
+     * around), decimal digits, nothing after them (an embedded NUL ends the string, as in C), no leading
+     * space, no overflow; an empty string is cursor 0.
+     */
+    static long parseCursor(byte[] s) {
+        int n = s.length;
+        for (int i = 0; i < n; i++) {
+            if (s[i] == 0) {
+                n = i;
+                break;
+            }
+        }
+        if (n > 0 && isSpace(s[0])) throw Errors.error(Errors.INVALID_CURSOR);
+        int i = 0;
+        boolean neg = false;
+        if (i < n && (s[i] == '+' || s[i] == '-')) {
+            neg = s[i] == '-';
+            i++;
+        }
+        int start = i;
+        long acc = 0;
+        boolean overflow = false;
+        final long limit = Long.divideUnsigned(-1L, 10);   // 1844674407370955161
+        for (; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
+            int d = s[i] - '0';
+            if (Long.compareUnsigned(acc, limit) > 0 || (acc == limit && d > 5)) overflow = true;
+            acc = acc * 10 + d;
+        }
+        if (i == start) {
+            if (n == 0) return 0;                   // strtoul of "" is 0 and leaves nothing behind
+            throw Errors.error(Errors.INVALID_CURSOR);
+        }
+        if (i != n || overflow) throw Errors.error(Errors.INVALID_CURSOR);
+        return neg ? -acc : acc;
+    }
+
+    private static boolean isSpace(byte b) {
+        return b == ' ' || (b >= '\t' && b <= '\r');
+    }
+
+    /** A random key, picking a shard with probability proportional to its size. */
+    static Reply randomkey(CommandContext ctx, byte[][] argv) {
+        Database[] dbs = ctx.allDbs(ctx.dbIndex());
+        long now = ctx.now();
+        ThreadLocalRandom rnd = ThreadLocalRandom.current();
+        for (int tries = 0; tries < 8 + 2 * dbs.length; tries++) {
+            long total = 0;
+            for (Database d : dbs) total += d.size();
+            if (total == 0) return Reply.NULL;
+            long r = rnd.nextLong(total);
+            Database pick = dbs[dbs.length - 1];
+            for (Database d : dbs) {
+                if (r < d.size()) {
+                    pick = d;
+                    break;
+                }
+                r -= d.size();
+            }
+            byte[] k = pick.randomKey(now);
+            if (k != null) return Reply.bulk(k);
+        }
+        for (Database d : dbs) {   // a shard full of expired keys kept missing: try each in turn
+            byte[] k = d.randomKey(now);
+            if (k != null) return Reply.bulk(k);
+        }
+        return Reply.NULL;
+    }
+
+    static Reply dbsize(CommandContext ctx, byte[][] argv) {
+        long n = 0;
+        for (Database d : ctx.allDbs(ctx.dbIndex())) n += d.size();
+        return Reply.integer(n);
+    }
+
+    // ---------------------------------------------------------------- FLUSHDB, FLUSHALL, SWAPDB
+
+    /**
+     * FLUSHDB/FLUSHALL's [ASYNC|SYNC] (default from {@code lazyfree-lazy-user-flush}), validated for Redis's
+     * errors. Both modes do the same: clearing a database drops its arrays in O(1) and leaves the rest to the
+     * garbage collector, so there is nothing to free synchronously.
+     */
+    private static void flushMode(byte[][] argv) {
+        if (argv.length == 1) return;
+        if (argv.length == 2 && (Args.is(argv[1], "sync") || Args.is(argv[1], "async"))) return;
+        throw Errors.syntax();
+    }
+
+    static Reply flushdb(CommandContext ctx, byte[][] argv) {
+        flushMode(argv);
+        for (Database d : ctx.allDbs(ctx.dbIndex())) d.clear();
+        return Reply.OK;
+    }
+
+    static Reply flushall(CommandContext ctx, byte[][] argv) {
+        flushMode(argv);
+        for (Shard s : ctx.shards().all()) {
+            for (int i = 0; i < s.databases(); i++) s.db(i).clear();
+        }
+        return Reply.OK;
+    }
+
+    static Reply swapdb(CommandContext ctx, byte[][] argv) {
+        int a = parseInt32(argv[1], INVALID_FIRST_DB);
+        int b = parseInt32(argv[2], INVALID_SECOND_DB);
+        int dbs = databases(ctx);
+        if (a < 0 || a >= dbs || b < 0 || b >= dbs) throw Errors.error(Errors.DB_INDEX_OUT_OF_RANGE);
+        if (a != b) {
+            for (Shard s : ctx.shards().all()) s.db(a).swapContents(s.db(b));
+        }
+        return Reply.OK;
+    }
+
+    // ---------------------------------------------------------------- OBJECT
+
+    static Reply objectEncoding(CommandContext ctx, byte[][] argv) {
+        Object v = peekCounted(ctx, argv[2]);
+        return v == null ? Reply.NULL : Reply.bulk(encodingName(v));
+    }
+
+    /** No LFU policy exists yet, so, like Redis under an LRU or no-eviction policy, frequency is not tracked. */
+    static Reply objectFreq(CommandContext ctx, byte[][] argv) {
+        Object v = peekCounted(ctx, argv[2]);
+        if (v == null) return Reply.NULL;
+        throw Errors.error(Errors.NO_LFU);
+    }
+
+    static Reply objectIdletime(CommandContext ctx, byte[][] argv) {
+        byte[] key = argv[2];
+        Object v = peekCounted(ctx, key);
+        if (v == null) return Reply.NULL;
+        return Reply.integer(ctx.db(key).idleMillis(key, ctx.now()) / 1000);
+    }
+
+    static Reply objectRefcount(CommandContext ctx, byte[][] argv) {
+        Object v = peekCounted(ctx, argv[2]);
+        if (v == null) return Reply.NULL;
+        return Reply.integer(SharedIntegers.isShared(v) ? SHARED_REFCOUNT : 1);
+    }
+
+    /** Redis's addReplyHelp layout: a title line, the lines given, then HELP, all as status replies. */
+    private static Reply[] help(String command, String... lines) {
+        Reply[] out = new Reply[lines.length + 3];
+        out[0] = Reply.simple(command + " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:");
+        for (int i = 0; i < lines.length; i++) out[i + 1] = Reply.simple(lines[i]);
+        out[lines.length + 1] = Reply.simple("HELP");
+        out[lines.length + 2] = Reply.simple("    Prints this help.");
+        return out;
+    }
+
+    // ---------------------------------------------------------------- EXPIRE family, TTL family, PERSIST
+
+    private static final int EXPIRE_NX = 1;
+    private static final int EXPIRE_XX = 2;
+    private static final int EXPIRE_GT = 4;
+    private static final int EXPIRE_LT = 8;
+
+    /**
+     * EXPIRE, PEXPIRE, EXPIREAT, PEXPIREAT: options are checked first, then the time (with Redis's overflow
+     * checks), then the key. A time not in the future deletes the key and still replies 1.
+     */
+    private static Reply expireGeneric(CommandContext ctx, byte[][] argv, long basetime, boolean seconds,
+                                       String name) {
+        int flags = 0;
+        for (int j = 3; j < argv.length; j++) {
+            byte[] o = argv[j];
+            if (Args.is(o, "nx")) flags |= EXPIRE_NX;
+            else if (Args.is(o, "xx")) flags |= EXPIRE_XX;
+            else if (Args.is(o, "gt")) flags |= EXPIRE_GT;
+            else if (Args.is(o, "lt")) flags |= EXPIRE_LT;
+            else throw Errors.error("ERR Unsupported option " + Errors.printable(o));
+        }
+        if ((flags & EXPIRE_NX) != 0 && (flags & (EXPIRE_XX | EXPIRE_GT | EXPIRE_LT)) != 0) {
+            throw Errors.error(Errors.NX_XX_GT_LT);
+        }
+        if ((flags & EXPIRE_GT) != 0 && (flags & EXPIRE_LT) != 0) throw Errors.error(GT_AND_LT);
+
+        long when = Args.parseLong(argv[2]);
+        if (seconds) {
+            if (when > Long.MAX_VALUE / 1000 || when < Long.MIN_VALUE / 1000) throw Errors.invalidExpire(name);
+            when *= 1000;
+        }
+        if (when > Long.MAX_VALUE - basetime) throw Errors.invalidExpire(name);
+        when += basetime;
+
+        byte[] key = argv[1];
+        long now = ctx.now();
+        Database d = ctx.db(key);
+        if (d.get(key, now) == null) return Reply.ZERO;
+        if (flags != 0) {
+            long current = d.expireAt(key);   // 0: none, an infinite TTL for GT/LT
+            if ((flags & EXPIRE_NX) != 0 && current != 0) return Reply.ZERO;
+            if ((flags & EXPIRE_XX) != 0 && current == 0) return Reply.ZERO;
+            if ((flags & EXPIRE_GT) != 0 && (current == 0 || when <= current)) return Reply.ZERO;
+            if ((flags & EXPIRE_LT) != 0 && current != 0 && when >= current) return Reply.ZERO;
+        }
+        if (when <= now) {
+            d.remove(key);
+        } else {
+            d.setExpireAt(key, when);
+        }
+        return Reply.ONE;
+    }
+
+    /** TTL, PTTL, EXPIRETIME, PEXPIRETIME: -2 for a missing key, -1 without expiry; seconds are rounded. */
+    private static Reply ttlGeneric(CommandContext ctx, byte[][] argv, boolean millis, boolean absolute) {
+        byte[] key = argv[1];
+        if (peekCounted(ctx, key) == null) return Reply.integer(-2);
+        long expireAt = ctx.db(key).expireAt(key);
+        if (expireAt == 0) return Reply.integer(-1);
+        long ttl = absolute ? expireAt : Math.max(0, expireAt - ctx.now());
+        return Reply.integer(millis ? ttl : (ttl + 500) / 1000);
+    }
+
+    static Reply persist(CommandContext ctx, byte[][] argv) {
+        byte[] key = argv[1];
+        Database d = ctx.db(key);
+        if (d.get(key, ctx.now()) == null) return Reply.ZERO;
+        return d.persist(key) ? Reply.ONE : Reply.ZERO;
     }
 }
