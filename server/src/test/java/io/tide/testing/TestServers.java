@@ -19,6 +19,13 @@ import redis.clients.jedis.RedisProtocol;
 /** Starting embedded servers and connecting real clients to them, for socket tests. Thread-safe. */
 public final class TestServers {
 
+    static {
+        // Lettuce's own epoll/io_uring transports reject Netty 4.2's IO event loops; use NIO (the pom sets
+        // the same for Maven runs; this covers IDE runs as long as Lettuce is loaded after this class).
+        System.setProperty("io.lettuce.core.epoll", "false");
+        System.setProperty("io.lettuce.core.iouring", "false");
+    }
+
     private TestServers() {}
 
     /** An embedded server on an ephemeral port with {@code shards} shards plus any extra options. */

@@ -1,12 +1,505 @@
 package io.tide.command.family;
 
+import io.tide.command.Args;
+import io.tide.command.CommandContext;
 import io.tide.command.CommandTable;
+import io.tide.command.Errors;
+import io.tide.protocol.Reply;
+import io.tide.store.Database;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 
-/** Placeholder until this family lands: registers nothing, so its commands answer unknown command. */
+/**
+ * String commands (Redis's {@code t_string.c}): GET, SET and its variants, the counters, ranges, MGET,
+ * MSET and LCS. Thread-safe (stateless); handlers run on the thread that owns their keys and reach each
+ * key's database through {@link CommandContext#db(byte[])}. Values are represented as {@link StringValues}
+ * describes.
+ */
 public final class StringCommands {
+
+    static final String DECREMENT_OVERFLOW = "ERR decrement would overflow";
+    static final String LCS_NOT_STRINGS = "ERR The specified keys must contain string values";
+    static final String LCS_IDX_AND_LEN = "ERR If you want both the length and indexes, please just use IDX.";
+    static final String LCS_EXCEEDS_BULK_LEN =
+            "ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len";
+    static final String LCS_ALLOC_FAILED = "ERR Insufficient memory, failed allocating transient memory for LCS";
+
+    /** Longest byte array the JVM allocates reliably; longer strings get the proto-max-bulk-len error. */
+    private static final long MAX_ARRAY = Integer.MAX_VALUE - 8;
+    private static final Reply EMPTY_BULK = Reply.bulk(new byte[0]);
+    private static final Reply MATCHES = Reply.bulk("matches");
+    private static final Reply LEN = Reply.bulk("len");
+
+    // Options of SET and GETEX, with Redis's names.
+    private static final int NX = 1;
+    private static final int XX = 1 << 1;
+    private static final int GET = 1 << 2;
+    private static final int KEEPTTL = 1 << 3;
+    private static final int PERSIST = 1 << 4;
+    private static final int EX = 1 << 5;
+    private static final int PX = 1 << 6;
+    private static final int EXAT = 1 << 7;
+    private static final int PXAT = 1 << 8;
 
     private StringCommands() {}
 
     public static void register(CommandTable t) {
+        t.group("string");
+        t.add("get", 2, "readonly fast", 1, 1, 1, "@string", "1.0.0",
+                "Get the value of a key", StringCommands::get);
+        t.add("set", -3, "write denyoom", 1, 1, 1, "@string", "1.0.0",
+                "Set the string value of a key", StringCommands::set);
+        t.add("setnx", 3, "write denyoom fast", 1, 1, 1, "@string", "1.0.0",
+                "Set the value of a key, only if the key does not exist", StringCommands::setnx);
+        t.add("setex", 4, "write denyoom", 1, 1, 1, "@string", "2.0.0",
+                "Set the value and expiration of a key", StringCommands::setex);
+        t.add("psetex", 4, "write denyoom", 1, 1, 1, "@string", "2.6.0",
+                "Set the value and expiration in milliseconds of a key", StringCommands::psetex);
+        t.add("getset", 3, "write denyoom fast", 1, 1, 1, "@string", "1.0.0",
+                "Set the string value of a key and return its old value", StringCommands::getset);
+        t.add("getdel", 2, "write fast", 1, 1, 1, "@string", "6.2.0",
+                "Get the value of a key and delete the key", StringCommands::getdel);
+        t.add("getex", -2, "write fast", 1, 1, 1, "@string", "6.2.0",
+                "Get the value of a key and optionally set its expiration", StringCommands::getex);
+        t.add("mget", -2, "readonly fast", 1, -1, 1, "@string", "1.0.0",
+                "Get the values of all the given keys", StringCommands::mget);
+        t.add("mset", -3, "write denyoom", 1, -1, 2, "@string", "1.0.1",
+                "Set multiple keys to multiple values", StringCommands::mset);
+        t.add("msetnx", -3, "write denyoom", 1, -1, 2, "@string", "1.0.1",
+                "Set multiple keys to multiple values, only if none of the keys exist", StringCommands::msetnx);
+        t.add("append", 3, "write denyoom fast", 1, 1, 1, "@string", "2.0.0",
+                "Append a value to a key", StringCommands::append);
+        t.add("strlen", 2, "readonly fast", 1, 1, 1, "@string", "2.2.0",
+                "Get the length of the value stored in a key", StringCommands::strlen);
+        t.add("incr", 2, "write denyoom fast", 1, 1, 1, "@string", "1.0.0",
+                "Increment the integer value of a key by one", StringCommands::incr);
+        t.add("decr", 2, "write denyoom fast", 1, 1, 1, "@string", "1.0.0",
+                "Decrement the integer value of a key by one", StringCommands::decr);
+        t.add("incrby", 3, "write denyoom fast", 1, 1, 1, "@string", "1.0.0",
+                "Increment the integer value of a key by the given amount", StringCommands::incrby);
+        t.add("decrby", 3, "write denyoom fast", 1, 1, 1, "@string", "1.0.0",
+                "Decrement the integer value of a key by the given number", StringCommands::decrby);
+        t.add("incrbyfloat", 3, "write denyoom fast", 1, 1, 1, "@string", "2.6.0",
+                "Increment the float value of a key by the given amount", StringCommands::incrbyfloat);
+        t.add("getrange", 4, "readonly", 1, 1, 1, "@string", "2.4.0",
+                "Get a substring of the string stored at a key", StringCommands::getrange);
+        t.add("setrange", 4, "write denyoom", 1, 1, 1, "@string", "2.2.0",
+                "Overwrite part of a string at key starting at the specified offset", StringCommands::setrange);
+        t.add("substr", 4, "readonly", 1, 1, 1, "@string", "1.0.0",
+                "Get a substring of the string stored at a key", StringCommands::getrange);
+        t.add("lcs", -3, "readonly", 1, 2, 1, "@string", "7.0.0",
+                "Find longest common substring", StringCommands::lcs);
+    }
+
+    // ------------------------------------------------------------------ GET / SET family
+
+    static Reply get(CommandContext ctx, byte[][] argv) {
+        Object v = ctx.read(argv[1]);
+        return v == null ? Reply.NULL : Reply.bulk(StringValues.bytes(v));
+    }
+
+    static Reply set(CommandContext ctx, byte[][] argv) {
+        Options o = parseOptions(argv, 3, true);
+        return setGeneric(ctx, o.flags, argv[1], argv[2], o.expire, "set", Reply.OK, Reply.NULL);
+    }
+
+    static Reply setnx(CommandContext ctx, byte[][] argv) {
+        return setGeneric(ctx, NX, argv[1], argv[2], null, "setnx", Reply.ONE, Reply.ZERO);
+    }
+
+    static Reply setex(CommandContext ctx, byte[][] argv) {
+        return setGeneric(ctx, EX, argv[1], argv[3], argv[2], "setex", Reply.OK, Reply.NULL);
+    }
+
+    static Reply psetex(CommandContext ctx, byte[][] argv) {
+        return setGeneric(ctx, PX, argv[1], argv[3], argv[2], "psetex", Reply.OK, Reply.NULL);
+    }
+
+    /** Redis's setGenericCommand: expire check, optional GET, NX/XX condition, then the write. */
+    private static Reply setGeneric(CommandContext ctx, int flags, byte[] key, byte[] value, byte[] expire,
+                                    String command, Reply ok, Reply aborted) {
+        long when = expire == null ? 0 : expireAt(ctx, expire, flags, command);
+        Reply old = null;
+        if ((flags & GET) != 0) {
+            Object v = ctx.read(key);
+            old = v == null ? Reply.NULL : Reply.bulk(StringValues.bytes(v));
+        }
+        if ((flags & (NX | XX)) != 0) {
+            boolean found = ctx.readForWrite(key) != null;
+            if (((flags & NX) != 0 && found) || ((flags & XX) != 0 && !found)) {
+                return old != null ? old : aborted;
+            }
+        }
+        long expireAt = expire != null ? when : (flags & KEEPTTL) != 0 ? Database.KEEP_TTL : 0;
+        ctx.db(key).put(key, StringValues.of(value), expireAt, ctx.now());
+        return old != null ? old : ok;
+    }
+
+    static Reply getset(CommandContext ctx, byte[][] argv) {
+        Object v = ctx.read(argv[1]);
+        Reply old = v == null ? Reply.NULL : Reply.bulk(StringValues.bytes(v));
+        ctx.db(argv[1]).put(argv[1], StringValues.of(argv[2]), 0, ctx.now());
+        return old;
+    }
+
+    static Reply getdel(CommandContext ctx, byte[][] argv) {
+        Object v = ctx.read(argv[1]);
+        if (v == null) return Reply.NULL;
+        Reply r = Reply.bulk(StringValues.bytes(v));
+        ctx.db(argv[1]).remove(argv[1]);
+        return r;
+    }
+
+    static Reply getex(CommandContext ctx, byte[][] argv) {
+        Options o = parseOptions(argv, 2, false);
+        byte[] key = argv[1];
+        Object v = ctx.read(key);
+        if (v == null) return Reply.NULL;
+        Reply r = Reply.bulk(StringValues.bytes(v));
+        long when = o.expire == null ? 0 : expireAt(ctx, o.expire, o.flags, "getex");
+        Database db = ctx.db(key);
+        if ((o.flags & (EXAT | PXAT)) != 0 && when <= ctx.now()) {
+            db.remove(key);
+        } else if (o.expire != null) {
+            db.setExpireAt(key, when);
+        } else if ((o.flags & PERSIST) != 0) {
+            db.persist(key);
+        }
+        return r;
+    }
+
+    private record Options(int flags, byte[] expire) {}
+
+    /**
+     * Redis's parseExtendedStringArgumentsOrReply for SET ({@code set} true) and GETEX, from {@code argv[from]}:
+     * each option is accepted only when no conflicting one came before; anything else is a syntax error.
+     */
+    private static Options parseOptions(byte[][] argv, int from, boolean set) {
+        int flags = 0;
+        byte[] expire = null;
+        for (int j = from; j < argv.length; j++) {
+            byte[] opt = argv[j];
+            boolean next = j + 1 < argv.length;
+            int expiryFlag = 0;
+            if (Args.is(opt, "nx") && set && (flags & XX) == 0) {
+                flags |= NX;
+            } else if (Args.is(opt, "xx") && set && (flags & NX) == 0) {
+                flags |= XX;
+            } else if (Args.is(opt, "get") && set) {
+                flags |= GET;
+            } else if (Args.is(opt, "keepttl") && set && (flags & (PERSIST | EX | PX | EXAT | PXAT)) == 0) {
+                flags |= KEEPTTL;
+            } else if (Args.is(opt, "persist") && !set && (flags & (EX | PX | EXAT | PXAT | KEEPTTL)) == 0) {
+                flags |= PERSIST;
+            } else if (Args.is(opt, "ex") && next && (flags & (KEEPTTL | PERSIST | PX | EXAT | PXAT)) == 0) {
+                expiryFlag = EX;
+            } else if (Args.is(opt, "px") && next && (flags & (KEEPTTL | PERSIST | EX | EXAT | PXAT)) == 0) {
+                expiryFlag = PX;
+            } else if (Args.is(opt, "exat") && next && (flags & (KEEPTTL | PERSIST | EX | PX | PXAT)) == 0) {
+                expiryFlag = EXAT;
+            } else if (Args.is(opt, "pxat") && next && (flags & (KEEPTTL | PERSIST | EX | PX | EXAT)) == 0) {
+                expiryFlag = PXAT;
+            } else {
+                throw Errors.syntax();
+            }
+            if (expiryFlag != 0) {
+                flags |= expiryFlag;
+                expire = argv[++j];
+            }
+        }
+        return new Options(flags, expire);
+    }
+
+    /**
+     * Redis's getExpireMillisecondsOrReply: the absolute expiry in unix ms for an EX/PX/EXAT/PXAT argument,
+     * or {@code invalid expire time} for zero, negative or overflowing times.
+     */
+    private static long expireAt(CommandContext ctx, byte[] arg, int flags, String command) {
+        long v = Args.parseLong(arg);
+        boolean seconds = (flags & (EX | EXAT)) != 0;
+        if (v <= 0 || (seconds && v > Long.MAX_VALUE / 1000)) throw Errors.invalidExpire(command);
+        if (seconds) v *= 1000;
+        if ((flags & (EX | PX)) != 0) v += ctx.now(); // wraps negative on overflow, as in Redis
+        if (v <= 0) throw Errors.invalidExpire(command);
+        return v;
+    }
+
+    // ------------------------------------------------------------------ multi-key
+
+    static Reply mget(CommandContext ctx, byte[][] argv) {
+        Reply[] out = new Reply[argv.length - 1];
+        for (int i = 1; i < argv.length; i++) {
+            Object v = ctx.read(argv[i]);
+            out[i - 1] = StringValues.isString(v) ? Reply.bulk(StringValues.bytes(v)) : Reply.NULL;
+        }
+        return Reply.array(out);
+    }
+
+    static Reply mset(CommandContext ctx, byte[][] argv) {
+        if (argv.length % 2 == 0) throw Errors.error(Errors.wrongArity("mset"));
+        putAll(ctx, argv);
+        return Reply.OK;
+    }
+
+    static Reply msetnx(CommandContext ctx, byte[][] argv) {
+        if (argv.length % 2 == 0) throw Errors.error(Errors.wrongArity("msetnx"));
+        for (int i = 1; i < argv.length; i += 2) {
+            if (ctx.readForWrite(argv[i]) != null) return Reply.ZERO;
+        }
+        putAll(ctx, argv);
+        return Reply.ONE;
+    }
+
+    private static void putAll(CommandContext ctx, byte[][] argv) {
+        long now = ctx.now();
+        for (int i = 1; i < argv.length; i += 2) {
+            ctx.db(argv[i]).put(argv[i], StringValues.of(argv[i + 1]), 0, now);
+        }
+    }
+
+    // ------------------------------------------------------------------ APPEND, STRLEN, ranges
+
+    static Reply append(CommandContext ctx, byte[][] argv) {
+        byte[] key = argv[1];
+        byte[] add = argv[2];
+        Object cur = ctx.readForWrite(key);
+        if (cur == null) {
+            ctx.db(key).put(key, StringValues.of(add), 0, ctx.now());
+            return Reply.integer(add.length);
+        }
+        byte[] old = StringValues.bytes(cur);
+        checkStringLength(ctx, old.length, add.length);
+        byte[] out = Arrays.copyOf(old, old.length + add.length);
+        System.arraycopy(add, 0, out, old.length, add.length);
+        ctx.db(key).put(key, out, Database.KEEP_TTL, ctx.now()); // Redis leaves APPEND's result raw, never int
+        return Reply.integer(out.length);
+    }
+
+    static Reply strlen(CommandContext ctx, byte[][] argv) {
+        Object v = ctx.read(argv[1]);
+        return v == null ? Reply.ZERO : Reply.integer(StringValues.length(v));
+    }
+
+    /** GETRANGE and SUBSTR. */
+    static Reply getrange(CommandContext ctx, byte[][] argv) {
+        long start = Args.parseLong(argv[2]);
+        long end = Args.parseLong(argv[3]);
+        Object v = ctx.read(argv[1]);
+        if (v == null) return EMPTY_BULK;
+        byte[] s = StringValues.bytes(v);
+        long len = s.length;
+        if (start < 0 && end < 0 && start > end) return EMPTY_BULK;
+        if (start < 0) start += len;
+        if (end < 0) end += len;
+        if (start < 0) start = 0;
+        if (end < 0) end = 0;
+        if (end >= len) end = len - 1;
+        if (start > end || len == 0) return EMPTY_BULK;
+        return Reply.bulk(Arrays.copyOfRange(s, (int) start, (int) end + 1));
+    }
+
+    static Reply setrange(CommandContext ctx, byte[][] argv) {
+        byte[] key = argv[1];
+        long offset = Args.parseLong(argv[2]);
+        byte[] value = argv[3];
+        if (offset < 0) throw Errors.error(Errors.OFFSET_OUT_OF_RANGE);
+        Object cur = ctx.readForWrite(key);
+        if (cur == null) {
+            if (value.length == 0) return Reply.ZERO;
+            checkStringLength(ctx, offset, value.length);
+            byte[] out = new byte[(int) offset + value.length];
+            System.arraycopy(value, 0, out, (int) offset, value.length);
+            ctx.db(key).put(key, out, 0, ctx.now()); // SETRANGE's result is a raw string in Redis
+            return Reply.integer(out.length);
+        }
+        byte[] old = StringValues.bytes(cur);
+        if (value.length == 0) return Reply.integer(old.length);
+        checkStringLength(ctx, offset, value.length);
+        byte[] out = Arrays.copyOf(old, Math.max(old.length, (int) offset + value.length));
+        System.arraycopy(value, 0, out, (int) offset, value.length);
+        ctx.db(key).put(key, out, Database.KEEP_TTL, ctx.now());
+        return Reply.integer(out.length);
+    }
+
+    /** Redis's checkStringLength: a string of {@code size + append} bytes must fit proto-max-bulk-len. */
+    private static void checkStringLength(CommandContext ctx, long size, long append) {
+        long total = size + append;
+        if (total > ctx.server().config().getLong("proto-max-bulk-len") || total < size || total > MAX_ARRAY) {
+            throw Errors.error(Errors.STRING_TOO_LONG);
+        }
+    }
+
+    // ------------------------------------------------------------------ counters
+
+    static Reply incr(CommandContext ctx, byte[][] argv) {
+        return incrDecr(ctx, argv[1], 1);
+    }
+
+    static Reply decr(CommandContext ctx, byte[][] argv) {
+        return incrDecr(ctx, argv[1], -1);
+    }
+
+    static Reply incrby(CommandContext ctx, byte[][] argv) {
+        return incrDecr(ctx, argv[1], Args.parseLong(argv[2]));
+    }
+
+    static Reply decrby(CommandContext ctx, byte[][] argv) {
+        long by = Args.parseLong(argv[2]);
+        if (by == Long.MIN_VALUE) throw Errors.error(DECREMENT_OVERFLOW);
+        return incrDecr(ctx, argv[1], -by);
+    }
+
+    private static Reply incrDecr(CommandContext ctx, byte[] key, long incr) {
+        Object cur = ctx.readForWrite(key);
+        long value = 0;
+        if (cur != null) {
+            Long l = StringValues.longOrNull(cur);
+            if (l == null) throw Errors.notInteger();
+            value = l;
+        }
+        if ((incr < 0 && value < 0 && incr < Long.MIN_VALUE - value)
+                || (incr > 0 && value > 0 && incr > Long.MAX_VALUE - value)) {
+            throw Errors.error(Errors.OVERFLOW);
+        }
+        value += incr;
+        ctx.db(key).put(key, StringValues.of(value), Database.KEEP_TTL, ctx.now());
+        return Reply.integer(value);
+    }
+
+    static Reply incrbyfloat(CommandContext ctx, byte[][] argv) {
+        byte[] key = argv[1];
+        Object cur = ctx.readForWrite(key);
+        LongDouble value = LongDouble.ZERO;
+        if (cur instanceof Long l) {
+            value = LongDouble.of(l);
+        } else if (cur != null) {
+            value = LongDouble.parse(StringValues.bytes(cur));
+            if (value == null) throw Errors.notFloat();
+        }
+        LongDouble incr = LongDouble.parse(argv[2]);
+        if (incr == null) throw Errors.notFloat();
+        LongDouble sum = value.add(incr);
+        if (sum == null || sum.isInfinite()) throw Errors.error(Errors.INCR_NAN_OR_INF);
+        byte[] text = sum.toHumanString().getBytes(StandardCharsets.US_ASCII);
+        ctx.db(key).put(key, text, Database.KEEP_TTL, ctx.now()); // a string, never int-encoded, as in Redis
+        return Reply.bulk(text);
+    }
+
+    // ------------------------------------------------------------------ LCS
+
+    static Reply lcs(CommandContext ctx, byte[][] argv) {
+        Object va = ctx.read(argv[1]);
+        Object vb = ctx.read(argv[2]);
+        if ((va != null && !StringValues.isString(va)) || (vb != null && !StringValues.isString(vb))) {
+            throw Errors.error(LCS_NOT_STRINGS);
+        }
+        byte[] a = va == null ? new byte[0] : StringValues.bytes(va);
+        byte[] b = vb == null ? new byte[0] : StringValues.bytes(vb);
+        boolean getLen = false;
+        boolean getIdx = false;
+        boolean withMatchLen = false;
+        long minMatchLen = 0;
+        for (int j = 3; j < argv.length; j++) {
+            byte[] opt = argv[j];
+            boolean more = j + 1 < argv.length;
+            if (Args.is(opt, "idx")) {
+                getIdx = true;
+            } else if (Args.is(opt, "len")) {
+                getLen = true;
+            } else if (Args.is(opt, "withmatchlen")) {
+                withMatchLen = true;
+            } else if (Args.is(opt, "minmatchlen") && more) {
+                minMatchLen = Math.max(0, Args.parseLong(argv[++j]));
+            } else {
+                throw Errors.syntax();
+            }
+        }
+        if (getIdx && getLen) throw Errors.error(LCS_IDX_AND_LEN);
+
+        int alen = a.length;
+        int blen = b.length;
+        int width = blen + 1;
+        long cells = (long) (alen + 1) * width;
+        if (cells * 4 > ctx.server().config().getLong("proto-max-bulk-len")) {
+            throw Errors.error(LCS_EXCEEDS_BULK_LEN);
+        }
+        int[] lcs;
+        try {
+            if (cells > MAX_ARRAY) throw new OutOfMemoryError();
+            lcs = new int[(int) cells];
+        } catch (OutOfMemoryError e) {
+            throw Errors.error(LCS_ALLOC_FAILED);
+        }
+        // lcs[i * width + j] = length of the LCS of a[0..i) and b[0..j); row and column 0 stay zero.
+        for (int i = 1; i <= alen; i++) {
+            int row = i * width;
+            int prev = row - width;
+            byte ai = a[i - 1];
+            for (int j = 1; j <= blen; j++) {
+                if (ai == b[j - 1]) {
+                    lcs[row + j] = lcs[prev + j - 1] + 1;
+                } else {
+                    int up = lcs[prev + j];
+                    int left = lcs[row + j - 1];
+                    lcs[row + j] = Math.max(up, left);
+                }
+            }
+        }
+        int total = lcs[alen * width + blen];
+        boolean compute = getIdx || !getLen;
+        if (!compute) return Reply.integer(total);
+
+        // Walk back from the end, as Redis does, collecting the string and the matching ranges.
+        byte[] result = new byte[total];
+        List<Reply> matches = new ArrayList<>();
+        int idx = total;
+        int aStart = alen; // alen means "no range open"
+        int aEnd = 0;
+        int bStart = 0;
+        int bEnd = 0;
+        int i = alen;
+        int j = blen;
+        while (i > 0 && j > 0) {
+            boolean emit = false;
+            if (a[i - 1] == b[j - 1]) {
+                result[idx - 1] = a[i - 1];
+                if (aStart == alen) {
+                    aStart = i - 1;
+                    aEnd = i - 1;
+                    bStart = j - 1;
+                    bEnd = j - 1;
+                } else if (aStart == i && bStart == j) {
+                    aStart--;
+                    bStart--;
+                } else {
+                    emit = true;
+                }
+                if (aStart == 0 || bStart == 0) emit = true;
+                idx--;
+                i--;
+                j--;
+            } else {
+                int up = lcs[(i - 1) * width + j];
+                int left = lcs[i * width + j - 1];
+                if (up > left) i--;
+                else j--;
+                if (aStart != alen) emit = true;
+            }
+            if (emit) {
+                long matchLen = (long) aEnd - aStart + 1;
+                if (getIdx && (minMatchLen == 0 || matchLen >= minMatchLen)) {
+                    Reply ra = Reply.array(Reply.integer(aStart), Reply.integer(aEnd));
+                    Reply rb = Reply.array(Reply.integer(bStart), Reply.integer(bEnd));
+                    matches.add(withMatchLen ? Reply.array(ra, rb, Reply.integer(matchLen)) : Reply.array(ra, rb));
+                }
+                aStart = alen;
+            }
+        }
+        if (getIdx) {
+            return Reply.map(MATCHES, Reply.array(matches), LEN, Reply.integer(total));
+        }
+        return Reply.bulk(result);
     }
 }

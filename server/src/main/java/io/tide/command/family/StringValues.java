@@ -1,0 +1,83 @@
+package io.tide.command.family;
+
+import io.tide.command.Args;
+import io.tide.command.Errors;
+import io.tide.store.SharedIntegers;
+
+/**
+ * Thread-safe (pure functions). How a string value lives in the keyspace: a {@code byte[]}, or a
+ * {@link Long} when its text is a canonical 64-bit integer (Redis's "int" encoding), shared for small
+ * values through {@link SharedIntegers}. Stored arrays are never mutated: snapshots and COPY share them.
+ */
+public final class StringValues {
+
+    /** Longest text of a 64-bit integer ("-9223372036854775808"). */
+    private static final int MAX_INTEGER_CHARS = 20;
+
+    private StringValues() {}
+
+    /** True if {@code v} is a string value (either representation). */
+    public static boolean isString(Object v) {
+        return v instanceof byte[] || v instanceof Long;
+    }
+
+    /** The bytes of a string value; {@code WRONGTYPE} for any other value; {@code v} must not be null. */
+    public static byte[] bytes(Object v) {
+        if (v instanceof byte[] b) return b;
+        if (v instanceof Long l) return Args.bytes(l);
+        throw Errors.wrongType();
+    }
+
+    /** Like {@link #bytes(Object)} but null for a missing key (null). */
+    public static byte[] bytesOrNull(Object v) {
+        return v == null ? null : bytes(v);
+    }
+
+    /** Throws {@code WRONGTYPE} unless {@code v} is null or a string value. */
+    public static void requireStringOrNull(Object v) {
+        if (v != null && !isString(v)) throw Errors.wrongType();
+    }
+
+    /** The length in bytes of a string value (without building the text of an integer). */
+    public static long length(Object v) {
+        if (v instanceof byte[] b) return b.length;
+        if (v instanceof Long l) return digits(l);
+        throw Errors.wrongType();
+    }
+
+    /** The value to store for {@code b}: the shared/boxed integer when {@code b} is canonical, else {@code b} itself. */
+    public static Object of(byte[] b) {
+        if (b.length <= MAX_INTEGER_CHARS && b.length > 0) {
+            Long l = Args.parseLongOrNull(b);
+            if (l != null) return SharedIntegers.valueOf(l);
+        }
+        return b;
+    }
+
+    /** The value to store for the integer {@code v}. */
+    public static Object of(long v) {
+        return SharedIntegers.valueOf(v);
+    }
+
+    /** The integer a string value holds, or null if its text is not a canonical 64-bit integer. */
+    public static Long longOrNull(Object v) {
+        if (v instanceof Long l) return l;
+        if (v instanceof byte[] b) return Args.parseLongOrNull(b);
+        throw Errors.wrongType();
+    }
+
+    /** Number of characters in the decimal text of {@code v}. */
+    static int digits(long v) {
+        if (v == Long.MIN_VALUE) return 20;
+        int n = 1;
+        if (v < 0) {
+            n++;
+            v = -v;
+        }
+        while (v >= 10) {
+            v /= 10;
+            n++;
+        }
+        return n;
+    }
+}
