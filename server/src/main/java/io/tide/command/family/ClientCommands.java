@@ -86,7 +86,7 @@ public final class ClientCommands {
             List<Long> ids = new ArrayList<>();
             for (int i = 3; i < argv.length; i++) {
                 Long v = Args.parseLongOrNull(argv[i]);
-                if (v == null || v < 1) throw Errors.error("ERR Invalid client ID");
+                if (v == null) throw Errors.error("ERR Invalid client ID");
                 ids.add(v);
             }
             for (long id : ids) {
