@@ -28,4 +28,16 @@ public interface ClientConnection {
 
     /** Bytes waiting in the output buffer and the transport's queue. */
     long outputBufferBytes();
+
+    /** Bytes of replies encoded but not yet handed to the transport (CLIENT LIST {@code obl}). */
+    long replyBufferBytes();
+
+    /** Writes handed to the transport and not yet on the socket (CLIENT LIST {@code oll}). */
+    long pendingWrites();
+
+    /** The socket's file descriptor, or -1 when the transport does not expose one (NIO). Thread-safe. */
+    int fd();
+
+    /** Whether requests are being read from the socket (false while paused for back-pressure). */
+    boolean reading();
 }

@@ -12,6 +12,7 @@ import io.tide.protocol.ProtocolError;
 import io.tide.protocol.Reply;
 import io.tide.protocol.RespDecoder;
 import io.tide.protocol.RespWriter;
+import io.netty.channel.unix.UnixChannel;
 import io.tide.shard.Shard;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -37,6 +38,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
     private boolean pausedByDispatcher;
     private String remote = "?:0";
     private String local = "?:0";
+    private volatile int fd = -1;
 
     ConnectionHandler(ServerContext server, Dispatcher dispatcher, Shard home, ShardClients registry) {
         this.server = server;
@@ -54,6 +56,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
         channel = ctx.channel();
         remote = format(channel.remoteAddress());
         local = format(channel.localAddress());
+        if (channel instanceof UnixChannel u && u.fd() != null) fd = u.fd().intValue();
         server.connectionsReceived().incrementAndGet();
         boolean needsAuth = !server.config().get("requirepass").isEmpty();
         session = new ClientSession(server.nextClientId(), this, home, !needsAuth, System.currentTimeMillis());
@@ -169,6 +172,28 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
         long pending = out == null ? 0 : out.readableBytes();
         var cob = channel.unsafe().outboundBuffer();
         return pending + (cob == null ? 0 : cob.totalPendingWriteBytes());
+    }
+
+    @Override
+    public long replyBufferBytes() {
+        ByteBuf b = out;
+        return b == null ? 0 : b.readableBytes();
+    }
+
+    @Override
+    public long pendingWrites() {
+        var cob = channel.unsafe().outboundBuffer();
+        return cob == null ? 0 : cob.size();
+    }
+
+    @Override
+    public int fd() {
+        return fd;
+    }
+
+    @Override
+    public boolean reading() {
+        return channel.config().isAutoRead();
     }
 
     private static String format(SocketAddress a) {

@@ -1,12 +1,313 @@
 package io.tide.command.family;
 
+import io.tide.command.Args;
+import io.tide.command.ClientConnection;
+import io.tide.command.ClientSession;
+import io.tide.command.CommandContext;
 import io.tide.command.CommandTable;
+import io.tide.command.Errors;
+import io.tide.protocol.Reply;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
 
-/** Placeholder until this family lands: registers nothing, so its commands answer unknown command. */
+/**
+ * The CLIENT container: ID, SETNAME, GETNAME, LIST, INFO, KILL, SETINFO, REPLY, NO-EVICT, NO-TOUCH,
+ * HELP. Thread-safe (stateless). Most subcommands run on the client's home shard and change only its
+ * own session; LIST and KILL read every client's session, so they are ALL_SHARDS commands and run
+ * while every shard is parked (or inline with one shard).
+ */
 public final class ClientCommands {
+
+    static final String BAD_NAME = "ERR Client names cannot contain spaces, newlines or special characters.";
 
     private ClientCommands() {}
 
     public static void register(CommandTable t) {
+        t.group("connection");
+        var client = t.container("client", -2, "", "@connection", "2.4.0",
+                "A container for client connection commands.");
+        client.sub("id", 2, "noscript loading stale", 0, 0, 0, "@connection", "5.0.0",
+                "Returns the unique client ID of the connection.", ClientCommands::id);
+        client.sub("setname", 3, "noscript loading stale", 0, 0, 0, "@connection", "2.6.9",
+                "Sets the connection name.", ClientCommands::setName);
+        client.sub("getname", 2, "noscript loading stale", 0, 0, 0, "@connection", "2.6.9",
+                "Returns the name of the connection.", ClientCommands::getName);
+        client.sub("list", -2, "admin noscript loading stale allshards", 0, 0, 0, "@connection", "2.4.0",
+                "Lists open connections.", ClientCommands::list);
+        client.sub("info", 2, "noscript loading stale", 0, 0, 0, "@connection", "6.2.0",
+                "Returns information about the connection.", ClientCommands::info);
+        client.sub("kill", -3, "admin noscript loading stale allshards", 0, 0, 0, "@connection", "2.4.0",
+                "Terminates open connections.", ClientCommands::kill);
+        client.sub("setinfo", 4, "noscript loading stale", 0, 0, 0, "@connection", "7.2.0",
+                "Sets information specific to the client or connection.", ClientCommands::setInfo);
+        client.sub("reply", 3, "noscript loading stale", 0, 0, 0, "@connection", "3.2.0",
+                "Instructs the server whether to reply to commands.", ClientCommands::reply);
+        client.sub("no-evict", 3, "admin noscript loading stale", 0, 0, 0, "@connection", "7.0.0",
+                "Sets the client eviction mode of the connection.", ClientCommands::noEvict);
+        client.sub("no-touch", 3, "noscript loading stale", 0, 0, 0, "@connection", "7.2.0",
+                "Controls whether commands sent by the client affect the LRU/LFU of accessed keys.",
+                ClientCommands::noTouch);
+        client.sub("help", 2, "loading stale", 0, 0, 0, "@connection", "5.0.0",
+                "Returns helpful text about the different subcommands.", ClientCommands::help);
+    }
+
+    static Reply id(CommandContext ctx, byte[][] argv) {
+        return Reply.integer(ctx.client().id());
+    }
+
+    static Reply setName(CommandContext ctx, byte[][] argv) {
+        String name = Args.text(argv[2]);
+        if (!ClientSession.validName(name)) throw Errors.error(BAD_NAME);
+        ctx.client().name(name.isEmpty() ? null : name);
+        return Reply.OK;
+    }
+
+    static Reply getName(CommandContext ctx, byte[][] argv) {
+        return Reply.bulk(ctx.client().name());
+    }
+
+    static Reply info(CommandContext ctx, byte[][] argv) {
+        return text(describe(ctx.client(), ctx.now()) + "\n");
+    }
+
+    static Reply list(CommandContext ctx, byte[][] argv) {
+        List<ClientSession> picked = new ArrayList<>();
+        if (argv.length == 2) {
+            picked.addAll(ctx.server().clients().values());
+            picked.sort(Comparator.comparingLong(ClientSession::id));
+        } else if (argv.length == 4 && Args.is(argv[2], "type")) {
+            if (clientType(argv[3]).equals("normal")) {
+                picked.addAll(ctx.server().clients().values());
+                picked.sort(Comparator.comparingLong(ClientSession::id));
+            }
+        } else if (argv.length >= 4 && Args.is(argv[2], "id")) {
+            List<Long> ids = new ArrayList<>();
+            for (int i = 3; i < argv.length; i++) {
+                Long v = Args.parseLongOrNull(argv[i]);
+                if (v == null) throw Errors.error("ERR Invalid client ID");
+                ids.add(v);
+            }
+            for (long id : ids) {
+                ClientSession s = ctx.server().clients().get(id);
+                if (s != null && !s.isClosed()) picked.add(s);
+            }
+        } else {
+            throw Errors.syntax();
+        }
+        StringBuilder sb = new StringBuilder();
+        for (ClientSession s : picked) {
+            if (s.isClosed()) continue;
+            sb.append(describe(s, ctx.now())).append('\n');
+        }
+        return text(sb.toString());
+    }
+
+    /** Redis's client types; every Tide client is {@code normal} for now (no replicas, no pub/sub yet). */
+    private static String clientType(byte[] arg) {
+        String t = Args.lower(arg);
+        return switch (t) {
+            case "normal", "master", "pubsub" -> t;
+            case "replica", "slave" -> "replica";
+            default -> throw Errors.error("ERR Unknown client type '" + Args.text(arg) + "'");
+        };
+    }
+
+    static Reply kill(CommandContext ctx, byte[][] argv) {
+        ClientSession me = ctx.client();
+        if (argv.length == 3) {
+            String addr = Args.text(argv[2]);
+            for (ClientSession s : ctx.server().clients().values()) {
+                if (!s.isClosed() && s.connection().remoteAddress().equals(addr)) {
+                    kill(s, me);
+                    return Reply.OK;
+                }
+            }
+            throw Errors.error("ERR No such client");
+        }
+        long id = 0;
+        String type = null;
+        String addr = null;
+        String laddr = null;
+        boolean skipMe = true;
+        long maxAge = 0;
+        for (int i = 2; i < argv.length; i += 2) {
+            if (i + 1 >= argv.length) throw Errors.syntax();
+            byte[] value = argv[i + 1];
+            switch (Args.lower(argv[i])) {
+                case "id" -> {
+                    Long v = Args.parseLongOrNull(value);
+                    if (v == null || v < 1) throw Errors.error("ERR client-id should be greater than 0");
+                    id = v;
+                }
+                case "type" -> type = clientType(value);
+                case "addr" -> addr = Args.text(value);
+                case "laddr" -> laddr = Args.text(value);
+                case "user" -> {
+                    if (!Args.text(value).equals("default")) {
+                        throw Errors.error("ERR No such user '" + Args.text(value) + "'");
+                    }
+                }
+                case "skipme" -> {
+                    if (Args.is(value, "yes")) skipMe = true;
+                    else if (Args.is(value, "no")) skipMe = false;
+                    else throw Errors.syntax();
+                }
+                case "maxage" -> maxAge = Args.parseLong(value);
+                default -> throw Errors.syntax();
+            }
+        }
+        List<ClientSession> victims = new ArrayList<>();
+        for (ClientSession s : ctx.server().clients().values()) {
+            if (s.isClosed()) continue;
+            if (id != 0 && s.id() != id) continue;
+            if (type != null && !type.equals("normal")) continue;
+            if (addr != null && !s.connection().remoteAddress().equals(addr)) continue;
+            if (laddr != null && !s.connection().localAddress().equals(laddr)) continue;
+            if (skipMe && s == me) continue;
+            if (maxAge != 0 && (ctx.now() - s.createdAtMs()) / 1000 < maxAge) continue;
+            victims.add(s);
+        }
+        for (ClientSession s : victims) kill(s, me);
+        return Reply.integer(victims.size());
+    }
+
+    /**
+     * Closes a client. The caller itself is closed only after this command's reply has left: the close
+     * is posted twice to its home loop so that it runs after the reply task a coordinated command posts.
+     */
+    private static void kill(ClientSession victim, ClientSession me) {
+        if (victim == me) {
+            var loop = me.home().loop();
+            loop.execute(() -> loop.execute(me::requestClose));
+        } else {
+            victim.connection().close();
+        }
+    }
+
+    static Reply setInfo(CommandContext ctx, byte[][] argv) {
+        String attr = Args.text(argv[2]);
+        String value = Args.text(argv[3]);
+        boolean libName = Args.is(argv[2], "lib-name");
+        if (!libName && !Args.is(argv[2], "lib-ver")) {
+            throw Errors.error("ERR Unrecognized option '" + Errors.printable(argv[2]) + "'");
+        }
+        if (!ClientSession.validName(value)) {
+            throw Errors.error("ERR " + attr + " cannot contain spaces, newlines or special characters.");
+        }
+        String v = value.isEmpty() ? null : value;
+        if (libName) ctx.client().libName(v);
+        else ctx.client().libVersion(v);
+        return Reply.OK;
+    }
+
+    static Reply reply(CommandContext ctx, byte[][] argv) {
+        ClientSession c = ctx.client();
+        if (Args.is(argv[2], "on")) {
+            boolean wasOff = c.replyMode() == ClientSession.ReplyMode.OFF;
+            c.replyMode(ClientSession.ReplyMode.ON);
+            if (wasOff) {
+                // The dispatcher silenced this command before it ran; Redis still answers it.
+                c.send(Reply.OK);
+            }
+            return Reply.OK;
+        } else if (Args.is(argv[2], "off")) {
+            c.replyMode(ClientSession.ReplyMode.OFF);
+            c.suppressCurrentReply();
+            return Reply.OK;
+        } else if (Args.is(argv[2], "skip")) {
+            if (c.replyMode() != ClientSession.ReplyMode.OFF) c.skipNextReply();
+            c.suppressCurrentReply();
+            return Reply.OK;
+        }
+        throw Errors.syntax();
+    }
+
+    static Reply noEvict(CommandContext ctx, byte[][] argv) {
+        ctx.client().noEvict(onOff(argv[2]));
+        return Reply.OK;
+    }
+
+    static Reply noTouch(CommandContext ctx, byte[][] argv) {
+        ctx.client().noTouch(onOff(argv[2]));
+        return Reply.OK;
+    }
+
+    private static boolean onOff(byte[] arg) {
+        if (Args.is(arg, "on")) return true;
+        if (Args.is(arg, "off")) return false;
+        throw Errors.syntax();
+    }
+
+    static Reply help(CommandContext ctx, byte[][] argv) {
+        return Help.reply("CLIENT",
+                "GETNAME", "    Return the name of the current connection.",
+                "ID", "    Return the ID of the current connection.",
+                "INFO", "    Return information about the current client connection.",
+                "KILL <ip:port>", "    Kill connection made from <ip:port>.",
+                "KILL <option> <value> [<option> <value> [...]]", "    Kill connections. Options are:",
+                "    * ADDR <ip:port>", "      Kill connections made from the specified address",
+                "    * LADDR <ip:port>", "      Kill connections made to specified local address",
+                "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)", "      Kill connections by type.",
+                "    * USER <username>", "      Kill connections authenticated by <username>.",
+                "    * SKIPME (YES|NO)", "      Skip killing current connection (default: yes).",
+                "    * ID <client-id>", "      Kill connections by client id.",
+                "    * MAXAGE <maxage>", "      Kill connections older than the specified age.",
+                "LIST [options ...]", "    Return information about client connections. Options:",
+                "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)", "      Return clients of specified type.",
+                "    * ID <client-id> [<client-id> ...]", "      Return clients of specified IDs only.",
+                "REPLY (ON|OFF|SKIP)", "    Control the replies sent to the current connection.",
+                "SETNAME <name>", "    Assign the name <name> to the current connection.",
+                "SETINFO <option> <value>", "    Set client meta attr. Options are:",
+                "    * LIB-NAME: the client lib name.", "    * LIB-VER: the client lib version.",
+                "NO-EVICT (ON|OFF)", "    Protect current client connection from eviction.",
+                "NO-TOUCH (ON|OFF)", "    Will not touch LRU/LFU stats when this mode is on.");
+    }
+
+    /**
+     * One CLIENT LIST line, in Redis 7's field order, with only the fields Tide measures: no qbuf,
+     * qbuf-free, argv-mem, rbs, rbp or tot-mem (the decoder's and Netty's buffers are not tracked per
+     * client). {@code obl} is the reply bytes not yet handed to Netty, {@code oll} the writes queued in
+     * Netty, {@code omem} their bytes together.
+     */
+    static String describe(ClientSession s, long nowMs) {
+        ClientConnection conn = s.connection();
+        StringBuilder sb = new StringBuilder(256);
+        sb.append("id=").append(s.id());
+        sb.append(" addr=").append(conn.remoteAddress());
+        sb.append(" laddr=").append(conn.localAddress());
+        int fd = conn.fd();
+        if (fd >= 0) sb.append(" fd=").append(fd);
+        sb.append(" name=").append(s.name() == null ? "" : s.name());
+        sb.append(" age=").append(Math.max(0, (nowMs - s.createdAtMs()) / 1000));
+        sb.append(" idle=").append(Math.max(0, (nowMs - s.lastInteractionMs()) / 1000));
+        sb.append(" flags=");
+        int flagsAt = sb.length();
+        if (s.noEvict()) sb.append('e');
+        if (s.noTouch()) sb.append('T');
+        if (sb.length() == flagsAt) sb.append('N');
+        sb.append(" db=").append(s.db());
+        sb.append(" sub=0 psub=0 ssub=0 multi=-1");
+        sb.append(" multi-mem=0");
+        long obl = conn.replyBufferBytes();
+        long total = conn.outputBufferBytes();
+        sb.append(" obl=").append(obl);
+        sb.append(" oll=").append(conn.pendingWrites());
+        sb.append(" omem=").append(total);
+        sb.append(" events=");
+        if (conn.reading()) sb.append('r');
+        if (total > obl) sb.append('w');
+        sb.append(" cmd=").append(s.lastCommand());
+        sb.append(" user=default redir=-1");
+        sb.append(" resp=").append(s.protocol());
+        sb.append(" lib-name=").append(s.libName() == null ? "" : s.libName());
+        sb.append(" lib-ver=").append(s.libVersion() == null ? "" : s.libVersion());
+        return sb.toString();
+    }
+
+    /** Plain text as Redis sends it: a bulk string in RESP2, a verbatim {@code txt} string in RESP3. */
+    static Reply text(String s) {
+        return new Reply.Verbatim("txt", s.getBytes(StandardCharsets.UTF_8));
     }
 }

@@ -1,12 +1,641 @@
 package io.tide.command.family;
 
+import io.tide.command.Args;
+import io.tide.command.CommandContext;
+import io.tide.command.CommandSpec;
 import io.tide.command.CommandTable;
+import io.tide.command.Errors;
+import io.tide.command.ServerContext;
+import io.tide.config.ConfigException;
+import io.tide.config.ConfigRegistry;
+import io.tide.protocol.Reply;
+import io.tide.shard.Shard;
+import io.tide.shard.ShardStats;
+import io.tide.store.Database;
+import io.tide.util.Glob;
+import java.io.IOException;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
-/** Placeholder until this family lands: registers nothing, so its commands answer unknown command. */
+/**
+ * Server commands: INFO, CONFIG, TIME, SHUTDOWN, DEBUG and COMMAND. Thread-safe (stateless but for
+ * the process-wide heap peak). INFO, CONFIG RESETSTAT and DEBUG are ALL_SHARDS commands: they read or
+ * reset every shard's counters, or stop the whole server, while every shard is parked.
+ */
 public final class ServerCommands {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ServerCommands.class);
+
+    /** INFO sections in Redis's order. */
+    private static final List<String> SECTIONS = List.of("server", "clients", "memory", "persistence", "stats",
+            "replication", "cpu", "commandstats", "keyspace");
+    private static final Set<String> DEFAULT_SECTIONS = Set.of("server", "clients", "memory", "persistence",
+            "stats", "replication", "cpu", "keyspace");
+    /** Highest JVM heap use seen by INFO (the heap is the process's, shared by servers in one JVM). */
+    private static final AtomicLong HEAP_PEAK = new AtomicLong();
+    /** Linux reports process CPU times in USER_HZ ticks, 100 per second on every mainstream architecture. */
+    private static final double USER_HZ = 100.0;
 
     private ServerCommands() {}
 
     public static void register(CommandTable t) {
+        t.group("server");
+        t.add("info", -1, "loading stale allshards", 0, 0, 0, "@dangerous", "1.0.0",
+                "Returns information and statistics about the server.", ServerCommands::info);
+        t.add("time", 1, "loading stale fast", 0, 0, 0, "", "2.6.0",
+                "Returns the server time.", ServerCommands::time);
+        t.add("shutdown", -1, "admin noscript loading stale no_multi allow_busy", 0, 0, 0, "", "1.0.0",
+                "Shuts down the server.", ServerCommands::shutdown);
+        t.add("debug", -2, "admin noscript loading stale allshards", 0, 0, 0, "", "1.0.0",
+                "A container for debugging commands (SLEEP).", ServerCommands::debug);
+        t.add("command", -1, "loading stale", 0, 0, 0, "@connection", "2.8.13",
+                "Returns detailed information about all commands.", ServerCommands::command);
+        var config = t.container("config", -2, "", "", "2.0.0", "A container for server configuration commands.");
+        config.sub("get", -3, "admin noscript loading stale", 0, 0, 0, "", "2.0.0",
+                "Returns the effective values of configuration parameters.", ServerCommands::configGet);
+        config.sub("set", -4, "admin noscript loading stale", 0, 0, 0, "", "2.0.0",
+                "Sets configuration parameters in-flight.", ServerCommands::configSet);
+        config.sub("resetstat", 2, "admin noscript loading stale allshards", 0, 0, 0, "", "2.0.0",
+                "Resets the server's statistics.", ServerCommands::configResetStat);
+        config.sub("rewrite", 2, "admin noscript loading stale", 0, 0, 0, "", "2.8.0",
+                "Persists the effective configuration to file.", ServerCommands::configRewrite);
+        config.sub("help", 2, "loading stale", 0, 0, 0, "", "5.0.0",
+                "Returns helpful text about the different subcommands.", ServerCommands::configHelp);
+    }
+
+    // ------------------------------------------------------------------------------------------ INFO
+
+    static Reply info(CommandContext ctx, byte[][] argv) {
+        Set<String> wanted = new LinkedHashSet<>();
+        if (argv.length == 1) wanted.addAll(DEFAULT_SECTIONS);
+        for (int i = 1; i < argv.length; i++) {
+            String s = Args.lower(argv[i]);
+            switch (s) {
+                case "all", "everything" -> wanted.addAll(SECTIONS);
+                case "default" -> wanted.addAll(DEFAULT_SECTIONS);
+                default -> wanted.add(s);
+            }
+        }
+        StringBuilder sb = new StringBuilder(2048);
+        int n = 0;
+        for (String section : SECTIONS) {
+            if (!wanted.contains(section)) continue;
+            if (n++ > 0) sb.append("\r\n");
+            switch (section) {
+                case "server" -> serverSection(ctx, sb);
+                case "clients" -> clientsSection(ctx, sb);
+                case "memory" -> memorySection(ctx, sb);
+                case "persistence" -> persistenceSection(sb);
+                case "stats" -> statsSection(ctx, sb);
+                case "replication" -> replicationSection(sb);
+                case "cpu" -> cpuSection(sb);
+                case "commandstats" -> commandStatsSection(ctx, sb);
+                case "keyspace" -> keyspaceSection(ctx, sb);
+                default -> throw new IllegalStateException(section);
+            }
+        }
+        return ClientCommands.text(sb.toString());
+    }
+
+    private static void line(StringBuilder sb, String key, Object value) {
+        sb.append(key).append(':').append(value).append("\r\n");
+    }
+
+    private static void serverSection(CommandContext ctx, StringBuilder sb) {
+        ServerContext s = ctx.server();
+        sb.append("# Server\r\n");
+        line(sb, "redis_version", ConnectionCommands.REDIS_COMPAT_VERSION);
+        line(sb, "tide_version", s.version());
+        line(sb, "redis_mode", "standalone");
+        line(sb, "os", System.getProperty("os.name") + " " + System.getProperty("os.version") + " "
+                + System.getProperty("os.arch"));
+        line(sb, "arch_bits", System.getProperty("sun.arch.data.model", "64"));
+        line(sb, "process_id", ProcessHandle.current().pid());
+        line(sb, "run_id", s.runId());
+        line(sb, "tcp_port", s.tcpPort());
+        Instant now = Instant.now();
+        line(sb, "server_time_usec", now.getEpochSecond() * 1_000_000L + now.getNano() / 1000);
+        long uptime = s.uptimeMillis() / 1000;
+        line(sb, "uptime_in_seconds", uptime);
+        line(sb, "uptime_in_days", uptime / 86400);
+        int hz = s.config().getInt("hz");
+        line(sb, "hz", hz);
+        line(sb, "configured_hz", hz);
+        line(sb, "executable", ProcessHandle.current().info().command().orElse(""));
+        line(sb, "config_file", configFile(ctx));
+        line(sb, "tide_shards", s.shards().size());
+        line(sb, "tide_io_driver", s.ioDriver());
+        line(sb, "java_version", Runtime.version());
+    }
+
+    private static void clientsSection(CommandContext ctx, StringBuilder sb) {
+        sb.append("# Clients\r\n");
+        line(sb, "connected_clients", ctx.server().clients().size());
+        line(sb, "maxclients", ctx.server().config().get("maxclients"));
+        line(sb, "blocked_clients", 0);
+    }
+
+    private static void memorySection(CommandContext ctx, StringBuilder sb) {
+        Runtime rt = Runtime.getRuntime();
+        long used = rt.totalMemory() - rt.freeMemory();
+        long peak = HEAP_PEAK.accumulateAndGet(used, Math::max);
+        long dataset = 0;
+        for (Shard shard : ctx.shards().all()) {
+            for (int i = 0; i < shard.databases(); i++) dataset += shard.db(i).usedBytes();
+        }
+        sb.append("# Memory\r\n");
+        line(sb, "used_memory", used);
+        line(sb, "used_memory_human", human(used));
+        long rss = procKilobytes(Path.of("/proc/self/status"), "VmRSS:");
+        if (rss >= 0) {
+            line(sb, "used_memory_rss", rss);
+            line(sb, "used_memory_rss_human", human(rss));
+        }
+        line(sb, "used_memory_peak", peak);
+        line(sb, "used_memory_peak_human", human(peak));
+        line(sb, "used_memory_dataset", dataset);
+        long total = procKilobytes(Path.of("/proc/meminfo"), "MemTotal:");
+        if (total >= 0) {
+            line(sb, "total_system_memory", total);
+            line(sb, "total_system_memory_human", human(total));
+        }
+        List<String> gcs = new ArrayList<>();
+        for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) gcs.add(gc.getName());
+        line(sb, "mem_allocator", "jvm " + String.join(" + ", gcs));
+    }
+
+    /** A "Name: N kB" line of a /proc file, in bytes; -1 when it cannot be read. */
+    private static long procKilobytes(Path file, String key) {
+        try {
+            for (String l : Files.readAllLines(file, StandardCharsets.US_ASCII)) {
+                if (l.startsWith(key)) {
+                    String[] parts = l.substring(key.length()).trim().split("\\s+");
+                    return Long.parseLong(parts[0]) * 1024;
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
+        return -1;
+    }
+
+    /** Redis's bytesToHuman. */
+    static String human(long n) {
+        if (n < 1024) return n + "B";
+        String[] units = {"K", "M", "G", "T", "P"};
+        double d = n / 1024.0;
+        int u = 0;
+        while (d >= 1024 && u < units.length - 1) {
+            d /= 1024;
+            u++;
+        }
+        return String.format(Locale.ROOT, "%.2f%s", d, units[u]);
+    }
+
+    private static void persistenceSection(StringBuilder sb) {
+        sb.append("# Persistence\r\n");
+        line(sb, "loading", 0);
+        line(sb, "rdb_bgsave_in_progress", 0);
+        line(sb, "aof_enabled", 0);
+        line(sb, "aof_rewrite_in_progress", 0);
+    }
+
+    private static void statsSection(CommandContext ctx, StringBuilder sb) {
+        ShardStats sum = new ShardStats();
+        for (Shard shard : ctx.shards().all()) {
+            ShardStats st = shard.stats();
+            sum.commandsProcessed += st.commandsProcessed;
+            sum.netInputBytes += st.netInputBytes;
+            sum.netOutputBytes += st.netOutputBytes;
+            sum.expiredKeys += st.expiredKeys;
+            sum.keyspaceHits += st.keyspaceHits;
+            sum.keyspaceMisses += st.keyspaceMisses;
+        }
+        sb.append("# Stats\r\n");
+        line(sb, "total_connections_received", ctx.server().connectionsReceived().get());
+        line(sb, "total_commands_processed", sum.commandsProcessed);
+        line(sb, "total_net_input_bytes", sum.netInputBytes);
+        line(sb, "total_net_output_bytes", sum.netOutputBytes);
+        line(sb, "rejected_connections", ctx.server().rejectedConnections().get());
+        line(sb, "expired_keys", sum.expiredKeys);
+        line(sb, "keyspace_hits", sum.keyspaceHits);
+        line(sb, "keyspace_misses", sum.keyspaceMisses);
+    }
+
+    private static void replicationSection(StringBuilder sb) {
+        sb.append("# Replication\r\n");
+        line(sb, "role", "master");
+        line(sb, "connected_slaves", 0);
+    }
+
+    private static void cpuSection(StringBuilder sb) {
+        sb.append("# CPU\r\n");
+        double[] t = processCpu();
+        if (t == null) return;
+        line(sb, "used_cpu_sys", seconds(t[1]));
+        line(sb, "used_cpu_user", seconds(t[0]));
+        line(sb, "used_cpu_sys_children", seconds(t[3]));
+        line(sb, "used_cpu_user_children", seconds(t[2]));
+    }
+
+    private static String seconds(double s) {
+        return String.format(Locale.ROOT, "%.6f", s);
+    }
+
+    /** utime, stime, cutime, cstime of this process in seconds, from /proc/self/stat; null off Linux. */
+    private static double[] processCpu() {
+        try {
+            String stat = Files.readString(Path.of("/proc/self/stat"), StandardCharsets.US_ASCII);
+            String[] f = stat.substring(stat.lastIndexOf(')') + 2).trim().split("\\s+");
+            // f[0] is field 3 (state); utime is field 14.
+            double[] out = new double[4];
+            for (int i = 0; i < 4; i++) out[i] = Long.parseLong(f[11 + i]) / USER_HZ;
+            return out;
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    private static void commandStatsSection(CommandContext ctx, StringBuilder sb) {
+        sb.append("# Commandstats\r\n");
+        for (CommandSpec spec : ctx.server().table().all()) {
+            commandStatsLine(spec, sb);
+            for (CommandSpec sub : spec.subcommands().values()) commandStatsLine(sub, sb);
+        }
+    }
+
+    private static void commandStatsLine(CommandSpec spec, StringBuilder sb) {
+        long calls = 0;
+        long usec = 0;
+        long rejected = 0;
+        long failed = 0;
+        for (CommandSpec.CommandStats st : spec.allStats()) {
+            calls += st.calls;
+            usec += st.micros;
+            rejected += st.rejectedCalls;
+            failed += st.failedCalls;
+        }
+        if (calls == 0 && rejected == 0 && failed == 0) return;
+        sb.append("cmdstat_").append(spec.fullName()).append(":calls=").append(calls).append(",usec=").append(usec)
+                .append(",usec_per_call=")
+                .append(String.format(Locale.ROOT, "%.2f", calls == 0 ? 0.0 : (double) usec / calls))
+                .append(",rejected_calls=").append(rejected).append(",failed_calls=").append(failed).append("\r\n");
+    }
+
+    /** Per database: keys and keys with an expiry. avg_ttl is left out: Tide does not track it. */
+    private static void keyspaceSection(CommandContext ctx, StringBuilder sb) {
+        sb.append("# Keyspace\r\n");
+        Shard[] shards = ctx.shards().all();
+        int dbs = shards[0].databases();
+        for (int i = 0; i < dbs; i++) {
+            long keys = 0;
+            long expires = 0;
+            for (Database d : ctx.allDbs(i)) {
+                keys += d.size();
+                expires += d.volatileCount();
+            }
+            if (keys > 0) sb.append("db").append(i).append(":keys=").append(keys).append(",expires=").append(expires)
+                    .append("\r\n");
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ CONFIG
+
+    static Reply configGet(CommandContext ctx, byte[][] argv) {
+        Map<String, String> found = new LinkedHashMap<>();
+        ConfigRegistry config = ctx.server().config();
+        for (int i = 2; i < argv.length; i++) {
+            for (String[] pair : config.match(Args.text(argv[i]))) found.putIfAbsent(pair[0], pair[1]);
+        }
+        List<Reply> out = new ArrayList<>(found.size() * 2);
+        found.forEach((k, v) -> {
+            out.add(Reply.bulk(k));
+            out.add(Reply.bulk(v));
+        });
+        return Reply.map(out);
+    }
+
+    static Reply configSet(CommandContext ctx, byte[][] argv) {
+        if ((argv.length & 1) != 0) throw Errors.syntax();
+        List<String[]> pairs = new ArrayList<>();
+        for (int i = 2; i < argv.length; i += 2) pairs.add(new String[] {Args.text(argv[i]), Args.text(argv[i + 1])});
+        try {
+            ctx.server().config().setAll(pairs);
+        } catch (ConfigException e) {
+            throw Errors.error(e.getMessage());
+        }
+        return Reply.OK;
+    }
+
+    static Reply configResetStat(CommandContext ctx, byte[][] argv) {
+        for (Shard shard : ctx.shards().all()) {
+            ShardStats st = shard.stats();
+            st.keyspaceHits = 0;
+            st.keyspaceMisses = 0;
+            st.expiredKeys = 0;
+            st.netInputBytes = 0;
+            st.netOutputBytes = 0;
+            st.commandsProcessed = 0;
+        }
+        for (CommandSpec spec : ctx.server().table().all()) {
+            resetStats(spec);
+            for (CommandSpec sub : spec.subcommands().values()) resetStats(sub);
+        }
+        ctx.server().connectionsReceived().set(0);
+        ctx.server().rejectedConnections().set(0);
+        return Reply.OK;
+    }
+
+    private static void resetStats(CommandSpec spec) {
+        for (CommandSpec.CommandStats st : spec.allStats()) {
+            st.calls = 0;
+            st.micros = 0;
+            st.rejectedCalls = 0;
+            st.failedCalls = 0;
+        }
+    }
+
+    static Reply configRewrite(CommandContext ctx, byte[][] argv) {
+        String file = configFile(ctx);
+        if (file.isEmpty()) throw Errors.error("ERR The server is running without a config file");
+        String error = ctx.server().config().rewrite(Path.of(file));
+        if (error != null) throw Errors.error(error);
+        return Reply.OK;
+    }
+
+    /**
+     * The file the server was started from: the context's, else the one the configuration was loaded
+     * from (the launcher records it only there for now); empty when there is none.
+     */
+    private static String configFile(CommandContext ctx) {
+        String file = ctx.server().configFile();
+        if (!file.isEmpty()) return file;
+        Path loaded = ctx.server().config().configFile();
+        return loaded == null ? "" : loaded.toAbsolutePath().toString();
+    }
+
+    static Reply configHelp(CommandContext ctx, byte[][] argv) {
+        return Help.reply("CONFIG",
+                "GET <pattern>", "    Return parameters matching the glob-like <pattern> and their values.",
+                "SET <directive> <value>", "    Set the configuration <directive> to <value>.",
+                "RESETSTAT", "    Reset statistics reported by the INFO command.",
+                "REWRITE", "    Rewrite the configuration file.");
+    }
+
+    // ------------------------------------------------------------------------------------------ TIME, SHUTDOWN, DEBUG
+
+    static Reply time(CommandContext ctx, byte[][] argv) {
+        Instant now = Instant.now();
+        return Reply.array(Reply.bulk(Long.toString(now.getEpochSecond())),
+                Reply.bulk(Long.toString(now.getNano() / 1000)));
+    }
+
+    static Reply shutdown(CommandContext ctx, byte[][] argv) {
+        boolean noSave = false;
+        boolean save = false;
+        boolean other = false;
+        boolean abort = false;
+        for (int i = 1; i < argv.length; i++) {
+            switch (Args.lower(argv[i])) {
+                case "nosave" -> noSave = true;
+                case "save" -> save = true;
+                case "now", "force" -> other = true;
+                case "abort" -> abort = true;
+                default -> throw Errors.syntax();
+            }
+        }
+        if ((abort && (noSave || save || other)) || (noSave && save)) throw Errors.syntax();
+        if (abort) throw Errors.error("ERR No shutdown in progress.");
+        if (save) {
+            LOG.warn("SHUTDOWN SAVE refused: snapshots are not implemented yet");
+            throw Errors.error("ERR Errors trying to SHUTDOWN. Check logs.");
+        }
+        LOG.info("User requested shutdown...");
+        ctx.client().suppressCurrentReply();
+        // Closing waits for the shard loops to stop, so it must not run on one of them.
+        ServerContext server = ctx.server();
+        Thread.ofPlatform().name("tide-shutdown").daemon(false).start(server::requestShutdown);
+        return Reply.OK;
+    }
+
+    private static final Pattern STRTOD = Pattern.compile("^\\s*[+-]?(\\d+\\.?\\d*|\\.\\d+)([eE][+-]?\\d+)?");
+
+    static Reply debug(CommandContext ctx, byte[][] argv) {
+        String sub = Args.lower(argv[1]);
+        if (sub.equals("help") && argv.length == 2) {
+            return Help.reply("DEBUG",
+                    "SLEEP <seconds>", "    Stop the server for <seconds>. Decimals allowed.");
+        }
+        if (sub.equals("sleep") && argv.length == 3) {
+            // Redis parses with strtod and no check: a prefix that is not a number sleeps 0 seconds.
+            Matcher m = STRTOD.matcher(Args.text(argv[2]));
+            double seconds = m.find() ? Double.parseDouble(m.group().trim()) : 0;
+            long nanos = (long) (seconds * 1e9);
+            if (nanos > 0) {
+                try {
+                    Thread.sleep(nanos / 1_000_000, (int) (nanos % 1_000_000));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return Reply.OK;
+        }
+        throw Errors.error("ERR unknown subcommand or wrong number of arguments for '" + Errors.printable(argv[1])
+                + "'. Try DEBUG HELP.");
+    }
+
+    // ------------------------------------------------------------------------------------------ COMMAND
+
+    static Reply command(CommandContext ctx, byte[][] argv) {
+        CommandTable table = ctx.server().table();
+        if (argv.length == 1) {
+            List<Reply> all = new ArrayList<>();
+            for (CommandSpec spec : table.all()) all.add(commandInfo(spec));
+            return Reply.array(all);
+        }
+        String sub = Args.lower(argv[1]);
+        int arity = switch (sub) {
+            case "count", "help" -> 2;
+            case "info", "docs", "list" -> -2;
+            case "getkeys" -> -4;
+            default -> throw Errors.unknownSubcommand(Errors.printable(argv[1]), "command");
+        };
+        if (arity >= 0 ? argv.length != arity : argv.length < -arity) {
+            throw Errors.error(Errors.wrongArity("command|" + sub));
+        }
+        return switch (sub) {
+            case "count" -> Reply.integer(table.size());
+            case "info" -> commandInfo(table, argv);
+            case "docs" -> commandDocs(table, argv);
+            case "list" -> commandList(table, argv);
+            case "getkeys" -> commandGetKeys(table, argv);
+            default -> Help.reply("COMMAND",
+                    "(no subcommand)", "    Return details about all commands.",
+                    "COUNT", "    Return the total number of commands in this server.",
+                    "LIST", "    Return a list of all commands in this server.",
+                    "INFO [<command-name> ...]", "    Return details about multiple commands.",
+                    "    If no command names are given, details for all commands are returned.",
+                    "DOCS [<command-name> ...]", "    Return documentation details about multiple commands.",
+                    "    If no command names are given, documentation details for all",
+                    "    commands are returned.",
+                    "GETKEYS <full-command>", "    Return the keys from a full command.");
+        };
+    }
+
+    /** A command or {@code container|subcommand} by name, or null. */
+    private static CommandSpec find(CommandTable table, String name) {
+        int bar = name.indexOf('|');
+        if (bar < 0) return table.lookup(name);
+        CommandSpec parent = table.lookup(name.substring(0, bar));
+        if (parent == null) return null;
+        return parent.subcommands().get(name.substring(bar + 1).toLowerCase(Locale.ROOT));
+    }
+
+    private static Reply commandInfo(CommandTable table, byte[][] argv) {
+        List<Reply> out = new ArrayList<>();
+        if (argv.length == 2) {
+            for (CommandSpec spec : table.all()) out.add(commandInfo(spec));
+        } else {
+            for (int i = 2; i < argv.length; i++) {
+                CommandSpec spec = find(table, Args.text(argv[i]));
+                out.add(spec == null ? Reply.NULL : commandInfo(spec));
+            }
+        }
+        return Reply.array(out);
+    }
+
+    /** Redis 7's ten-element COMMAND INFO entry. */
+    static Reply commandInfo(CommandSpec spec) {
+        List<Reply> flags = new ArrayList<>();
+        for (String f : spec.flagNames()) flags.add(Reply.simple(f));
+        List<Reply> acl = new ArrayList<>();
+        for (String c : spec.aclCategories()) acl.add(Reply.simple(c));
+        List<Reply> subs = new ArrayList<>();
+        for (CommandSpec s : spec.subcommands().values()) subs.add(commandInfo(s));
+        Reply keySpecs = spec.hasKeys() ? new Reply.SetReply(new Reply[] {keySpec(spec)}) : emptySet();
+        return Reply.array(
+                Reply.bulk(spec.fullName()),
+                Reply.integer(spec.arity()),
+                new Reply.SetReply(flags.toArray(new Reply[0])),
+                Reply.integer(spec.firstKey()),
+                Reply.integer(spec.lastKey()),
+                Reply.integer(spec.keyStep()),
+                new Reply.SetReply(acl.toArray(new Reply[0])),
+                emptySet(),
+                keySpecs,
+                new Reply.SetReply(subs.toArray(new Reply[0])));
+    }
+
+    private static Reply emptySet() {
+        return new Reply.SetReply(new Reply[0]);
+    }
+
+    /** The one key spec that Redis's legacy first/last/step range describes. */
+    private static Reply keySpec(CommandSpec spec) {
+        Reply flags = spec.has(CommandSpec.READONLY)
+                ? new Reply.SetReply(new Reply[] {Reply.simple("RO"), Reply.simple("access")})
+                : new Reply.SetReply(new Reply[] {Reply.simple("RW")});
+        int last = spec.lastKey() < 0 ? spec.lastKey() : spec.lastKey() - spec.firstKey();
+        return Reply.map(
+                Reply.bulk("flags"), flags,
+                Reply.bulk("begin_search"), Reply.map(Reply.bulk("type"), Reply.bulk("index"),
+                        Reply.bulk("spec"), Reply.map(Reply.bulk("index"), Reply.integer(spec.firstKey()))),
+                Reply.bulk("find_keys"), Reply.map(Reply.bulk("type"), Reply.bulk("range"),
+                        Reply.bulk("spec"), Reply.map(Reply.bulk("lastkey"), Reply.integer(last),
+                                Reply.bulk("keystep"), Reply.integer(spec.keyStep()),
+                                Reply.bulk("limit"), Reply.integer(0))));
+    }
+
+    private static Reply commandDocs(CommandTable table, byte[][] argv) {
+        List<Reply> out = new ArrayList<>();
+        if (argv.length == 2) {
+            for (CommandSpec spec : table.all()) {
+                out.add(Reply.bulk(spec.fullName()));
+                out.add(docs(spec));
+            }
+        } else {
+            for (int i = 2; i < argv.length; i++) {
+                CommandSpec spec = find(table, Args.text(argv[i]));
+                if (spec == null) continue;
+                out.add(Reply.bulk(spec.fullName()));
+                out.add(docs(spec));
+            }
+        }
+        return Reply.map(out);
+    }
+
+    private static Reply docs(CommandSpec spec) {
+        List<Reply> m = new ArrayList<>();
+        m.add(Reply.bulk("summary"));
+        m.add(Reply.bulk(spec.summary()));
+        m.add(Reply.bulk("since"));
+        m.add(Reply.bulk(spec.since()));
+        m.add(Reply.bulk("group"));
+        m.add(Reply.bulk(spec.group()));
+        if (spec.isContainer()) {
+            List<Reply> subs = new ArrayList<>();
+            for (CommandSpec s : spec.subcommands().values()) {
+                subs.add(Reply.bulk(s.fullName()));
+                subs.add(docs(s));
+            }
+            m.add(Reply.bulk("subcommands"));
+            m.add(Reply.map(subs));
+        }
+        return Reply.map(m);
+    }
+
+    private static Reply commandList(CommandTable table, byte[][] argv) {
+        String kind = null;
+        String value = null;
+        if (argv.length == 5 && Args.is(argv[2], "filterby")) {
+            kind = Args.lower(argv[3]);
+            value = Args.text(argv[4]);
+            if (!kind.equals("module") && !kind.equals("aclcat") && !kind.equals("pattern")) throw Errors.syntax();
+        } else if (argv.length != 2) {
+            throw Errors.syntax();
+        }
+        List<Reply> out = new ArrayList<>();
+        if ("module".equals(kind)) return Reply.array(out); // no modules
+        for (CommandSpec spec : table.all()) {
+            listIfMatching(spec, kind, value, out);
+            for (CommandSpec sub : spec.subcommands().values()) listIfMatching(sub, kind, value, out);
+        }
+        return Reply.array(out);
+    }
+
+    private static void listIfMatching(CommandSpec spec, String kind, String value, List<Reply> out) {
+        boolean match = kind == null
+                || (kind.equals("aclcat") && spec.aclCategories().contains("@" + value.toLowerCase(Locale.ROOT)))
+                || (kind.equals("pattern") && Glob.matches(value, spec.fullName(), true));
+        if (match) out.add(Reply.bulk(spec.fullName()));
+    }
+
+    static Reply commandGetKeys(CommandTable table, byte[][] argv) {
+        byte[][] cmd = Arrays.copyOfRange(argv, 2, argv.length);
+        CommandSpec spec = table.lookup(cmd[0]);
+        if (spec != null && spec.isContainer()) spec = spec.subcommands().get(Args.lower(cmd[1]));
+        if (spec == null) throw Errors.error("ERR Invalid command specified");
+        if (!spec.hasKeys()) throw Errors.error("ERR The command has no key arguments");
+        if (!spec.arityOk(cmd.length)) throw Errors.error("ERR Invalid number of arguments specified for command");
+        List<byte[]> keys = spec.keys(cmd);
+        if (keys.isEmpty()) throw Errors.error("ERR Invalid arguments specified for command");
+        return Reply.bulkArray(keys);
     }
 }

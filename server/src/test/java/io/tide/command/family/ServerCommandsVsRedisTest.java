@@ -1,0 +1,193 @@
+package io.tide.command.family;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tide.Server;
+import io.tide.testing.RawClient;
+import io.tide.testing.RealRedis;
+import io.tide.testing.TestServers;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/** Byte-for-byte replies of Tide and a real redis-server 7.0 for the server and client commands' errors. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class ServerCommandsVsRedisTest {
+
+    private RealRedis redis;
+    private Server tide;
+
+    @BeforeAll
+    void start() throws Exception {
+        redis = RealRedis.start();
+        tide = TestServers.start(2);
+    }
+
+    @AfterAll
+    void stop() {
+        if (tide != null) tide.close();
+        if (redis != null) redis.close();
+    }
+
+    /** Sends each command to both servers on one connection each and compares every reply. */
+    private void assertSame(String[]... commands) throws Exception {
+        assertSame(false, commands);
+    }
+
+    private void assertSame(boolean resp3, String[]... commands) throws Exception {
+        try (RawClient r = new RawClient(redis.port()); RawClient t = new RawClient(tide.port())) {
+            if (resp3) {
+                r.call("HELLO", "3");
+                t.call("HELLO", "3");
+            }
+            List<String> expected = new ArrayList<>();
+            List<String> actual = new ArrayList<>();
+            for (String[] c : commands) {
+                expected.add(String.join(" ", c) + " -> " + r.call(c));
+                actual.add(String.join(" ", c) + " -> " + t.call(c));
+            }
+            assertThat(actual).containsExactlyElementsOf(expected);
+        }
+    }
+
+    private static String[] c(String... args) {
+        return args;
+    }
+
+    @Test
+    void configErrors() throws Exception {
+        assertSame(
+                c("CONFIG"),
+                c("CONFIG", "FOO"),
+                c("CONFIG", "GET"),
+                c("CONFIG", "SET", "hz"),
+                c("CONFIG", "SET", "hz", "abc"),
+                c("CONFIG", "SET", "maxclients", "0"),
+                c("CONFIG", "SET", "nosuch", "1"),
+                c("CONFIG", "SET", "hz", "10", "hz", "11"),
+                c("CONFIG", "SET", "databases", "3"),
+                c("CONFIG", "SET", "hz", "10", "x"),
+                c("CONFIG", "SET", "hz", "12", "maxclients", "x"),
+                c("CONFIG", "GET", "hz"),
+                c("CONFIG", "SET", "hz", "12", "maxclients", "100"),
+                c("CONFIG", "GET", "maxclients"),
+                c("CONFIG", "GET", "nosuch*"),
+                c("CONFIG", "SET", "hz", "10", "maxclients", "10000"),
+                c("CONFIG", "RESETSTAT", "x"),
+                c("CONFIG", "REWRITE"));
+        // Several patterns: Redis replies in its dict's order, Tide sorted by name; compared as maps elsewhere.
+        assertSame(true, c("CONFIG", "GET", "hz"), c("CONFIG", "GET", "timeout"));
+    }
+
+    @Test
+    void commandErrors() throws Exception {
+        assertSame(
+                c("COMMAND", "GETKEYS"),
+                c("COMMAND", "GETKEYS", "nosuch"),
+                c("COMMAND", "GETKEYS", "ping"),
+                c("COMMAND", "GETKEYS", "nosuch", "a"),
+                c("COMMAND", "GETKEYS", "client", "list"),
+                c("COMMAND", "GETKEYS", "CLIENT", "nosuch"),
+                c("COMMAND", "GETKEYS", "config", "get", "x"),
+                c("COMMAND", "FOO"),
+                c("COMMAND", "COUNT", "x"),
+                c("COMMAND", "INFO", "nosuch"),
+                c("COMMAND", "DOCS", "nosuch"),
+                c("COMMAND", "LIST", "FILTERBY"),
+                c("COMMAND", "LIST", "FILTERBY", "foo", "x"),
+                c("COMMAND", "LIST", "FILTERBY", "MODULE", "x"),
+                c("COMMAND", "LIST", "FILTERBY", "ACLCAT", "nosuchcat"),
+                c("COMMAND", "LIST", "x"));
+        assertSame(true, c("COMMAND", "INFO", "nosuch"), c("COMMAND", "DOCS", "nosuch"));
+    }
+
+    @Test
+    void clientErrors() throws Exception {
+        assertSame(
+                c("CLIENT"),
+                c("CLIENT", "FOO"),
+                c("CLIENT", "SETNAME"),
+                c("CLIENT", "SETNAME", "a b"),
+                c("CLIENT", "SETNAME", "a\nb"),
+                c("CLIENT", "GETNAME"),
+                c("CLIENT", "SETNAME", "named"),
+                c("CLIENT", "GETNAME"),
+                c("CLIENT", "SETNAME", ""),
+                c("CLIENT", "GETNAME"),
+                c("CLIENT", "GETNAME", "x"),
+                c("CLIENT", "ID", "x"),
+                c("CLIENT", "INFO", "x"),
+                c("CLIENT", "LIST", "foo"),
+                c("CLIENT", "LIST", "ID"),
+                c("CLIENT", "LIST", "ID", "abc"),
+                c("CLIENT", "LIST", "ID", "0"),
+                c("CLIENT", "LIST", "ID", "99999"),
+                c("CLIENT", "LIST", "TYPE"),
+                c("CLIENT", "LIST", "TYPE", "foo"),
+                c("CLIENT", "LIST", "TYPE", "pubsub"),
+                c("CLIENT", "LIST", "TYPE", "normal", "ID", "5"),
+                c("CLIENT", "KILL"),
+                c("CLIENT", "KILL", "1.2.3.4:5"),
+                c("CLIENT", "KILL", "1.2.3.4:5", "x"),
+                c("CLIENT", "KILL", "ID"),
+                c("CLIENT", "KILL", "ID", "abc"),
+                c("CLIENT", "KILL", "ID", "-1"),
+                c("CLIENT", "KILL", "ID", "99999"),
+                c("CLIENT", "KILL", "ID", "99999", "x"),
+                c("CLIENT", "KILL", "FOO", "bar"),
+                c("CLIENT", "KILL", "SKIPME", "maybe"),
+                c("CLIENT", "KILL", "SKIPME", "yes"),
+                c("CLIENT", "KILL", "TYPE", "foo"),
+                c("CLIENT", "KILL", "TYPE", "master"),
+                c("CLIENT", "KILL", "USER", "nosuch"),
+                c("CLIENT", "KILL", "USER", "default"),
+                c("CLIENT", "KILL", "ADDR", "1.1.1.1:1"),
+                c("CLIENT", "KILL", "LADDR", "1.1.1.1:1"),
+                c("CLIENT", "REPLY"),
+                c("CLIENT", "REPLY", "foo"),
+                c("CLIENT", "NO-EVICT", "foo"),
+                c("CLIENT", "NO-EVICT", "on"),
+                c("CLIENT", "NO-EVICT", "OFF"));
+    }
+
+    @Test
+    void serverErrors() throws Exception {
+        assertSame(
+                c("TIME", "x"),
+                c("SHUTDOWN", "ABORT"),
+                c("SHUTDOWN", "FOO"),
+                c("SHUTDOWN", "NOSAVE", "SAVE"),
+                c("SHUTDOWN", "ABORT", "NOW"),
+                c("INFO", "nosuchsection"),
+                c("DEBUG"));
+        assertSame(true, c("INFO", "nosuchsection"));
+    }
+
+    @Test
+    void clientReply_offSkipOn() throws Exception {
+        for (boolean resp3 : new boolean[] {false, true}) {
+            try (RawClient r = new RawClient(redis.port()); RawClient t = new RawClient(tide.port())) {
+                for (RawClient x : List.of(r, t)) {
+                    if (resp3) x.call("HELLO", "3");
+                    x.sendCommand("CLIENT", "REPLY", "OFF");
+                    x.sendCommand("PING");
+                    x.sendCommand("CLIENT", "REPLY", "SKIP");
+                    x.sendCommand("ECHO", "hidden");
+                    x.sendCommand("CLIENT", "REPLY", "ON");
+                    x.sendCommand("ECHO", "a");
+                    x.sendCommand("CLIENT", "REPLY", "SKIP");
+                    x.sendCommand("ECHO", "skipped");
+                    x.sendCommand("CLIENT", "REPLY", "SKIP");
+                    x.sendCommand("CLIENT", "REPLY", "SKIP");
+                    x.sendCommand("ECHO", "b");
+                    x.sendCommand("PING");
+                }
+                for (int i = 0; i < 3; i++) assertThat(t.readReply()).isEqualTo(r.readReply());
+                assertThat(t.call("ECHO", "end")).isEqualTo(r.call("ECHO", "end"));
+            }
+        }
+    }
+}
