@@ -89,13 +89,19 @@ public final class ClientSession {
     public int pendingReplies() { return pending.size(); }
     public int deferredRequests() { return deferred.size(); }
 
-    /** QUIT: send what is pending (this reply included), then close; later input is ignored. */
+    /**
+     * QUIT or a protocol error: the connection closes once every reply already due, including the one
+     * about to be sent, has gone out; later input is ignored.
+     */
     public void requestClose() {
         quitting = true;
-        if (pending.isEmpty()) {
+        closeWhenDrained = true;
+    }
+
+    private void closeIfDrained() {
+        if (closeWhenDrained && pending.isEmpty()) {
+            closeWhenDrained = false;
             connection.close();
-        } else {
-            closeWhenDrained = true;
         }
     }
 
@@ -127,6 +133,7 @@ public final class ClientSession {
     void reply(Reply r, boolean silent) {
         if (pending.isEmpty()) {
             emit(r, silent);
+            closeIfDrained();
         } else {
             Slot s = new Slot(silent);
             s.reply = r;
@@ -151,10 +158,7 @@ public final class ClientSession {
             pending.poll();
             emit(head.reply, head.silent);
         }
-        if (closeWhenDrained && pending.isEmpty()) {
-            closeWhenDrained = false;
-            connection.close();
-        }
+        closeIfDrained();
     }
 
     private void emit(Reply r, boolean silent) {

@@ -48,7 +48,7 @@ final class StandardParams {
                         .description("Largest bulk string a request may carry.").build(),
                 memory("client-query-buffer-limit", MB, Long.MAX_VALUE, "1gb")
                         .description("Largest query buffer of one client.").build(),
-                integer("hz", 1, 500, "10")
+                integer("hz", 0, Integer.MAX_VALUE, "10")
                         .description("Background task frequency per second.").build(),
                 ConfigParam.builder("daemonize", Type.BOOL).defaultValue("no").immutable()
                         .description("Unsupported: only 'no'; use your service manager.").build(),

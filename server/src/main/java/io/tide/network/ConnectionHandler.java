@@ -78,8 +78,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
         if (msg instanceof byte[][] argv) {
             if (argv.length > 0) dispatcher.dispatch(session, argv);
         } else if (msg instanceof ProtocolError err) {
-            session.send(Reply.error(err.message()));
             session.requestClose();
+            session.send(Reply.error(err.message()));
         }
     }
 

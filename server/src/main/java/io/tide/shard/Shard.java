@@ -34,6 +34,11 @@ public final class Shard {
         }
     }
 
+    /** The cron frequency actually used for a configured {@code hz}: clamped to 1..500, as Redis does. */
+    public static int effectiveHz(int configured) {
+        return Math.max(1, Math.min(500, configured));
+    }
+
     public int id() { return id; }
     public EventLoop loop() { return loop; }
     public Database db(int index) { return dbs[index]; }
@@ -54,7 +59,7 @@ public final class Shard {
 
     private void scheduleCron(java.util.function.IntSupplier hz, java.util.function.IntSupplier effort, Runnable extra,
                               LongSupplier clock) {
-        long periodMicros = 1_000_000L / Math.max(1, hz.getAsInt());
+        long periodMicros = 1_000_000L / effectiveHz(hz.getAsInt());
         cron = loop.schedule(() -> {
             try {
                 cronTick(periodMicros, effort.getAsInt(), clock);

@@ -174,13 +174,12 @@ public final class ClientCommands {
     }
 
     /**
-     * Closes a client. The caller itself is closed only after this command's reply has left: the close
-     * is posted twice to its home loop so that it runs after the reply task a coordinated command posts.
+     * Closes a client. The caller itself is closed only after this command's reply has left (CLIENT KILL
+     * runs while every shard is parked, so marking the caller's session here is safe).
      */
     private static void kill(ClientSession victim, ClientSession me) {
         if (victim == me) {
-            var loop = me.home().loop();
-            loop.execute(() -> loop.execute(me::requestClose));
+            me.requestClose();
         } else {
             victim.connection().close();
         }

@@ -136,7 +136,7 @@ public final class ServerCommands {
         line(sb, "uptime_in_seconds", uptime);
         line(sb, "uptime_in_days", uptime / 86400);
         int hz = s.config().getInt("hz");
-        line(sb, "hz", hz);
+        line(sb, "hz", Shard.effectiveHz(hz));
         line(sb, "configured_hz", hz);
         line(sb, "executable", ProcessHandle.current().info().command().orElse(""));
         line(sb, "config_file", configFile(ctx));
