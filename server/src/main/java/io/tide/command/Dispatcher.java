@@ -3,6 +3,7 @@ package io.tide.command;
 import io.tide.protocol.Reply;
 import io.tide.shard.Shard;
 import io.tide.shard.ShardSet;
+import java.util.ArrayList;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -16,6 +17,11 @@ import org.slf4j.LoggerFactory;
  * inline; all on one other shard, <em>hop</em> there (post the command to that shard's loop, post the
  * reply back); on several shards, or for an ALL_SHARDS command, the {@link io.tide.shard.Coordinator}
  * parks the shards involved and runs the command against all of them at once, so it is atomic.
+ *
+ * <p>Batching. Hops are not posted one by one: during an event-loop iteration the home shard collects
+ * them per target shard, and after the iteration posts each target one task with the whole batch;
+ * the target runs them in order and posts the replies back in one task. Under pipelined or
+ * many-client load this turns two cross-thread wake-ups per command into two per batch.
  *
  * <p>Order. Replies leave in request order: a command that completes later reserves its place in the
  * session's reply queue. Commands that hop to the same shard run in order because each loop is FIFO.
@@ -34,6 +40,8 @@ public final class Dispatcher {
     private final CommandContext[] shardContexts;
     private final CommandContext coordinatorContext;
     private final boolean single;
+    /** Per home shard: hops gathered during the current loop iteration. */
+    private final Outbox[] outboxes;
 
     public Dispatcher(ServerContext server) {
         this.server = server;
@@ -43,6 +51,8 @@ public final class Dispatcher {
         this.shardContexts = new CommandContext[shards.size()];
         for (int i = 0; i < shardContexts.length; i++) shardContexts[i] = new CommandContext(server);
         this.coordinatorContext = new CommandContext(server);
+        this.outboxes = new Outbox[shards.size()];
+        for (int i = 0; i < outboxes.length; i++) outboxes[i] = new Outbox(shards.get(i));
     }
 
     /** Handles one request on the client's home shard thread. */
@@ -133,26 +143,37 @@ public final class Dispatcher {
     }
 
     private void hop(ClientSession c, CommandSpec spec, byte[][] argv, Shard target, boolean silent) {
-        Shard home = c.home();
-        ClientSession.Slot slot = c.reserve(silent);
-        int db = c.db;
-        boolean noTouch = c.noTouch;
-        target.loop().execute(() -> {
-            CommandContext ctx = shardContexts[target.id()]
-                    .reset(target, false, c, db, System.currentTimeMillis(), noTouch);
+        Hop h = new Hop(c, spec, argv, c.reserve(silent), c.db, c.noTouch);
+        outboxes[c.home().id()].add(target, h);
+    }
+
+    /** Runs a batch of hops on {@code target}'s thread, then posts their replies home in one task. */
+    private void runHops(Shard target, Shard home, Hop[] batch) {
+        CommandContext ctx = shardContexts[target.id()];
+        for (Hop h : batch) {
+            ctx.reset(target, false, h.client, h.db, System.currentTimeMillis(), h.noTouch);
             long t0 = System.nanoTime();
-            Outcome o = execute(spec, ctx, argv);
-            long nanos = System.nanoTime() - t0;
-            home.loop().execute(() -> {
-                record(spec, home, o, nanos);
-                c.complete(slot, o.reply);
-                c.connection().flush();
-            });
-        });
+            h.outcome = execute(h.spec, ctx, h.argv);
+            h.nanos = System.nanoTime() - t0;
+        }
+        home.loop().execute(() -> completeHops(home, batch));
+    }
+
+    private void completeHops(Shard home, Hop[] batch) {
+        ClientSession last = null;
+        for (Hop h : batch) {
+            record(h.spec, home, h.outcome, h.nanos);
+            h.client.complete(h.slot, h.outcome.reply);
+            if (h.client != last && last != null) last.connection().flush();
+            last = h.client;
+        }
+        if (last != null) last.connection().flush();
     }
 
     private void runCoordinated(ClientSession c, CommandSpec spec, byte[][] argv, Shard[] involved, boolean silent) {
         Shard home = c.home();
+        // Hops gathered earlier in this iteration must reach their shards before the coordinator's barriers.
+        outboxes[home.id()].flush();
         ClientSession.Slot slot = c.reserve(silent);
         c.barrierInFlight = true;
         int db = c.db;
@@ -223,4 +244,59 @@ public final class Dispatcher {
     }
 
     private record Outcome(Reply reply, boolean failed) {}
+
+    /** A command sent to another shard; the result fields are written there and read back home. */
+    private static final class Hop {
+        final ClientSession client;
+        final CommandSpec spec;
+        final byte[][] argv;
+        final ClientSession.Slot slot;
+        final int db;
+        final boolean noTouch;
+        Outcome outcome;
+        long nanos;
+
+        Hop(ClientSession client, CommandSpec spec, byte[][] argv, ClientSession.Slot slot, int db, boolean noTouch) {
+            this.client = client;
+            this.spec = spec;
+            this.argv = argv;
+            this.slot = slot;
+            this.db = db;
+            this.noTouch = noTouch;
+        }
+    }
+
+    /** The hops one home shard gathers during a loop iteration, per target. Confined to that home shard's thread. */
+    private final class Outbox {
+        private final Shard home;
+        private final ArrayList<ArrayList<Hop>> perTarget = new ArrayList<>();
+        private final Runnable flushTask = this::flush;
+        private boolean scheduled;
+
+        Outbox(Shard home) {
+            this.home = home;
+            for (int i = 0; i < shards.size(); i++) perTarget.add(new ArrayList<>());
+        }
+
+        void add(Shard target, Hop h) {
+            perTarget.get(target.id()).add(h);
+            if (!scheduled) {
+                scheduled = true;
+                home.executeAfterIteration(flushTask);
+            }
+        }
+
+        /** Posts each target its batch. Runs after the loop iteration, or early before a coordinated command. */
+        void flush() {
+            scheduled = false;
+            for (int t = 0; t < perTarget.size(); t++) {
+                ArrayList<Hop> list = perTarget.get(t);
+                if (list.isEmpty()) continue;
+                Hop[] batch = list.toArray(new Hop[0]);
+                list.clear();
+                Shard target = shards.get(t);
+                target.loop().execute(() -> runHops(target, home, batch));
+            }
+        }
+    }
 }

@@ -78,8 +78,31 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
         if (msg instanceof byte[][] argv) {
             if (argv.length > 0) dispatcher.dispatch(session, argv);
         } else if (msg instanceof ProtocolError err) {
-            session.requestClose();
-            session.send(Reply.error(err.message()));
+            if (session.pendingReplies() > 0) {
+                // Earlier commands are still running on other shards: close once their replies are out.
+                session.requestClose();
+                session.send(Reply.error(err.message()));
+            } else {
+                session.send(Reply.error(err.message()));
+                closeAfterProtocolError(ctx);
+            }
+        }
+    }
+
+    /**
+     * Sends what is due, then half-closes: the peer reads the error and an orderly end of stream, while
+     * the rest of its request (the decoder discards it) is drained instead of being answered with a TCP
+     * reset that could destroy the error reply in flight. The connection is closed a little later.
+     */
+    private void closeAfterProtocolError(ChannelHandlerContext ctx) {
+        session.markClosed();
+        flush();
+        Channel ch = ctx.channel();
+        if (ch instanceof io.netty.channel.socket.DuplexChannel duplex) {
+            duplex.shutdownOutput();
+            ch.eventLoop().schedule(() -> ch.close(), 2, java.util.concurrent.TimeUnit.SECONDS);
+        } else {
+            ch.close();
         }
     }
 

@@ -1,6 +1,7 @@
 package io.tide.shard;
 
 import io.netty.channel.EventLoop;
+import io.netty.channel.SingleThreadEventLoop;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.tide.store.Database;
 import java.util.concurrent.TimeUnit;
@@ -44,6 +45,18 @@ public final class Shard {
     public Database db(int index) { return dbs[index]; }
     public int databases() { return dbs.length; }
     public ShardStats stats() { return stats; }
+    /**
+     * Runs {@code task} on this shard's thread once the current event-loop iteration has processed its
+     * I/O and tasks (Netty's tail tasks); called from this shard's thread.
+     */
+    public void executeAfterIteration(Runnable task) {
+        if (loop instanceof SingleThreadEventLoop stl) {
+            stl.executeAfterEventLoopIteration(task);
+        } else {
+            loop.execute(task);
+        }
+    }
+
     public boolean inLoop() {
         return loop.inEventLoop();
     }

@@ -98,9 +98,9 @@ class ConfigRegistryTest {
         assertThatThrownBy(() -> config.set("hz", "ten"))
                 .hasMessage("ERR CONFIG SET failed (possibly related to argument 'hz') - "
                         + "argument couldn't be parsed into an integer");
-        assertThatThrownBy(() -> config.set("hz", "0"))
+        assertThatThrownBy(() -> config.set("hz", "-1"))
                 .hasMessage("ERR CONFIG SET failed (possibly related to argument 'hz') - "
-                        + "argument must be between 1 and 500 inclusive");
+                        + "argument must be between 0 and 2147483647 inclusive");
         assertThatThrownBy(() -> config.set("maxclients", "0"))
                 .hasMessage("ERR CONFIG SET failed (possibly related to argument 'maxclients') - "
                         + "argument must be between 1 and 4294967295 inclusive");
@@ -169,7 +169,7 @@ class ConfigRegistryTest {
     @Test
     void setAll_isAllOrNothing() {
         assertThatThrownBy(() -> config.setAll(List.of(
-                new String[] {"maxclients", "20"}, new String[] {"hz", "1000"})))
+                new String[] {"maxclients", "20"}, new String[] {"hz", "-5"})))
                 .hasMessageContaining("argument 'hz'");
         assertThat(config.get("maxclients")).isEqualTo("10000");
 
