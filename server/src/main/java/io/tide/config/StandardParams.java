@@ -68,7 +68,7 @@ final class StandardParams {
                         .defaultValue("standalone").immutable()
                         .description("Named set of option defaults applied before the config file.").build(),
                 ConfigParam.builder("lazyfree-lazy-user-flush", Type.BOOL).defaultValue("no")
-                        .description("FLUSHALL/FLUSHDB without SYNC or ASYNC frees asynchronously.").build(),
+                        .description("Kept for redis.conf compatibility: FLUSHALL/FLUSHDB drop their tables in O(1) and the JVM frees them in the background either way.").build(),
                 integer("active-expire-effort", 1, 10, "1")
                         .description("Effort of the active expiry cycle.").build());
     }
