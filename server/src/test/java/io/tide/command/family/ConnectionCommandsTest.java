@@ -126,6 +126,36 @@ class ConnectionCommandsTest {
         }
     }
 
+    @Test
+    void timeout_closesIdleClients_only() throws Exception {
+        try (Server s = TestServers.start(2, "--timeout", "1");
+             RawClient idle = new RawClient(s.port());
+             RawClient busy = new RawClient(s.port())) {
+            assertThat(idle.call("PING")).isEqualTo("+PONG\r\n");
+            for (int i = 0; i < 12; i++) {
+                assertThat(busy.call("PING")).isEqualTo("+PONG\r\n");
+                Thread.sleep(200);
+            }
+            assertThat(idle.isClosedByServer()).isTrue();
+            assertThat(busy.call("PING")).isEqualTo("+PONG\r\n");
+        }
+    }
+
+    @Test
+    void maxclients_refusesTheClientBeyondTheLimit() throws Exception {
+        try (Server s = TestServers.start(1, "--maxclients", "2");
+             RawClient a = new RawClient(s.port());
+             RawClient b = new RawClient(s.port())) {
+            assertThat(a.call("PING")).isEqualTo("+PONG\r\n");
+            assertThat(b.call("PING")).isEqualTo("+PONG\r\n");
+            try (RawClient c = new RawClient(s.port())) {
+                assertThat(c.readReply()).isEqualTo("-ERR max number of clients reached\r\n");
+                assertThat(c.isClosedByServer()).isTrue();
+            }
+            assertThat(a.call("PING")).isEqualTo("+PONG\r\n");
+        }
+    }
+
     /** Error texts and reply bytes compared with a real redis-server. */
     @Test
     void errorsAndReplies_matchRedis() throws Exception {
