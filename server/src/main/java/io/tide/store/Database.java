@@ -13,6 +13,19 @@ import java.util.function.Consumer;
  * table (linear probing, parallel arrays, capacity a power of two, load at most 3/4) that maps key
  * bytes to opaque values, with the expiry and the access clock stored inline per slot.
  *
+ * <p>Slot layout: {@code keys[i]} (the key, or the embedded entry), {@code values[i]} (the value by
+ * reference, null for an embedded entry), {@code meta[i]} (one long: the 32-bit hash in the low bits,
+ * a {@value #CLOCK_BITS}-bit access clock in seconds since a per-process base, and flag bits) and, once
+ * any key has an expiry, {@code expires[i]}. A lookup reads meta[i], keys[i] and the key array; a GET's
+ * clock update writes the meta word it has just read.
+ *
+ * <p>Embedded strings (Redis's "embstr"): a {@code byte[]} value of at most {@link #EMBED_LIMIT} bytes
+ * stored with {@link #put} is kept together with its key in one array,
+ * {@code [key length as a 1..5 byte varint][key bytes][value bytes]}, held in {@code keys[i]}, with the
+ * {@code EMBEDDED} flag set in meta[i]. Reads of an embedded slot return fresh copies of the value
+ * (and of the key, for iteration); string values are immutable to callers, so copies are equivalent.
+ * {@link #putRaw} never embeds (results of APPEND and SETRANGE are "raw" in Redis).
+ *
  * <p>Resizing is incremental. When the table must grow (or shrink, below 1/8 load), a new table is
  * allocated and the old one is frozen: new keys go only to the new table, and every operation moves
  * a few old slots across, in index order ({@link #rehashStep} lets the shard's cron move more). A key
@@ -23,13 +36,17 @@ import java.util.function.Consumer;
  * once) across resizes, using a reverse-binary cursor over home buckets ({@code hash & mask}), over
  * both tables while rehashing, as Redis's {@code dictScan} does.
  *
- * <p>Keys are stored by reference: callers must not modify a key array after handing it over.
+ * <p>Keys of non-embedded entries are stored by reference: callers must not modify a key array after
+ * handing it over; embedded entries copy the key bytes.
  * A key is expired when {@code nowMs > expireAt}, as in Redis.
  */
 public final class Database {
 
     /** {@code expireAtMs} for {@link #put}: keep the existing expiry of an overwritten key. */
     public static final long KEEP_TTL = -1;
+
+    /** Longest {@code byte[]} value {@link #put} embeds with its key (Redis's EMBSTR limit). */
+    public static final int EMBED_LIMIT = 44;
 
     static final int MIN_CAPACITY = 16;
     private static final int MAX_CAPACITY = 1 << 30;
@@ -44,6 +61,16 @@ public final class Database {
     private static final VarHandle LONGS =
             MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private static final long SEED = ThreadLocalRandom.current().nextLong();
+
+    /** Bits of the access clock in a meta word: 2^28 s is about 8.5 years before it wraps. */
+    static final int CLOCK_BITS = 28;
+    private static final int CLOCK_SHIFT = 32;
+    private static final long CLOCK_MASK = (1L << CLOCK_BITS) - 1;
+    private static final long CLOCK_FIELD = CLOCK_MASK << CLOCK_SHIFT;
+    /** Flag in a meta word: keys[i] holds the embedded key and value, values[i] is null. */
+    private static final long EMBEDDED = 1L << 60;
+    /** Origin of the access clock, unix seconds; clocks are taken modulo 2^CLOCK_BITS from it. */
+    private static final long CLOCK_BASE_SEC = System.currentTimeMillis() / 1000;
 
     private final int id;
     /** The table new keys go to. */
@@ -91,14 +118,22 @@ public final class Database {
         if (i < 0) {
             return null;
         }
-        found.access[i] = clock(nowMs);
-        return found.values[i];
+        Table t = found;
+        long m = t.meta[i];
+        t.meta[i] = (m & ~CLOCK_FIELD) | ((long) clock(nowMs) << CLOCK_SHIFT);
+        return (m & EMBEDDED) != 0 ? embeddedValue(t.keys[i]) : t.values[i];
     }
 
     /** Like {@link #get} but leaves the access clock alone. */
     public Object peek(byte[] key, long nowMs) {
         int i = lookupLive(key, nowMs);
-        return i < 0 ? null : found.values[i];
+        return i < 0 ? null : valueAt(found, i);
+    }
+
+    /** Whether the key is present (no expiry check) and its value is embedded with it; see {@link #put}. */
+    public boolean isEmbedded(byte[] key) {
+        int i = locate(key, hash(key));
+        return i >= 0 && (found.meta[i] & EMBEDDED) != 0;
     }
 
     /** Whether a live key exists (expired keys are deleted); leaves the access clock alone. */
@@ -121,14 +156,19 @@ public final class Database {
         if (i < 0) {
             return -1;
         }
-        return Math.max(0, nowMs - Integer.toUnsignedLong(found.access[i]) * 1000);
+        long then = (found.meta[i] >>> CLOCK_SHIFT) & CLOCK_MASK;
+        long secs = (clock(nowMs) - then) & CLOCK_MASK;
+        if (secs > CLOCK_MASK >>> 1) {
+            return 0; // accessed "after" nowMs: the clock moved backwards
+        }
+        return secs * 1000 + Math.floorMod(nowMs, 1000L);
     }
 
     /** Refreshes the access clock of a key, if present. */
     public void touch(byte[] key, long nowMs) {
         int i = locate(key, hash(key));
         if (i >= 0) {
-            found.access[i] = clock(nowMs);
+            setClock(found, i, clock(nowMs));
         }
     }
 
@@ -136,7 +176,9 @@ public final class Database {
 
     /**
      * Inserts or overwrites. {@code expireAtMs}: absolute unix ms, 0 for no expiry (clearing an existing
-     * one), or {@link #KEEP_TTL}. The access clock is set from the wall clock.
+     * one), or {@link #KEEP_TTL}. The access clock is set from the wall clock. A {@code byte[]} value of
+     * at most {@link #EMBED_LIMIT} bytes is embedded with its key (the value and key bytes are copied);
+     * any other value is stored by reference.
      */
     public void put(byte[] key, Object value, long expireAtMs) {
         put(key, value, expireAtMs, System.currentTimeMillis());
@@ -144,6 +186,15 @@ public final class Database {
 
     /** Like {@link #put(byte[], Object, long)} with the access clock set to {@code nowMs}. */
     public void put(byte[] key, Object value, long expireAtMs, long nowMs) {
+        store(key, value, expireAtMs, nowMs, true);
+    }
+
+    /** Like {@link #put(byte[], Object, long, long)} but never embeds: the value is kept by reference. */
+    public void putRaw(byte[] key, byte[] value, long expireAtMs, long nowMs) {
+        store(key, value, expireAtMs, nowMs, false);
+    }
+
+    private void store(byte[] key, Object value, long expireAtMs, long nowMs, boolean mayEmbed) {
         if (expireAtMs < 0 && expireAtMs != KEEP_TTL) {
             throw new IllegalArgumentException("expireAtMs " + expireAtMs);
         }
@@ -151,11 +202,23 @@ public final class Database {
         int h = hash(key);
         int i = locate(key, h);
         int clock = clock(nowMs);
+        boolean embed = mayEmbed && value instanceof byte[] b && b.length <= EMBED_LIMIT;
         if (i >= 0 && found == cur) {
             Table t = cur;
-            dataBytes += MemoryCost.of(value) - MemoryCost.of(t.values[i]);
-            t.values[i] = value;
-            t.access[i] = clock;
+            long before = slotBytes(t, i);
+            long m = (t.meta[i] & ~(CLOCK_FIELD | EMBEDDED)) | ((long) clock << CLOCK_SHIFT);
+            if (embed) {
+                t.keys[i] = embed(key, (byte[]) value);
+                t.values[i] = null;
+                m |= EMBEDDED;
+            } else {
+                if ((t.meta[i] & EMBEDDED) != 0) {
+                    t.keys[i] = key; // equal bytes; kept by reference from now on
+                }
+                t.values[i] = value;
+            }
+            t.meta[i] = m;
+            dataBytes += slotBytes(t, i) - before;
             if (expireAtMs != KEEP_TTL) {
                 setExpiry(t, i, expireAtMs);
             }
@@ -168,12 +231,14 @@ public final class Database {
             if (expiry == KEEP_TTL) {
                 expiry = o.expires == null ? 0 : o.expires[i];
             }
-            key = o.keys[i];
+            if ((o.meta[i] & EMBEDDED) == 0) {
+                key = o.keys[i];
+            }
             deleteAt(o, i);
         } else if (expiry == KEEP_TTL) {
             expiry = 0;
         }
-        insertNew(key, h, value, expiry, clock);
+        insertNew(key, h, value, embed, expiry, clock);
     }
 
     /** Removes a key (expired or not); returns its value or null. */
@@ -183,7 +248,7 @@ public final class Database {
         if (i < 0) {
             return null;
         }
-        Object v = found.values[i];
+        Object v = valueAt(found, i);
         deleteAt(found, i);
         afterRemove();
         return v;
@@ -274,12 +339,15 @@ public final class Database {
                 long m0 = small.mask;
                 long m1 = large.mask;
                 emitted += emitBucket(small, (int) (v & m0), out);
-                // Every bucket of the larger table that expands from this bucket of the smaller one.
+                // Every bucket of the larger table that expands from this bucket of the smaller one, from
+                // the cursor's bits above m0 on, in reverse-binary order as dictScan does: after a shrink
+                // the cursor may carry those bits, and a plain increment of them would skip buckets.
+                // When those bits wrap to zero the increment has carried into the bits under m0, which
+                // is the next bucket of the smaller table.
                 do {
                     emitted += emitBucket(large, (int) (v & m1), out);
-                    v = (((v | m0) + 1) & ~m0) | (v & m0);
+                    v = nextCursor(v, m1);
                 } while ((v & (m0 ^ m1)) != 0);
-                v = nextCursor(v, m0);
             }
         } while (v != 0 && --budget > 0 && emitted < count);
         return v;
@@ -302,8 +370,8 @@ public final class Database {
             if (k == null) {
                 return n;
             }
-            if (k != MOVED && (t.hashes[i] & m) == b) {
-                out.accept(k);
+            if (k != MOVED && ((int) t.meta[i] & m) == b) {
+                out.accept(keyAt(t, i));
                 n++;
             }
         }
@@ -322,10 +390,15 @@ public final class Database {
     private static void eachIn(Table t, BiConsumer<byte[], Object> action) {
         byte[][] ks = t.keys;
         Object[] vs = t.values;
+        long[] ms = t.meta;
         for (int i = 0; i < ks.length; i++) {
             byte[] k = ks[i];
             if (k != null && k != MOVED) {
-                action.accept(k, vs[i]);
+                if ((ms[i] & EMBEDDED) != 0) {
+                    action.accept(embeddedKey(k), embeddedValue(k));
+                } else {
+                    action.accept(k, vs[i]);
+                }
             }
         }
     }
@@ -350,7 +423,7 @@ public final class Database {
                 afterRemove();
                 continue;
             }
-            return k;
+            return keyAt(t, i);
         }
         // Unlucky or sparse: walk the tables from a random point.
         byte[] k = walkForLive(cur, rnd.nextInt(cur.keys.length), nowMs);
@@ -368,7 +441,7 @@ public final class Database {
             byte[] k = t.keys[i];
             if (k != null && k != MOVED) {
                 if (!isExpired(t, i, nowMs)) {
-                    return k;
+                    return keyAt(t, i);
                 }
                 expireSlot(t, i);
                 if (t != old) {
@@ -462,12 +535,14 @@ public final class Database {
 
     /** Deletes an expired entry and tells the listener; no resize. */
     private void expireSlot(Table t, int i) {
-        byte[] k = t.keys[i];
-        Object v = t.values[i];
-        deleteAt(t, i);
-        if (listener != null) {
-            listener.expired(this, k, v);
+        if (listener == null) {
+            deleteAt(t, i);
+            return;
         }
+        byte[] k = keyAt(t, i);
+        Object v = valueAt(t, i);
+        deleteAt(t, i);
+        listener.expired(this, k, v);
     }
 
     /** Slot of {@code key} in {@link #cur} or {@link #old} (recorded in {@link #found}), or -1. */
@@ -502,6 +577,7 @@ public final class Database {
                 }
                 o.keys[idx] = MOVED;
                 o.values[idx] = null;
+                o.meta[idx] = 0;
                 o.live--;
                 maxMoves--;
             }
@@ -516,12 +592,11 @@ public final class Database {
 
     /** Copies slot i of {@code from} into a free slot of {@code to}; leaves {@code from} alone. */
     private static void transfer(Table from, int i, Table to) {
-        int h = from.hashes[i];
-        int j = to.freeSlot(h);
+        long m = from.meta[i];
+        int j = to.freeSlot((int) m);
         to.keys[j] = from.keys[i];
-        to.hashes[j] = h;
+        to.meta[j] = m;
         to.values[j] = from.values[i];
-        to.access[j] = from.access[i];
         if (from.expires != null && from.expires[i] != 0) {
             to.ensureExpires()[j] = from.expires[i];
         }
@@ -559,7 +634,7 @@ public final class Database {
         }
     }
 
-    private void insertNew(byte[] key, int h, Object value, long expireAtMs, int clock) {
+    private void insertNew(byte[] key, int h, Object value, boolean embed, long expireAtMs, int clock) {
         // Keys still in the frozen table will all land in cur: count them against its load.
         if (size() >= cur.maxLive && cur.keys.length < MAX_CAPACITY) {
             if (old == null) {
@@ -570,16 +645,23 @@ public final class Database {
         }
         Table t = cur;
         int i = t.freeSlot(h);
-        t.keys[i] = key;
-        t.hashes[i] = h;
-        t.values[i] = value;
-        t.access[i] = clock;
+        long m = Integer.toUnsignedLong(h) | ((long) clock << CLOCK_SHIFT);
+        if (embed) {
+            byte[] e = embed(key, (byte[]) value);
+            t.keys[i] = e;
+            t.meta[i] = m | EMBEDDED;
+            dataBytes += MemoryCost.bytes(e.length);
+        } else {
+            t.keys[i] = key;
+            t.values[i] = value;
+            t.meta[i] = m;
+            dataBytes += MemoryCost.ofKey(key) + MemoryCost.of(value);
+        }
         t.live++;
         if (expireAtMs > 0) {
             t.ensureExpires()[i] = expireAtMs;
             volatileCount++;
         }
-        dataBytes += MemoryCost.ofKey(key) + MemoryCost.of(value);
     }
 
     private void setExpiry(Table t, int i, long expireAtMs) {
@@ -599,7 +681,7 @@ public final class Database {
 
     /** Removes slot i of t with accounting; tombstone in the frozen table, backward shift otherwise. */
     private void deleteAt(Table t, int i) {
-        dataBytes -= MemoryCost.ofKey(t.keys[i]) + MemoryCost.of(t.values[i]);
+        dataBytes -= slotBytes(t, i);
         long[] ex = t.expires;
         if (ex != null && ex[i] != 0) {
             volatileCount--;
@@ -609,23 +691,25 @@ public final class Database {
         if (t == old) {
             t.keys[i] = MOVED;
             t.values[i] = null;
+            t.meta[i] = 0;
             return;
         }
         int m = t.mask;
         byte[][] ks = t.keys;
+        long[] ms = t.meta;
         int hole = i;
         for (int j = (i + 1) & m; ; j = (j + 1) & m) {
             byte[] k = ks[j];
             if (k == null) {
                 break;
             }
-            int home = t.hashes[j] & m;
+            long mj = ms[j];
+            int home = (int) mj & m;
             // The entry at j may fill the hole unless its home lies cyclically in (hole, j].
             if (((j - home) & m) >= ((j - hole) & m)) {
                 ks[hole] = k;
-                t.hashes[hole] = t.hashes[j];
+                ms[hole] = mj;
                 t.values[hole] = t.values[j];
-                t.access[hole] = t.access[j];
                 if (ex != null) {
                     ex[hole] = ex[j];
                 }
@@ -633,6 +717,7 @@ public final class Database {
             }
         }
         ks[hole] = null;
+        ms[hole] = 0;
         t.values[hole] = null;
         if (ex != null) {
             ex[hole] = 0;
@@ -655,8 +740,103 @@ public final class Database {
         return n <= 1 ? 1 : Integer.highestOneBit(n - 1) << 1;
     }
 
+    /** Access clock for {@code nowMs}: seconds since {@link #CLOCK_BASE_SEC}, modulo 2^CLOCK_BITS. */
     private static int clock(long nowMs) {
-        return (int) (nowMs / 1000);
+        return (int) ((Math.floorDiv(nowMs, 1000L) - CLOCK_BASE_SEC) & CLOCK_MASK);
+    }
+
+    private static void setClock(Table t, int i, int clock) {
+        t.meta[i] = (t.meta[i] & ~CLOCK_FIELD) | ((long) clock << CLOCK_SHIFT);
+    }
+
+    // ---------------------------------------------------------------- slot contents
+
+    /** The value of slot i: a fresh copy for an embedded entry, the stored reference otherwise. */
+    private static Object valueAt(Table t, int i) {
+        return (t.meta[i] & EMBEDDED) != 0 ? embeddedValue(t.keys[i]) : t.values[i];
+    }
+
+    /** The key of slot i: a fresh copy for an embedded entry, the stored reference otherwise. */
+    private static byte[] keyAt(Table t, int i) {
+        return (t.meta[i] & EMBEDDED) != 0 ? embeddedKey(t.keys[i]) : t.keys[i];
+    }
+
+    /** Estimated bytes of slot i's key and value, as counted in {@link #dataBytes}. */
+    private static long slotBytes(Table t, int i) {
+        byte[] k = t.keys[i];
+        if ((t.meta[i] & EMBEDDED) != 0) {
+            return MemoryCost.bytes(k.length);
+        }
+        return MemoryCost.ofKey(k) + MemoryCost.of(t.values[i]);
+    }
+
+    /** {@code [key length as a varint][key][value]}. */
+    private static byte[] embed(byte[] key, byte[] value) {
+        int len = key.length;
+        int hdr = varintSize(len);
+        byte[] e = new byte[hdr + len + value.length];
+        int p = 0;
+        int n = len;
+        while ((n & ~0x7F) != 0) {
+            e[p++] = (byte) ((n & 0x7F) | 0x80);
+            n >>>= 7;
+        }
+        e[p] = (byte) n;
+        System.arraycopy(key, 0, e, hdr, len);
+        System.arraycopy(value, 0, e, hdr + len, value.length);
+        return e;
+    }
+
+    private static int varintSize(int n) {
+        return n < 1 << 7 ? 1 : n < 1 << 14 ? 2 : n < 1 << 21 ? 3 : n < 1 << 28 ? 4 : 5;
+    }
+
+    /** Key length of an embedded entry. */
+    private static int keyLength(byte[] e) {
+        int b = e[0];
+        if (b >= 0) {
+            return b;
+        }
+        int n = b & 0x7F;
+        for (int p = 1, s = 7; ; p++, s += 7) {
+            b = e[p];
+            n |= (b & 0x7F) << s;
+            if (b >= 0) {
+                return n;
+            }
+        }
+    }
+
+    /** Offset of the key bytes in an embedded entry (the varint's size). */
+    private static int keyStart(byte[] e) {
+        int p = 0;
+        while (e[p] < 0) {
+            p++;
+        }
+        return p + 1;
+    }
+
+    static byte[] embeddedKey(byte[] e) {
+        int ks = keyStart(e);
+        int len = ks == 1 ? e[0] : keyLength(e);
+        return Arrays.copyOfRange(e, ks, ks + len);
+    }
+
+    static byte[] embeddedValue(byte[] e) {
+        int ks = keyStart(e);
+        int len = ks == 1 ? e[0] : keyLength(e);
+        return Arrays.copyOfRange(e, ks + len, e.length);
+    }
+
+    /** Whether embedded entry {@code e} holds {@code key}. */
+    private static boolean embeddedKeyEquals(byte[] e, byte[] key) {
+        int len = key.length;
+        int b = e[0];
+        if (b >= 0) {
+            return b == len && Arrays.equals(e, 1, 1 + len, key, 0, len);
+        }
+        int ks = keyStart(e);
+        return keyLength(e) == len && Arrays.equals(e, ks, ks + len, key, 0, len);
     }
 
     /** 32-bit seeded hash of the key bytes, 8 bytes at a time. */
@@ -694,11 +874,12 @@ public final class Database {
 
     /** One table's parallel arrays. Confined to the owning database's shard thread. */
     private static final class Table {
+        /** The key, or the embedded entry when meta has EMBEDDED; null = empty, MOVED = tombstone. */
         final byte[][] keys;
+        /** The value by reference; null for embedded entries. */
         final Object[] values;
-        final int[] hashes;
-        /** Access clock: unix seconds, unsigned. */
-        final int[] access;
+        /** Low 32 bits: hash; then the access clock (CLOCK_BITS); then flags (EMBEDDED). */
+        final long[] meta;
         /** Absolute expiry in unix ms, 0 = none; allocated when the first expiry is set. */
         long[] expires;
         final int mask;
@@ -708,22 +889,23 @@ public final class Database {
         Table(int capacity) {
             keys = new byte[capacity][];
             values = new Object[capacity];
-            hashes = new int[capacity];
-            access = new int[capacity];
+            meta = new long[capacity];
             mask = capacity - 1;
             maxLive = capacity - (capacity >>> 2);
         }
 
         int find(byte[] key, int h) {
             byte[][] ks = keys;
-            int[] hs = hashes;
+            long[] ms = meta;
             int m = mask;
             for (int i = h & m; ; i = (i + 1) & m) {
                 byte[] k = ks[i];
                 if (k == null) {
                     return -1;
                 }
-                if (hs[i] == h && k != MOVED && Arrays.equals(k, key)) {
+                long mi = ms[i];
+                if ((int) mi == h && k != MOVED
+                        && ((mi & EMBEDDED) != 0 ? embeddedKeyEquals(k, key) : Arrays.equals(k, key))) {
                     return i;
                 }
             }
@@ -748,10 +930,10 @@ public final class Database {
             return ex;
         }
 
-        /** Bytes of the arrays: four 4-byte arrays (compressed references), plus 8 per slot for expiries. */
+        /** Bytes of the arrays: two of references (4 bytes, compressed), meta (8), plus 8 per slot for expiries. */
         long bytes() {
             long n = keys.length;
-            long b = 32 + 4 * (16 + 4 * n);
+            long b = 32 + 3 * 16 + 16 * n;
             if (expires != null) {
                 b += 16 + 8 * n;
             }

@@ -457,4 +457,259 @@ class DatabaseTest {
         db.forEach((key, value) -> seen.add(s(key)));
         assertThat(seen).hasSize(n).doesNotHaveDuplicates();
     }
+
+    /**
+     * A shrink that starts while the cursor carries bits above the new table's mask: the frozen larger
+     * table's buckets expanding the cursor's bucket must be walked in reverse-binary order (a plain
+     * increment of the high bits skipped some). Many key sets, since the hash seed is random per run.
+     */
+    @Test
+    void scan_duringShrink_withHighCursorBits_missesNothing() {
+        for (int r = 0; r < 80; r++) {
+            Database db = new Database(0);
+            Set<String> stable = new HashSet<>();
+            String p = "s" + r + ":";
+            for (int i = 0; i < 2000; i++) {
+                stable.add(p + i);
+                db.put(k(p + i), k("x"), 0, NOW);
+            }
+            Set<String> seen = new HashSet<>();
+            int churnNext = 0;
+            int churnDeleted = 0;
+            int calls = 0;
+            long cursor = 0;
+            do {
+                cursor = db.scan(cursor, 2, key -> seen.add(s(key)));
+                if (++calls <= 300) {
+                    for (int i = 0; i < 100; i++) {
+                        db.put(k("churn:" + churnNext++), k("y"), 0, NOW);
+                    }
+                } else {
+                    for (int i = 0; i < 100 && churnDeleted < churnNext; i++) {
+                        db.remove(k("churn:" + churnDeleted++));
+                    }
+                }
+            } while (cursor != 0);
+            assertThat(seen).as("run %d", r).containsAll(stable);
+        }
+    }
+
+    // ---------------------------------------------------------------- embedded strings
+
+    /** Drains any rehash of an emptied database and lets it shrink back to the minimum capacity. */
+    private static void settleEmpty(Database db) {
+        while (db.rehashStep(1000)) {
+            // drain
+        }
+        db.put(k("settle"), k("x"), 0, NOW);
+        db.remove(k("settle"));
+        while (db.rehashStep(1000)) {
+            // drain
+        }
+        assertThat(db.capacity()).isEqualTo(Database.MIN_CAPACITY);
+    }
+
+    private static byte[] bytes(int len, int seed) {
+        byte[] b = new byte[len];
+        for (int i = 0; i < len; i++) {
+            b[i] = (byte) (seed * 31 + i * 7);
+        }
+        return b;
+    }
+
+    @Test
+    void put_embedsUpTo44Bytes_putRawNever_otherValuesNever() {
+        Database db = new Database(0);
+        byte[] v44 = bytes(Database.EMBED_LIMIT, 1);
+        byte[] v45 = bytes(Database.EMBED_LIMIT + 1, 2);
+        db.put(k("e"), v44, 0, NOW);
+        db.put(k("r"), v45, 0, NOW);
+        db.putRaw(k("raw"), bytes(3, 3), 0, NOW);
+        db.put(k("empty"), new byte[0], 0, NOW);
+        db.put(k("long"), SharedIntegers.valueOf(123_456), 0, NOW);
+        assertThat(db.isEmbedded(k("e"))).isTrue();
+        assertThat(db.isEmbedded(k("r"))).isFalse();
+        assertThat(db.isEmbedded(k("raw"))).isFalse();
+        assertThat(db.isEmbedded(k("empty"))).isTrue();
+        assertThat(db.isEmbedded(k("long"))).isFalse();
+        assertThat(db.isEmbedded(k("absent"))).isFalse();
+        // Embedded reads are copies with the right content; raw reads are the stored reference.
+        byte[] got = (byte[]) db.get(k("e"), NOW);
+        assertThat(got).isEqualTo(v44).isNotSameAs(v44);
+        got[0]++;
+        assertThat((byte[]) db.peek(k("e"), NOW)).isEqualTo(v44);
+        assertThat(db.get(k("r"), NOW)).isSameAs(v45);
+        assertThat((byte[]) db.get(k("empty"), NOW)).isEmpty();
+        assertThat(db.get(k("long"), NOW)).isEqualTo(123_456L);
+        assertThat((byte[]) db.remove(k("e"))).isEqualTo(v44);
+        assertThat(db.isEmbedded(k("e"))).isFalse();
+        assertThat(db.size()).isEqualTo(4);
+    }
+
+    @Test
+    void embeddedKeys_ofAnyLength_roundTrip() {
+        Database db = new Database(0);
+        // Key lengths around the varint's 1/2/3-byte boundaries.
+        int[] lens = {0, 1, 127, 128, 129, 16_383, 16_384, 20_000};
+        for (int len : lens) {
+            db.put(bytes(len, len), bytes(len % 45, len), 0, NOW);
+        }
+        for (int len : lens) {
+            assertThat(db.isEmbedded(bytes(len, len))).isTrue();
+            assertThat((byte[]) db.get(bytes(len, len), NOW)).isEqualTo(bytes(len % 45, len));
+            if (len > 0) {
+                assertThat(db.get(bytes(len, len + 1), NOW)).isNull();
+            }
+        }
+        Set<Integer> keyLens = new HashSet<>();
+        db.forEach((key, value) -> {
+            assertThat(key).isEqualTo(bytes(key.length, key.length));
+            assertThat((byte[]) value).isEqualTo(bytes(key.length % 45, key.length));
+            keyLens.add(key.length);
+        });
+        assertThat(keyLens).hasSize(lens.length);
+    }
+
+    @Test
+    void overwrite_switchesBetweenEmbeddedRawAndLong_inPlaceAndDuringRehash() {
+        Database db = new Database(0);
+        int n = 0;
+        while (!db.isRehashing()) {
+            db.put(k("k" + n), k("v" + n), NOW + n + 1, NOW);
+            n++;
+        }
+        long baseline = new Database(0).usedBytes();
+        for (int round = 0; round < 4; round++) {
+            for (int i = 0; i < n; i++) {
+                byte[] key = k("k" + i);
+                switch ((i + round) % 4) {
+                    case 0 -> db.put(key, bytes(44, i), Database.KEEP_TTL, NOW);
+                    case 1 -> db.putRaw(key, bytes(10, i), Database.KEEP_TTL, NOW);
+                    case 2 -> db.put(key, SharedIntegers.valueOf(1_000_000L + i), Database.KEEP_TTL, NOW);
+                    default -> db.put(key, bytes(100, i), Database.KEEP_TTL, NOW);
+                }
+            }
+            for (int i = 0; i < n; i++) {
+                byte[] key = k("k" + i);
+                Object v = db.peek(key, NOW);
+                switch ((i + round) % 4) {
+                    case 0 -> assertThat((byte[]) v).isEqualTo(bytes(44, i));
+                    case 1 -> assertThat((byte[]) v).isEqualTo(bytes(10, i));
+                    case 2 -> assertThat(v).isEqualTo(1_000_000L + i);
+                    default -> assertThat((byte[]) v).isEqualTo(bytes(100, i));
+                }
+                assertThat(db.isEmbedded(key)).isEqualTo((i + round) % 4 == 0);
+                assertThat(db.expireAt(key)).isEqualTo(NOW + i + 1);
+            }
+            db.rehashStep(5);
+        }
+        assertThat(db.size()).isEqualTo(n);
+        assertThat(db.volatileCount()).isEqualTo(n);
+        for (int i = 0; i < n; i++) {
+            assertThat(db.remove(k("k" + i))).isNotNull();
+        }
+        settleEmpty(db);
+        assertThat(db.usedBytes()).isBetween(baseline, baseline + 16 + 8L * Database.MIN_CAPACITY);
+    }
+
+    @Test
+    void embeddedSlots_expireLazilyAndActively_withKeyAndValueForTheListener() {
+        Database db = new Database(0);
+        List<String> expired = new ArrayList<>();
+        db.setExpiryListener((d, key, value) -> expired.add(s(key) + "=" + s(value)));
+        for (int i = 0; i < 200; i++) {
+            db.put(k("e" + i), k("val" + i), i % 2 == 0 ? NOW + 10 : 0, NOW);
+        }
+        assertThat(db.isEmbedded(k("e0"))).isTrue();
+        assertThat(db.get(k("e0"), NOW + 11)).isNull();
+        assertThat(expired).containsExactly("e0=val0");
+        while (db.rehashStep(1000)) {
+            // settle
+        }
+        int deleted = 0;
+        for (int round = 0; round < 50; round++) {
+            deleted += db.activeExpireCycle(NOW + 11, 20);
+        }
+        assertThat(deleted).isEqualTo(99);
+        assertThat(expired).hasSize(100).allMatch(e -> {
+            String[] kv = e.split("=");
+            return Integer.parseInt(kv[0].substring(1)) % 2 == 0 && kv[1].equals("val" + kv[0].substring(1));
+        });
+        assertThat(db.size()).isEqualTo(100);
+        assertThat(db.volatileCount()).isZero();
+    }
+
+    @Test
+    void scan_forEach_randomKey_returnKeyBytesOfEmbeddedSlots() {
+        Database db = new Database(0);
+        Map<String, String> ref = new HashMap<>();
+        for (int i = 0; i < 3000; i++) {
+            String v = "value" + i;
+            if (i % 3 == 0) {
+                db.putRaw(k("key" + i), k(v), 0, NOW);
+            } else {
+                db.put(k("key" + i), k(v), 0, NOW);
+            }
+            ref.put("key" + i, v);
+        }
+        db.rehashStep(10); // keep some keys in the frozen table, if one exists
+        Set<String> scanned = new HashSet<>();
+        long cursor = 0;
+        do {
+            cursor = db.scan(cursor, 50, key -> scanned.add(s(key)));
+        } while (cursor != 0);
+        assertThat(scanned).isEqualTo(ref.keySet());
+        Map<String, String> all = new HashMap<>();
+        db.forEach((key, value) -> assertThat(all.put(s(key), s(value))).isNull());
+        assertThat(all).isEqualTo(ref);
+        for (int i = 0; i < 500; i++) {
+            byte[] key = db.randomKey(NOW);
+            assertThat(ref).containsKey(s(key));
+            assertThat(s(db.peek(key, NOW))).isEqualTo(ref.get(s(key)));
+        }
+    }
+
+    @Test
+    void randomOps_withValuesOfRandomLength_matchHashMap_andUsedBytesReturnsToBaseline() {
+        Random rnd = new Random(7);
+        Database db = new Database(0);
+        long baseline = db.usedBytes();
+        Map<String, byte[]> ref = new HashMap<>();
+        for (int op = 0; op < 100_000; op++) {
+            String key = randomKey(rnd, op < 50_000 ? 5000 : 500);
+            int what = rnd.nextInt(10);
+            if (what < 5) {
+                byte[] v = bytes(rnd.nextInt(101), op);
+                boolean raw = rnd.nextInt(4) == 0;
+                if (raw) {
+                    db.putRaw(k(key), v, 0, NOW);
+                } else {
+                    db.put(k(key), v, 0, NOW);
+                }
+                assertThat(db.isEmbedded(k(key))).isEqualTo(!raw && v.length <= Database.EMBED_LIMIT);
+                ref.put(key, v);
+            } else if (what < 8) {
+                Object got = db.remove(k(key));
+                byte[] want = ref.remove(key);
+                assertThat((byte[]) got).isEqualTo(want);
+            } else {
+                Object got = db.get(k(key), NOW);
+                assertThat((byte[]) got).isEqualTo(ref.get(key));
+            }
+            if (rnd.nextInt(100) == 0) {
+                db.rehashStep(rnd.nextInt(50));
+            }
+            assertThat(db.size()).isEqualTo(ref.size());
+        }
+        Map<String, byte[]> all = new HashMap<>();
+        db.forEach((key, value) -> assertThat(all.put(s(key), (byte[]) value)).isNull());
+        assertThat(all.keySet()).isEqualTo(ref.keySet());
+        all.forEach((key, value) -> assertThat(value).isEqualTo(ref.get(key)));
+        for (String key : ref.keySet()) {
+            db.remove(k(key));
+        }
+        settleEmpty(db);
+        assertThat(db.size()).isZero();
+        assertThat(db.usedBytes()).isBetween(baseline, baseline + 16 + 8L * Database.MIN_CAPACITY);
+    }
 }

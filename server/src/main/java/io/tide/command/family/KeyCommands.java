@@ -24,8 +24,6 @@ import java.util.concurrent.ThreadLocalRandom;
  */
 public final class KeyCommands {
 
-    /** Longest string Redis stores as an {@code embstr}; ours is one byte array either way. */
-    static final int EMBSTR_SIZE_LIMIT = 44;
     /** The refcount Redis reports for its shared objects ({@code OBJ_SHARED_REFCOUNT}, INT_MAX). */
     static final long SHARED_REFCOUNT = Integer.MAX_VALUE;
 
@@ -138,15 +136,15 @@ public final class KeyCommands {
     }
 
     /**
-     * OBJECT ENCODING's answer for a value; extend with each new value kind. Strings report Redis's
-     * names for the same thresholds: canonical integers are stored as {@link Long} ("int"), other strings
-     * as one {@code byte[]} whatever their length, reported "embstr" up to 44 bytes and "raw" beyond, as
-     * Redis would encode them.
+     * OBJECT ENCODING's answer for a value; extend with each new value kind. Canonical integers are
+     * stored as {@link Long} ("int"); other strings are "embstr" when the database embeds them with their
+     * key ({@link Database#isEmbedded}, values up to {@link Database#EMBED_LIMIT} bytes stored by SET and
+     * the like) and "raw" otherwise (longer values, APPEND and SETRANGE results), as in Redis.
      */
-    static String encodingName(Object value) {
+    static String encodingName(Object value, boolean embedded) {
         return switch (value) {
             case Long l -> "int";
-            case byte[] b -> b.length <= EMBSTR_SIZE_LIMIT ? "embstr" : "raw";
+            case byte[] b -> embedded ? "embstr" : "raw";
             default -> throw new IllegalStateException("no encoding name for " + value.getClass().getName());
         };
     }
@@ -518,7 +516,7 @@ public final class KeyCommands {
 
     static Reply objectEncoding(CommandContext ctx, byte[][] argv) {
         Object v = peekCounted(ctx, argv[2]);
-        return v == null ? Reply.NULL : Reply.bulk(encodingName(v));
+        return v == null ? Reply.NULL : Reply.bulk(encodingName(v, ctx.db(argv[2]).isEmbedded(argv[2])));
     }
 
     /** No LFU policy exists yet, so, like Redis under an LRU or no-eviction policy, frequency is not tracked. */

@@ -273,7 +273,7 @@ public final class StringCommands {
         checkStringLength(ctx, old.length, add.length);
         byte[] out = Arrays.copyOf(old, old.length + add.length);
         System.arraycopy(add, 0, out, old.length, add.length);
-        ctx.db(key).put(key, out, Database.KEEP_TTL, ctx.now()); // Redis leaves APPEND's result raw, never int
+        ctx.db(key).putRaw(key, out, Database.KEEP_TTL, ctx.now()); // Redis leaves APPEND's result raw
         return Reply.integer(out.length);
     }
 
@@ -311,7 +311,7 @@ public final class StringCommands {
             checkStringLength(ctx, offset, value.length);
             byte[] out = new byte[(int) offset + value.length];
             System.arraycopy(value, 0, out, (int) offset, value.length);
-            ctx.db(key).put(key, out, 0, ctx.now()); // SETRANGE's result is a raw string in Redis
+            ctx.db(key).putRaw(key, out, 0, ctx.now()); // SETRANGE's result is a raw string in Redis
             return Reply.integer(out.length);
         }
         byte[] old = StringValues.bytes(cur);
@@ -319,7 +319,7 @@ public final class StringCommands {
         checkStringLength(ctx, offset, value.length);
         byte[] out = Arrays.copyOf(old, Math.max(old.length, (int) offset + value.length));
         System.arraycopy(value, 0, out, (int) offset, value.length);
-        ctx.db(key).put(key, out, Database.KEEP_TTL, ctx.now());
+        ctx.db(key).putRaw(key, out, Database.KEEP_TTL, ctx.now());
         return Reply.integer(out.length);
     }
 
