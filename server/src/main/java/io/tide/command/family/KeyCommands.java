@@ -233,13 +233,14 @@ public final class KeyCommands {
         if (v == null) throw Errors.error(Errors.NO_SUCH_KEY);
         if (Arrays.equals(src, dst)) return nx ? Reply.ZERO : Reply.OK;
         long expireAt = from.expireAt(src);
+        boolean embedded = from.isEmbedded(src);
         Database to = ctx.db(dst);
         if (to.exists(dst, now)) {
             if (nx) return Reply.ZERO;
             to.remove(dst);
         }
         from.remove(src);
-        to.put(dst, v, expireAt, now);
+        storeKeepingEncoding(to, dst, v, embedded, expireAt, now);
         return nx ? Reply.ONE : Reply.OK;
     }
 
@@ -269,7 +270,7 @@ public final class KeyCommands {
             if (!replace) return Reply.ZERO;
             to.remove(dst);
         }
-        to.put(dst, copyOf(v), from.expireAt(src), now);
+        storeKeepingEncoding(to, dst, copyOf(v), from.isEmbedded(src), from.expireAt(src), now);
         return Reply.ONE;
     }
 
@@ -284,9 +285,20 @@ public final class KeyCommands {
         Database to = ctx.db(key, dstDb);
         if (to.exists(key, now)) return Reply.ZERO;
         long expireAt = from.expireAt(key);
+        boolean embedded = from.isEmbedded(key);
         from.remove(key);
-        to.put(key, v, expireAt, now);
+        storeKeepingEncoding(to, key, v, embedded, expireAt, now);
         return Reply.ONE;
+    }
+
+    /** RENAME, MOVE and COPY keep the value's encoding: a raw string stays raw even when it is short. */
+    private static void storeKeepingEncoding(Database to, byte[] key, Object v, boolean embedded, long expireAt,
+                                             long now) {
+        if (v instanceof byte[] b && !embedded) {
+            to.putRaw(key, b, expireAt, now);
+        } else {
+            to.put(key, v, expireAt, now);
+        }
     }
 
     /** A DB index as MOVE and COPY parse it: an int (Redis's getIntFromObject errors), then in range. */
