@@ -23,10 +23,6 @@ import redis.clients.jedis.params.ClientKillParams;
 @ValueSource(ints = {1, 2})
 class ClientCommandsTest {
 
-    static {
-        // Lettuce 7.2 with Netty 4.2 mixes io_uring and epoll classes when both are present.
-        System.setProperty("io.lettuce.core.iouring", "false");
-    }
 
     private final int shards;
     private Server server;

@@ -46,11 +46,6 @@ import redis.clients.jedis.resps.ScanResult;
 @ValueSource(ints = {1, 2})
 class KeyCommandsTest {
 
-    static {
-        // Lettuce's epoll transport meets Netty 4.2's event loops with "incompatible event loop type": use NIO.
-        System.setProperty("io.lettuce.core.epoll", "false");
-        System.setProperty("io.lettuce.core.iouring", "false");
-    }
 
     @Parameter
     int shards;

@@ -43,11 +43,6 @@ class StringCommandsTest {
     private static final String WRONGTYPE = "WRONGTYPE Operation against a key holding the wrong kind of value";
     private static final String NOT_INTEGER = "ERR value is not an integer or out of range";
 
-    static {
-        // Lettuce's native transports reject Netty 4.2's event loops ("incompatible event loop type"): use NIO.
-        System.setProperty("io.lettuce.core.epoll", "false");
-        System.setProperty("io.lettuce.core.iouring", "false");
-    }
 
     static Server server;
 
