@@ -550,7 +550,7 @@ public final class ServerCommands {
     /** The one key spec that Redis's legacy first/last/step range describes. */
     private static Reply keySpec(CommandSpec spec) {
         Reply flags = spec.has(CommandSpec.READONLY)
-                ? new Reply.SetReply(new Reply[] {Reply.simple("RO"), Reply.simple("ACCESS")})
+                ? new Reply.SetReply(new Reply[] {Reply.simple("RO"), Reply.simple("access")})
                 : new Reply.SetReply(new Reply[] {Reply.simple("RW")});
         int last = spec.lastKey() < 0 ? spec.lastKey() : spec.lastKey() - spec.firstKey();
         return Reply.map(
