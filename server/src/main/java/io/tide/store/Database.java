@@ -208,8 +208,17 @@ public final class Database {
             long before = slotBytes(t, i);
             long m = (t.meta[i] & ~(CLOCK_FIELD | EMBEDDED)) | ((long) clock << CLOCK_SHIFT);
             if (embed) {
-                t.keys[i] = embed(key, (byte[]) value);
-                t.values[i] = null;
+                byte[] v = (byte[]) value;
+                byte[] e = (t.meta[i] & EMBEDDED) != 0 ? (byte[]) t.keys[i] : null;
+                if (e != null && e.length == varintSize(key.length) + key.length + v.length) {
+                    // Same key, same size: overwrite the value bytes in place. Embedded arrays never leave
+                    // this class (readers get copies), so no one can observe the change; and the
+                    // overwrite allocates nothing and stores no reference (no GC write barrier).
+                    System.arraycopy(v, 0, e, e.length - v.length, v.length);
+                } else {
+                    t.keys[i] = embed(key, v);
+                    t.values[i] = null;
+                }
                 m |= EMBEDDED;
             } else {
                 if ((t.meta[i] & EMBEDDED) != 0) {

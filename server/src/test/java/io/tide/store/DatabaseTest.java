@@ -712,4 +712,21 @@ class DatabaseTest {
         assertThat(db.size()).isZero();
         assertThat(db.usedBytes()).isBetween(baseline, baseline + 16 + 8L * Database.MIN_CAPACITY);
     }
+
+    @Test
+    void overwriteOfEmbeddedValue_withSameSize_isInvisibleToEarlierReaders() {
+        Database db = new Database(0);
+        byte[] key = "same-size".getBytes();
+        db.put(key, "aaaa".getBytes(), 0, 1000);
+        byte[] before = (byte[]) db.get(key, 1000);
+        long bytes = db.usedBytes();
+        db.put(key, "bbbb".getBytes(), 0, 1000);
+        assertThat(before).isEqualTo("aaaa".getBytes());
+        assertThat((byte[]) db.get(key, 1000)).isEqualTo("bbbb".getBytes());
+        assertThat(db.isEmbedded(key)).isTrue();
+        assertThat(db.usedBytes()).isEqualTo(bytes);
+        db.put(key, "cc".getBytes(), 0, 1000);
+        assertThat((byte[]) db.get(key, 1000)).isEqualTo("cc".getBytes());
+        assertThat(db.size()).isEqualTo(1);
+    }
 }
