@@ -49,6 +49,22 @@ class EmbeddedServerTest {
         }
     }
 
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"nio", "epoll", "io_uring", "auto"})
+    void everyIoDriver_servesRequests(String driver) {
+        if (driver.equals("io_uring")) {
+            org.junit.jupiter.api.Assumptions.assumeTrue(io.netty.channel.uring.IoUring.isAvailable(),
+                    "io_uring is not available on this kernel");
+        }
+        try (Server s = TestServers.start(2, "--io-driver", driver);
+             Jedis j = TestServers.jedis(s.port(), 2)) {
+            assertThat(s.ioDriver()).isEqualTo(!driver.equals("auto") ? driver
+                    : io.netty.channel.epoll.Epoll.isAvailable() ? "epoll" : "nio");
+            for (int i = 0; i < 100; i++) j.set("d" + i, Integer.toString(i));
+            assertThat(j.mget("d1", "d50", "d99")).containsExactly("1", "50", "99");
+        }
+    }
+
     @Test
     void closeTwice_isHarmless() {
         Server s = TestServers.start(1);
