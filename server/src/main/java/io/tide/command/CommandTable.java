@@ -44,6 +44,12 @@ public final class CommandTable {
         return add(name, arity, flags, 0, 0, 0, categories, since, summary, null);
     }
 
+    /** A container command that also runs on its own, without a subcommand (bare COMMAND). */
+    public CommandSpec container(String name, int arity, String flags, String categories, String since, String summary,
+                                 CommandHandler bare) {
+        return add(name, arity, flags, 0, 0, 0, categories, since, summary, bare);
+    }
+
     /** Freezes the table: builds the lookup index and per-shard statistics. */
     public void seal(int shards) {
         int cap = Integer.highestOneBit(Math.max(16, byName.size() * 4) - 1) << 1;

@@ -78,7 +78,7 @@ public final class Dispatcher {
             c.reply(Reply.error(Errors.unknownCommand(argv)), silent);
             return;
         }
-        if (spec.isContainer()) {
+        if (spec.isContainer() && (argv.length >= 2 || spec.handler() == null)) {
             if (argv.length < 2) {
                 reject(c, spec, home, Errors.wrongArity(spec.fullName()), silent);
                 return;

@@ -65,8 +65,23 @@ public final class ServerCommands {
                 "Shuts down the server.", ServerCommands::shutdown);
         t.add("debug", -2, "admin noscript loading stale allshards", 0, 0, 0, "", "1.0.0",
                 "A container for debugging commands (SLEEP).", ServerCommands::debug);
-        t.add("command", -1, "loading stale", 0, 0, 0, "@connection", "2.8.13",
-                "Returns detailed information about all commands.", ServerCommands::command);
+        var command = t.container("command", -1, "loading stale", "@connection", "2.8.13",
+                "Returns detailed information about all commands.", ServerCommands::commandAll);
+        command.sub("count", 2, "loading stale", 0, 0, 0, "@connection", "2.8.13",
+                "Returns a count of commands.", (ctx, argv) -> Reply.integer(ctx.server().table().size()));
+        command.sub("info", -2, "loading stale", 0, 0, 0, "@connection", "2.8.13",
+                "Returns information about one, multiple or all commands.",
+                (ctx, argv) -> commandInfo(ctx.server().table(), argv));
+        command.sub("docs", -2, "loading stale", 0, 0, 0, "@connection", "7.0.0",
+                "Returns documentary information about one, multiple or all commands.",
+                (ctx, argv) -> commandDocs(ctx.server().table(), argv));
+        command.sub("list", -2, "loading stale", 0, 0, 0, "@connection", "7.0.0",
+                "Returns a list of command names.", (ctx, argv) -> commandList(ctx.server().table(), argv));
+        command.sub("getkeys", -4, "loading stale", 0, 0, 0, "@connection", "2.8.13",
+                "Extracts the key names from an arbitrary command.",
+                (ctx, argv) -> commandGetKeys(ctx.server().table(), argv));
+        command.sub("help", 2, "loading stale", 0, 0, 0, "@connection", "5.0.0",
+                "Returns helpful text about the different subcommands.", ServerCommands::commandHelp);
         var config = t.container("config", -2, "", "", "2.0.0", "A container for server configuration commands.");
         config.sub("get", -3, "admin noscript loading stale", 0, 0, 0, "", "2.0.0",
                 "Returns the effective values of configuration parameters.", ServerCommands::configGet);
@@ -463,40 +478,24 @@ public final class ServerCommands {
 
     // ------------------------------------------------------------------------------------------ COMMAND
 
-    static Reply command(CommandContext ctx, byte[][] argv) {
-        CommandTable table = ctx.server().table();
-        if (argv.length == 1) {
-            List<Reply> all = new ArrayList<>();
-            for (CommandSpec spec : table.all()) all.add(commandInfo(spec));
-            return Reply.array(all);
-        }
-        String sub = Args.lower(argv[1]);
-        int arity = switch (sub) {
-            case "count", "help" -> 2;
-            case "info", "docs", "list" -> -2;
-            case "getkeys" -> -4;
-            default -> throw Errors.unknownSubcommand(Errors.printable(argv[1]), "command");
-        };
-        if (arity >= 0 ? argv.length != arity : argv.length < -arity) {
-            throw Errors.error(Errors.wrongArity("command|" + sub));
-        }
-        return switch (sub) {
-            case "count" -> Reply.integer(table.size());
-            case "info" -> commandInfo(table, argv);
-            case "docs" -> commandDocs(table, argv);
-            case "list" -> commandList(table, argv);
-            case "getkeys" -> commandGetKeys(table, argv);
-            default -> Help.reply("COMMAND",
-                    "(no subcommand)", "    Return details about all commands.",
-                    "COUNT", "    Return the total number of commands in this server.",
-                    "LIST", "    Return a list of all commands in this server.",
-                    "INFO [<command-name> ...]", "    Return details about multiple commands.",
-                    "    If no command names are given, details for all commands are returned.",
-                    "DOCS [<command-name> ...]", "    Return documentation details about multiple commands.",
-                    "    If no command names are given, documentation details for all",
-                    "    commands are returned.",
-                    "GETKEYS <full-command>", "    Return the keys from a full command.");
-        };
+    /** Bare COMMAND: details of every command. */
+    static Reply commandAll(CommandContext ctx, byte[][] argv) {
+        List<Reply> all = new ArrayList<>();
+        for (CommandSpec spec : ctx.server().table().all()) all.add(commandInfo(spec));
+        return Reply.array(all);
+    }
+
+    static Reply commandHelp(CommandContext ctx, byte[][] argv) {
+        return Help.reply("COMMAND",
+                "(no subcommand)", "    Return details about all commands.",
+                "COUNT", "    Return the total number of commands in this server.",
+                "LIST", "    Return a list of all commands in this server.",
+                "INFO [<command-name> ...]", "    Return details about multiple commands.",
+                "    If no command names are given, details for all commands are returned.",
+                "DOCS [<command-name> ...]", "    Return documentation details about multiple commands.",
+                "    If no command names are given, documentation details for all",
+                "    commands are returned.",
+                "GETKEYS <full-command>", "    Return the keys from a full command.");
     }
 
     /** A command or {@code container|subcommand} by name, or null. */
