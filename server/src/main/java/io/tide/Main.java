@@ -52,7 +52,18 @@ public final class Main {
                 config.get("profile"),
                 launch.profileSetOptions().isEmpty() ? " (sets no options)" : " (set " + launch.profileSetOptions() + ")");
         java.nio.file.Path pidFile = writePidFile(config.get("pidfile"), log);
-        Runtime.getRuntime().addShutdownHook(new Thread(server::close, "tide-sigterm"));
+        // SIGTERM and SIGINT shut down cleanly and exit 0, as redis-server does; the hook covers other exits.
+        for (String name : new String[] {"TERM", "INT"}) {
+            try {
+                sun.misc.Signal.handle(new sun.misc.Signal(name), sig -> {
+                    log.info("Received SIG{}, shutting down", name);
+                    new Thread(server::close, "tide-signal").start();
+                });
+            } catch (IllegalArgumentException e) {
+                log.debug("cannot handle SIG{}: {}", name, e.getMessage());
+            }
+        }
+        Runtime.getRuntime().addShutdownHook(new Thread(server::close, "tide-exit"));
         try {
             server.awaitTermination();
         } catch (InterruptedException e) {

@@ -209,7 +209,7 @@ public final class Database {
             long m = (t.meta[i] & ~(CLOCK_FIELD | EMBEDDED)) | ((long) clock << CLOCK_SHIFT);
             if (embed) {
                 byte[] v = (byte[]) value;
-                byte[] e = (t.meta[i] & EMBEDDED) != 0 ? (byte[]) t.keys[i] : null;
+                byte[] e = (t.meta[i] & EMBEDDED) != 0 ? t.keys[i] : null;
                 if (e != null && e.length == varintSize(key.length) + key.length + v.length) {
                     // Same key, same size: overwrite the value bytes in place. Embedded arrays never leave
                     // this class (readers get copies), so no one can observe the change; and the
