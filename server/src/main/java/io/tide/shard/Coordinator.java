@@ -1,67 +1,124 @@
 package io.tide.shard;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Runs multi-shard operations atomically. Thread-safe.
  *
- * <p>One coordinator thread takes operations one at a time. For each it posts a barrier task to every
- * shard the operation needs; each shard thread, on reaching its barrier, signals arrival and parks
+ * <p>One coordinator thread takes operations from a queue. For each batch it posts a barrier task to
+ * every shard the batch needs; each shard thread, on reaching its barrier, signals arrival and parks
  * until released. When all have arrived, no other client can observe or change those shards, so the
- * coordinator runs the operation against their data directly (the latches give the happens-before
- * edges in both directions), then releases them. Because only this single thread ever parks shards,
- * and a shard thread never waits for anything but its own release, there is no lock-order cycle and
- * no deadlock. A client's later commands are held back by its home shard until the operation's reply
- * is back (see the dispatcher), so per-connection order holds even across shards.
+ * coordinator runs the operations against their data directly, one after the other (the latches give
+ * the happens-before edges in both directions), then releases them. Because only this single thread
+ * ever parks shards, and a shard thread never waits for anything but its own release, there is no
+ * lock-order cycle and no deadlock.
+ *
+ * <p>Batching: the operations waiting when the coordinator comes round (up to {@value #MAX_BATCH})
+ * share one barrier over the union of their shards. Each operation is still atomic (nothing else
+ * runs on those shards in between) and they take effect in queue order; under load the cost of
+ * parking the shards is paid once per batch instead of once per command. A client never has two
+ * operations in the queue: the dispatcher holds its next requests until the reply is back.
  * See docs/decisions/0002-multi-shard-atomicity.md.
  */
 public final class Coordinator {
 
-    private final ExecutorService executor = Executors.newSingleThreadExecutor(r -> {
-        Thread t = new Thread(r, "tide-coordinator");
-        t.setDaemon(true);
-        return t;
-    });
+    private static final Logger LOG = LoggerFactory.getLogger(Coordinator.class);
+    static final int MAX_BATCH = 256;
+
+    private final LinkedBlockingQueue<Op> queue = new LinkedBlockingQueue<>();
+    private final Thread thread;
+    private volatile boolean closed;
+
+    private record Op(Shard[] shards, Runnable body, Runnable onRejected) {}
+
+    Coordinator() {
+        thread = new Thread(this::loop, "tide-coordinator");
+        thread.setDaemon(true);
+        thread.start();
+    }
 
     /**
      * Parks {@code shards}, runs {@code body} on the coordinator thread, releases them. Returns at once;
-     * {@code body} must hand its result back to the caller's thread itself. If the shards are shutting
+     * {@code body} must hand its result back to the caller's thread itself. If the server is shutting
      * down, {@code onRejected} runs instead.
      */
     public void run(Shard[] shards, Runnable body, Runnable onRejected) {
-        try {
-            executor.execute(() -> coordinate(shards, body, onRejected));
-        } catch (RejectedExecutionException e) {
+        if (closed) {
             onRejected.run();
+            return;
         }
+        Op op = new Op(shards, body, onRejected);
+        queue.add(op);
+        if (closed && queue.remove(op)) onRejected.run(); // lost the race with close(): nobody will run it
+
     }
 
-    private static void coordinate(Shard[] shards, Runnable body, Runnable onRejected) {
+    private void loop() {
+        List<Op> batch = new ArrayList<>();
+        Shard[] byId = new Shard[64];
+        while (!closed) {
+            try {
+                batch.add(queue.take());
+            } catch (InterruptedException e) {
+                break;
+            }
+            queue.drainTo(batch, MAX_BATCH - 1);
+            int n = 0;
+            for (Op op : batch) {
+                for (Shard s : op.shards) {
+                    if (byId[s.id()] == null) {
+                        byId[s.id()] = s;
+                        n++;
+                    }
+                }
+            }
+            Shard[] union = new Shard[n];
+            for (int i = 0, k = 0; i < byId.length; i++) {
+                if (byId[i] != null) {
+                    union[k++] = byId[i];
+                    byId[i] = null;
+                }
+            }
+            coordinate(union, batch);
+            batch.clear();
+        }
+        Op left;
+        while ((left = queue.poll()) != null) left.onRejected.run();
+    }
+
+    private static void coordinate(Shard[] shards, List<Op> batch) {
         CountDownLatch arrived = new CountDownLatch(shards.length);
         CountDownLatch release = new CountDownLatch(1);
-        int posted = 0;
         try {
             for (Shard s : shards) {
                 s.loop().execute(() -> {
                     arrived.countDown();
                     awaitUninterruptibly(release);
                 });
-                posted++;
             }
         } catch (RejectedExecutionException e) {
             release.countDown();
-            onRejected.run();
+            for (Op op : batch) op.onRejected.run();
             return;
         }
         try {
-            if (posted == shards.length && awaitArrival(arrived)) {
-                body.run();
+            if (awaitArrival(arrived)) {
+                for (Op op : batch) {
+                    try {
+                        op.body.run();
+                    } catch (RuntimeException e) {
+                        LOG.error("multi-shard operation failed", e);
+                    }
+                }
             } else {
-                onRejected.run();
+                for (Op op : batch) op.onRejected.run();
             }
         } finally {
             release.countDown();
@@ -95,6 +152,12 @@ public final class Coordinator {
     }
 
     void close() {
-        executor.shutdownNow();
+        closed = true;
+        thread.interrupt();
+        try {
+            thread.join(5000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }
