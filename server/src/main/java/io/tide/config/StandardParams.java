@@ -69,6 +69,9 @@ final class StandardParams {
                         .description("Named set of option defaults applied before the config file.").build(),
                 ConfigParam.builder("lazyfree-lazy-user-flush", Type.BOOL).defaultValue("no")
                         .description("Kept for redis.conf compatibility: FLUSHALL/FLUSHDB drop their tables in O(1) and the JVM frees them in the background either way.").build(),
+                ConfigParam.builder("enable-debug-command", Type.ENUM).values("no", "yes", "local")
+                        .defaultValue("no").immutable()
+                        .description("Allow DEBUG: no, yes, or local (from loopback connections only).").build(),
                 integer("active-expire-effort", 1, 10, "1")
                         .description("Effort of the active expiry cycle.").build());
     }

@@ -53,7 +53,23 @@ public final class ServerCommands {
     /** Linux reports process CPU times in USER_HZ ticks, 100 per second on every mainstream architecture. */
     private static final double USER_HZ = 100.0;
 
+    static final String DEBUG_NOT_ALLOWED = "ERR DEBUG command not allowed. If the enable-debug-command option is "
+            + "set to \"local\", you can run it from a local connection, otherwise you need to set this option in the "
+            + "configuration file, and then restart the server.";
+
     private ServerCommands() {}
+
+    /** Redis's enable-debug-command: no (the default), yes, or local (loopback connections only). */
+    private static boolean debugAllowed(CommandContext ctx) {
+        return switch (ctx.server().config().get("enable-debug-command")) {
+            case "yes" -> true;
+            case "local" -> {
+                String addr = ctx.client().connection().remoteAddress();
+                yield addr.startsWith("127.") || addr.startsWith("0:0:0:0:0:0:0:1") || addr.startsWith("::1");
+            }
+            default -> false;
+        };
+    }
 
     public static void register(CommandTable t) {
         t.group("server");
@@ -453,6 +469,7 @@ public final class ServerCommands {
     private static final Pattern STRTOD = Pattern.compile("^\\s*[+-]?(\\d+\\.?\\d*|\\.\\d+)([eE][+-]?\\d+)?");
 
     static Reply debug(CommandContext ctx, byte[][] argv) {
+        if (!debugAllowed(ctx)) throw Errors.error(DEBUG_NOT_ALLOWED);
         String sub = Args.lower(argv[1]);
         if (sub.equals("help") && argv.length == 2) {
             return Help.reply("DEBUG",

@@ -45,7 +45,7 @@ class ServerCommandsTest {
 
     @BeforeEach
     void start() {
-        server = TestServers.start(shards);
+        server = TestServers.start(shards, "--enable-debug-command", "local");
     }
 
     @AfterEach

@@ -162,7 +162,9 @@ class ServerCommandsVsRedisTest {
                 c("SHUTDOWN", "NOSAVE", "SAVE"),
                 c("SHUTDOWN", "ABORT", "NOW"),
                 c("INFO", "nosuchsection"),
-                c("DEBUG"));
+                c("DEBUG"),
+                c("DEBUG", "SLEEP", "0"),
+                c("DEBUG", "HELP"));
         assertSame(true, c("INFO", "nosuchsection"));
     }
 
