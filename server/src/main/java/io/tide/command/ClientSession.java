@@ -35,6 +35,7 @@ public final class ClientSession {
     boolean quitting;
     boolean closeWhenDrained;
     boolean suppressCurrent;
+    boolean forceCurrent;
 
     /** Replies not yet sent because an earlier command is still running on another shard. */
     private final ArrayDeque<Slot> pending = new ArrayDeque<>();
@@ -118,6 +119,11 @@ public final class ClientSession {
             return true;
         }
         return false;
+    }
+
+    /** CLIENT REPLY ON: the command being executed is answered even if OFF or SKIP silenced it. */
+    public void forceCurrentReply() {
+        forceCurrent = true;
     }
 
     public void skipNextReply() {

@@ -135,7 +135,11 @@ public final class Dispatcher {
         long t0 = System.nanoTime();
         Outcome o = execute(spec, ctx, argv);
         record(spec, home, o, System.nanoTime() - t0);
-        if (c.suppressCurrent) {
+        if (c.forceCurrent) {
+            c.forceCurrent = false;
+            c.suppressCurrent = false;
+            silent = false;
+        } else if (c.suppressCurrent) {
             c.suppressCurrent = false;
             silent = true;
         }

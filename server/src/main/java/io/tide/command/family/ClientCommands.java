@@ -204,12 +204,8 @@ public final class ClientCommands {
     static Reply reply(CommandContext ctx, byte[][] argv) {
         ClientSession c = ctx.client();
         if (Args.is(argv[2], "on")) {
-            boolean wasOff = c.replyMode() == ClientSession.ReplyMode.OFF;
             c.replyMode(ClientSession.ReplyMode.ON);
-            if (wasOff) {
-                // The dispatcher silenced this command before it ran; Redis still answers it.
-                c.send(Reply.OK);
-            }
+            c.forceCurrentReply(); // answered even when OFF or a SKIP silenced it, as Redis does
             return Reply.OK;
         } else if (Args.is(argv[2], "off")) {
             c.replyMode(ClientSession.ReplyMode.OFF);
