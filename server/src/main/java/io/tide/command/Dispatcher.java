@@ -70,7 +70,6 @@ public final class Dispatcher {
         Shard home = c.home();
         long now = System.currentTimeMillis();
         c.lastInteractionMs = now;
-        home.stats().commandsProcessed++;
         boolean silent = c.takeSilence();
 
         CommandSpec spec = table.lookup(argv[0]);
@@ -100,6 +99,7 @@ public final class Dispatcher {
             return;
         }
         c.lastCommand = spec.fullName();
+        home.stats().commandsProcessed++; // as Redis's total_commands_processed: commands that get to run
 
         if (single) {
             runInline(c, spec, argv, home, now, silent);
