@@ -69,6 +69,14 @@ final class StandardParams {
                         .description("Named set of option defaults applied before the config file.").build(),
                 ConfigParam.builder("lazyfree-lazy-user-flush", Type.BOOL).defaultValue("no")
                         .description("Kept for redis.conf compatibility: FLUSHALL/FLUSHDB drop their tables in O(1) and the JVM frees them in the background either way.").build(),
+                integer("tcp-backlog", 0, INT_MAX, "511").immutable()
+                        .description("Listen backlog of the TCP listeners.").build(),
+                ConfigParam.builder("client-output-buffer-limit", Type.STRING)
+                        .defaultValue("normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60")
+                        .multiArg().check(StandardParams::outputBufferLimit)
+                        .description("Per client class: <class> <hard> <soft> <soft-seconds>; a client over the hard "
+                                + "limit, or over the soft one for that long, is disconnected (0 = no limit). Enforced "
+                                + "for normal clients; replica and pubsub clients do not exist yet.").build(),
                 ConfigParam.builder("enable-debug-command", Type.ENUM).values("no", "yes", "local")
                         .defaultValue("no").immutable()
                         .description("Allow DEBUG: no, yes, or local (from loopback connections only).").build(),
@@ -103,6 +111,52 @@ final class StandardParams {
             throw ConfigException.invalid("Not a directory");
         }
         return p.toString();
+    }
+
+    /**
+     * Redis's client-output-buffer-limit: groups of {@code class hard soft seconds} (memory units allowed)
+     * merged into the current setting; canonical form lists all three classes in bytes, as CONFIG GET shows.
+     */
+    private static String outputBufferLimit(String value, String current) {
+        String[] words = value.trim().split("\\s+");
+        if (value.isBlank() || words.length % 4 != 0) {
+            throw ConfigException.invalid("Wrong number of arguments in buffer limit configuration.");
+        }
+        String[] cur = current == null || current.isBlank()
+                ? "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60".split(" ")
+                : current.trim().split("\\s+");
+        java.util.Map<String, long[]> limits = new java.util.LinkedHashMap<>();
+        for (int i = 0; i + 3 < cur.length; i += 4) {
+            limits.put(cur[i], new long[] {Long.parseLong(cur[i + 1]), Long.parseLong(cur[i + 2]),
+                    Long.parseLong(cur[i + 3])});
+        }
+        for (int i = 0; i < words.length; i += 4) {
+            String cls = words[i].toLowerCase(java.util.Locale.ROOT);
+            if (cls.equals("replica")) cls = "slave";
+            if (!limits.containsKey(cls)) {
+                throw ConfigException.invalid("Invalid client class specified in buffer limit configuration.");
+            }
+            long hard;
+            long soft;
+            long secs;
+            try {
+                hard = ConfigParam.parseMemory(words[i + 1]);
+                soft = ConfigParam.parseMemory(words[i + 2]);
+                secs = Long.parseLong(words[i + 3]);
+            } catch (ConfigException | NumberFormatException e) {
+                throw ConfigException.invalid(
+                        "Error in hard, soft or soft_seconds setting in buffer limit configuration.");
+            }
+            if (secs < 0) {
+                throw ConfigException.invalid(
+                        "Error in hard, soft or soft_seconds setting in buffer limit configuration.");
+            }
+            limits.put(cls, new long[] {hard, soft, secs});
+        }
+        StringBuilder sb = new StringBuilder();
+        limits.forEach((cls, l) -> sb.append(sb.isEmpty() ? "" : " ").append(cls).append(' ').append(l[0])
+                .append(' ').append(l[1]).append(' ').append(l[2]));
+        return sb.toString();
     }
 
     private static String save(String value, String current) {

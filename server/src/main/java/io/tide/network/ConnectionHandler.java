@@ -32,6 +32,9 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
     private final Dispatcher dispatcher;
     private final Shard home;
     private final ShardClients registry;
+    private final OutputBufferLimit outputLimit;
+    /** When the output first went over the soft limit (ms), or 0. */
+    private long overSoftSinceMs;
     private Channel channel;
     private ClientSession session;
     private ByteBuf out;
@@ -40,11 +43,13 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
     private String local = "?:0";
     private volatile int fd = -1;
 
-    ConnectionHandler(ServerContext server, Dispatcher dispatcher, Shard home, ShardClients registry) {
+    ConnectionHandler(ServerContext server, Dispatcher dispatcher, Shard home, ShardClients registry,
+                      OutputBufferLimit outputLimit) {
         this.server = server;
         this.dispatcher = dispatcher;
         this.home = home;
         this.registry = registry;
+        this.outputLimit = outputLimit;
     }
 
     ClientSession session() {
@@ -144,6 +149,37 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
     public void write(Reply reply, int protocolVersion) {
         if (out == null) out = channel.alloc().ioBuffer(256);
         RespWriter.write(out, reply, protocolVersion);
+        OutputBufferLimit.Limits limits = outputLimit.normal();
+        if (!limits.none()) enforce(limits);
+    }
+
+    /**
+     * client-output-buffer-limit for normal clients, as Redis checks it when replies are added: over
+     * the hard limit, or over the soft limit for longer than its seconds, the client is closed.
+     */
+    private void enforce(OutputBufferLimit.Limits limits) {
+        long used = outputBufferBytes();
+        boolean over = limits.hard() > 0 && used >= limits.hard();
+        if (!over && limits.soft() > 0 && used >= limits.soft()) {
+            long now = System.currentTimeMillis();
+            if (overSoftSinceMs == 0) {
+                overSoftSinceMs = now;
+            } else {
+                over = now - overSoftSinceMs >= limits.softSeconds() * 1000;
+            }
+        } else if (!over) {
+            overSoftSinceMs = 0;
+        }
+        if (over && session != null && !session.isClosed()) {
+            LOG.warn("Client id={} addr={} closed for overcoming of output buffer limits ({} bytes).", session.id(),
+                    remote, used);
+            session.markClosed();
+            if (out != null) {
+                out.release();
+                out = null;
+            }
+            channel.close();
+        }
     }
 
     @Override

@@ -98,12 +98,13 @@ public final class NetworkServer {
     public int start(ServerContext server, Dispatcher dispatcher, Shard[] shards, ProtocolLimits limits)
             throws InterruptedException {
         ConfigRegistry config = server.config();
+        OutputBufferLimit outputLimit = new OutputBufferLimit(config);
         clients = new ShardClients[shards.length];
         for (int i = 0; i < shards.length; i++) clients[i] = new ShardClients();
         ServerBootstrap b = new ServerBootstrap()
                 .group(acceptGroup, shardGroup)
                 .channel(driver.channelClass())
-                .option(ChannelOption.SO_BACKLOG, 511)
+                .option(ChannelOption.SO_BACKLOG, config.getInt("tcp-backlog"))
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 * 1024, 1024 * 1024))
@@ -120,7 +121,8 @@ public final class NetworkServer {
                             }
                         }
                         Shard home = homeOf(shards, ch.eventLoop());
-                        ConnectionHandler handler = new ConnectionHandler(server, dispatcher, home, clients[home.id()]);
+                        ConnectionHandler handler = new ConnectionHandler(server, dispatcher, home, clients[home.id()],
+                                outputLimit);
                         ch.pipeline().addLast("bytes-in", new InboundByteCounter(home.stats()));
                         ch.pipeline().addLast("resp", new RespDecoder(limits, () -> handler.session() == null
                                 || handler.session().authenticated()));

@@ -156,6 +156,30 @@ class ConnectionCommandsTest {
         }
     }
 
+    @Test
+    void outputBufferHardLimit_closesTheClientWhoseReplyIsTooBig_only() throws Exception {
+        try (Server s = TestServers.start(2); Jedis admin = TestServers.jedis(s.port(), 2)) {
+            String kb = "x".repeat(1024);
+            String[] keys = new String[200];
+            for (int i = 0; i < keys.length; i++) {
+                keys[i] = "obl:" + i;
+                admin.set(keys[i], kb);
+            }
+            admin.configSet("client-output-buffer-limit", "normal 100kb 0 0");
+            try (RawClient c = new RawClient(s.port())) {
+                assertThat(c.call("MGET", "obl:1", "obl:2")).startsWith("*2\r\n");
+                String[] mget = new String[keys.length + 1];
+                mget[0] = "MGET";
+                System.arraycopy(keys, 0, mget, 1, keys.length);
+                c.sendCommand(mget);
+                assertThat(c.isClosedByServer()).isTrue();
+            }
+            assertThat(admin.get("obl:7")).isEqualTo(kb);
+            admin.configSet("client-output-buffer-limit", "normal 0 0 0");
+            assertThat(admin.mget(keys)).hasSize(200);
+        }
+    }
+
     /** Error texts and reply bytes compared with a real redis-server. */
     @Test
     void errorsAndReplies_matchRedis() throws Exception {

@@ -169,6 +169,19 @@ class ServerCommandsVsRedisTest {
     }
 
     @Test
+    void clientOutputBufferLimit_parsesAndPrintsAsRedis() throws Exception {
+        assertSame(
+                c("CONFIG", "SET", "client-output-buffer-limit", "bogus 1 2 3"),
+                c("CONFIG", "SET", "client-output-buffer-limit", "normal 1 2"),
+                c("CONFIG", "SET", "client-output-buffer-limit", "normal x 0 0"),
+                c("CONFIG", "SET", "client-output-buffer-limit", "normal 1mb 512kb 10 pubsub 1 1 1"),
+                c("CONFIG", "GET", "client-output-buffer-limit"),
+                c("CONFIG", "SET", "client-output-buffer-limit", "normal 0 0 0 replica 256mb 64mb 60 pubsub 32mb 8mb 60"),
+                c("CONFIG", "GET", "client-output-buffer-limit"),
+                c("CONFIG", "GET", "tcp-backlog"));
+    }
+
+    @Test
     void clientReply_offSkipOn() throws Exception {
         for (boolean resp3 : new boolean[] {false, true}) {
             try (RawClient r = new RawClient(redis.port()); RawClient t = new RawClient(tide.port())) {
