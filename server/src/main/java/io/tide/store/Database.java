@@ -83,6 +83,8 @@ public final class Database {
     /** Bytes of keys and values; table arrays are added in {@link #usedBytes()}. */
     private long dataBytes;
     private int expireCursor;
+    /** Estimated average TTL of keys with an expiry, kept by the active expiry cycle as Redis does. */
+    private long avgTtlMs;
     private ExpiryListener listener;
     /** Scratch result of {@link #locate}: the table holding the slot it returned. */
     private Table found;
@@ -294,6 +296,7 @@ public final class Database {
         volatileCount = 0;
         dataBytes = 0;
         expireCursor = 0;
+        avgTtlMs = 0;
     }
 
     /**
@@ -308,19 +311,21 @@ public final class Database {
     public void swapContents(Database other) {
         Table c = cur, o = old;
         int ri = rehashIdx, ec = expireCursor;
-        long vc = volatileCount, db = dataBytes;
+        long vc = volatileCount, db = dataBytes, ttl = avgTtlMs;
         cur = other.cur;
         old = other.old;
         rehashIdx = other.rehashIdx;
         expireCursor = other.expireCursor;
         volatileCount = other.volatileCount;
         dataBytes = other.dataBytes;
+        avgTtlMs = other.avgTtlMs;
         other.cur = c;
         other.old = o;
         other.rehashIdx = ri;
         other.expireCursor = ec;
         other.volatileCount = vc;
         other.dataBytes = db;
+        other.avgTtlMs = ttl;
     }
 
     // ---------------------------------------------------------------- iteration
@@ -482,6 +487,8 @@ public final class Database {
         int i = expireCursor & m;
         int checks = 0;
         int deleted = 0;
+        long ttlSum = 0;
+        int ttlSamples = 0;
         long visits = Math.max(1L, maxChecks) * 20;
         while (checks < maxChecks && visits-- > 0) {
             if (t.keys[i] != null) {
@@ -493,15 +500,30 @@ public final class Database {
                         deleted++;
                         continue; // backward shift may have moved another entry into slot i
                     }
+                    ttlSum += e - nowMs;
+                    ttlSamples++;
                 }
             }
             i = (i + 1) & m;
         }
         expireCursor = i;
+        if (ttlSamples > 0) {
+            // Redis's running estimate: each cycle's sample average weighs 1/50.
+            long avg = ttlSum / ttlSamples;
+            avgTtlMs = avgTtlMs == 0 ? avg : (avgTtlMs / 50) * 49 + avg / 50;
+        }
         if (deleted > 0) {
             afterRemove();
         }
         return deleted;
+    }
+
+    /**
+     * INFO keyspace's avg_ttl: Redis's estimate, a running average of the TTLs the active expiry cycle
+     * meets (each cycle's sample counts 1/50); 0 when no key has an expiry.
+     */
+    public long avgTtlMillis() {
+        return volatileCount == 0 ? 0 : avgTtlMs;
     }
 
     /** Moves up to {@code maxSlots} slots of the frozen table; true if still rehashing afterwards. */

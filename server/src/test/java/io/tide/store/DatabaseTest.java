@@ -729,4 +729,19 @@ class DatabaseTest {
         assertThat((byte[]) db.get(key, 1000)).isEqualTo("cc".getBytes());
         assertThat(db.size()).isEqualTo(1);
     }
+
+    @Test
+    void avgTtl_isEstimatedByTheActiveCycle_andZeroWithoutExpiries() {
+        Database db = new Database(0);
+        long now = 1_000_000;
+        for (int i = 0; i < 100; i++) db.put(("t" + i).getBytes(), "v".getBytes(), now + 100_000, now);
+        for (int i = 0; i < 50; i++) db.put(("p" + i).getBytes(), "v".getBytes(), 0, now);
+        assertThat(db.avgTtlMillis()).isZero();
+        db.activeExpireCycle(now + 10_000, 1000);
+        assertThat(db.avgTtlMillis()).isEqualTo(90_000);
+        db.activeExpireCycle(now + 20_000, 1000);
+        assertThat(db.avgTtlMillis()).isBetween(89_000L, 90_000L);
+        for (int i = 0; i < 100; i++) db.persist(("t" + i).getBytes());
+        assertThat(db.avgTtlMillis()).isZero();
+    }
 }

@@ -338,12 +338,15 @@ public final class ServerCommands {
         for (int i = 0; i < dbs; i++) {
             long keys = 0;
             long expires = 0;
+            double ttlWeighted = 0;
             for (Database d : ctx.allDbs(i)) {
                 keys += d.size();
                 expires += d.volatileCount();
+                ttlWeighted += (double) d.avgTtlMillis() * d.volatileCount();
             }
+            long avgTtl = expires == 0 ? 0 : Math.round(ttlWeighted / expires); // shards weighted by their expiries
             if (keys > 0) sb.append("db").append(i).append(":keys=").append(keys).append(",expires=").append(expires)
-                    .append("\r\n");
+                    .append(",avg_ttl=").append(avgTtl).append("\r\n");
         }
     }
 
