@@ -75,6 +75,7 @@ public final class Shard {
         long periodMicros = 1_000_000L / effectiveHz(hz.getAsInt());
         cron = loop.schedule(() -> {
             try {
+                stats.sample(clock.getAsLong());
                 cronTick(periodMicros, effort.getAsInt(), clock);
                 extra.run();
             } finally {

@@ -250,8 +250,14 @@ public final class ServerCommands {
 
     private static void statsSection(CommandContext ctx, StringBuilder sb) {
         ShardStats sum = new ShardStats();
+        long opsPerSec = 0;
+        long inPerSec = 0;
+        long outPerSec = 0;
         for (Shard shard : ctx.shards().all()) {
             ShardStats st = shard.stats();
+            opsPerSec += st.instantaneousOpsPerSec();
+            inPerSec += st.instantaneousInputBytesPerSec();
+            outPerSec += st.instantaneousOutputBytesPerSec();
             sum.commandsProcessed += st.commandsProcessed;
             sum.netInputBytes += st.netInputBytes;
             sum.netOutputBytes += st.netOutputBytes;
@@ -264,6 +270,9 @@ public final class ServerCommands {
         line(sb, "total_commands_processed", sum.commandsProcessed);
         line(sb, "total_net_input_bytes", sum.netInputBytes);
         line(sb, "total_net_output_bytes", sum.netOutputBytes);
+        line(sb, "instantaneous_ops_per_sec", opsPerSec);
+        line(sb, "instantaneous_input_kbps", String.format(Locale.ROOT, "%.2f", inPerSec / 1024.0));
+        line(sb, "instantaneous_output_kbps", String.format(Locale.ROOT, "%.2f", outPerSec / 1024.0));
         line(sb, "rejected_connections", ctx.server().rejectedConnections().get());
         line(sb, "expired_keys", sum.expiredKeys);
         line(sb, "keyspace_hits", sum.keyspaceHits);
@@ -380,13 +389,7 @@ public final class ServerCommands {
 
     static Reply configResetStat(CommandContext ctx, byte[][] argv) {
         for (Shard shard : ctx.shards().all()) {
-            ShardStats st = shard.stats();
-            st.keyspaceHits = 0;
-            st.keyspaceMisses = 0;
-            st.expiredKeys = 0;
-            st.netInputBytes = 0;
-            st.netOutputBytes = 0;
-            st.commandsProcessed = 0;
+            shard.stats().reset();
         }
         for (CommandSpec spec : ctx.server().table().all()) {
             resetStats(spec);

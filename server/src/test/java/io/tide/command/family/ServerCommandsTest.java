@@ -166,6 +166,23 @@ class ServerCommandsTest {
     }
 
     @Test
+    void info_instantaneousOpsPerSec_followsTheLoad() throws Exception {
+        try (Jedis j = jedis(2)) {
+            long deadline = System.currentTimeMillis() + 1200;
+            while (System.currentTimeMillis() < deadline) {
+                var p = j.pipelined();
+                for (int i = 0; i < 200; i++) p.get("ops");
+                p.sync();
+            }
+            String stats = j.info("stats");
+            assertThat(stat(stats, "instantaneous_ops_per_sec")).isPositive();
+            assertThat(stats).containsPattern("instantaneous_input_kbps:[0-9]+\\.[0-9]{2}\r\n")
+                    .containsPattern("instantaneous_output_kbps:[0-9]+\\.[0-9]{2}\r\n");
+            assertThat(stats).doesNotContain("instantaneous_input_kbps:0.00");
+        }
+    }
+
+    @Test
     void info_commandstats_countsCallsRejectionsAndFailures() {
         try (Jedis j = jedis(2)) {
             for (int i = 0; i < 3; i++) j.ping();
