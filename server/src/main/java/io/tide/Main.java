@@ -9,7 +9,7 @@ import io.tide.config.LaunchOptions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** {@code tide-server}: parses the command line, starts a server in the foreground, stops it on SIGTERM or SHUTDOWN. */
+/** {@code tide-server}: parses the command line, starts a server in the foreground, stops it on SIGTERM or SHUTDOWN; runs on the main thread. */
 public final class Main {
 
     private Main() {}
