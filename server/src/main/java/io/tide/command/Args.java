@@ -28,33 +28,14 @@ public final class Args {
         return new String(arg, StandardCharsets.UTF_8);
     }
 
-    public static byte[] bytes(String s) {
-        return s.getBytes(StandardCharsets.UTF_8);
-    }
-
     public static byte[] bytes(long v) {
         return Long.toString(v).getBytes(StandardCharsets.US_ASCII);
-    }
-
-    /**
-     * Parses a 64-bit integer exactly as Redis's string2ll: optional '-', digits, no leading zeros, no
-     * '+', no spaces, within range. Returns false through the exception-free variant.
-     */
-    public static boolean isLong(byte[] s) {
-        return parseLongOrNull(s) != null;
     }
 
     /** {@code ERR value is not an integer or out of range} unless {@code s} is a valid 64-bit integer. */
     public static long parseLong(byte[] s) {
         Long v = parseLongOrNull(s);
         if (v == null) throw Errors.notInteger();
-        return v;
-    }
-
-    /** Like {@link #parseLong(byte[])} with a caller-chosen error line. */
-    public static long parseLong(byte[] s, String errorLine) {
-        Long v = parseLongOrNull(s);
-        if (v == null) throw Errors.error(errorLine);
         return v;
     }
 
@@ -83,74 +64,17 @@ public final class Args {
         return -acc;
     }
 
-    /** An int in [min, max] or {@code ERR value is not an integer or out of range}. */
-    public static int parseInt(byte[] s, int min, int max) {
-        long v = parseLong(s);
-        if (v < min || v > max) throw Errors.notInteger();
-        return (int) v;
-    }
-
     /**
-     * Parses a double as Redis does with strtod: no leading space, the whole argument consumed,
-     * {@code inf}/{@code -inf}/{@code +inf}/{@code infinity} accepted, NaN rejected.
+     * A 32-bit integer as Redis's getIntFromObjectOrReply parses it: {@code ERR value is not an integer or
+     * out of range} for a bad integer, Redis's out-of-range text past 32 bits; {@code errorLine}, when
+     * given, replaces both.
      */
-    public static double parseDouble(byte[] s) {
-        Double d = parseDoubleOrNull(s);
-        if (d == null) throw Errors.notFloat();
-        return d;
-    }
-
-    public static double parseDouble(byte[] s, String errorLine) {
-        Double d = parseDoubleOrNull(s);
-        if (d == null) throw Errors.error(errorLine);
-        return d;
-    }
-
-    public static Double parseDoubleOrNull(byte[] s) {
-        int n = s.length;
-        if (n == 0 || n > 5000) return null;
-        String t = new String(s, StandardCharsets.ISO_8859_1);
-        String body = t;
-        int sign = 1;
-        if (body.startsWith("-")) {
-            sign = -1;
-            body = body.substring(1);
-        } else if (body.startsWith("+")) {
-            body = body.substring(1);
+    public static int parseInt(byte[] s, String errorLine) {
+        Long v = parseLongOrNull(s);
+        if (v == null) throw Errors.error(errorLine != null ? errorLine : Errors.NOT_INTEGER);
+        if (v < Integer.MIN_VALUE || v > Integer.MAX_VALUE) {
+            throw Errors.error(errorLine != null ? errorLine : Errors.NOT_INT32);
         }
-        String lb = body.toLowerCase(java.util.Locale.ROOT);
-        if (lb.equals("inf") || lb.equals("infinity")) {
-            return sign * Double.POSITIVE_INFINITY;
-        }
-        // strtod's decimal form: digits [. digits] [e[+-]digits]; at least one digit in the mantissa.
-        int i = 0;
-        int digits = 0;
-        int len = body.length();
-        while (i < len && Character.isDigit(body.charAt(i)) && body.charAt(i) < 128) {
-            i++;
-            digits++;
-        }
-        if (i < len && body.charAt(i) == '.') {
-            i++;
-            while (i < len && body.charAt(i) >= '0' && body.charAt(i) <= '9') {
-                i++;
-                digits++;
-            }
-        }
-        if (digits == 0) return null;
-        if (i < len && (body.charAt(i) == 'e' || body.charAt(i) == 'E')) {
-            i++;
-            if (i < len && (body.charAt(i) == '+' || body.charAt(i) == '-')) i++;
-            int expDigits = 0;
-            while (i < len && body.charAt(i) >= '0' && body.charAt(i) <= '9') {
-                i++;
-                expDigits++;
-            }
-            if (expDigits == 0) return null;
-        }
-        if (i != len) return null;
-        double v = Double.parseDouble(t);
-        if (Double.isNaN(v)) return null;
-        return v;
+        return v.intValue();
     }
 }

@@ -55,8 +55,7 @@ public final class CommandContext {
 
     /** Database {@code index} on the shard that owns {@code key}. */
     public Database db(byte[] key, int index) {
-        Shard s = coordinated ? shards.shardOf(key) : shard;
-        return s.db(index);
+        return shardOf(key).db(index);
     }
 
     /** The shard owning {@code key} (for its statistics). */
@@ -69,9 +68,9 @@ public final class CommandContext {
      * keyspace hit/miss counters.
      */
     public Object read(byte[] key) {
-        Database d = db(key);
-        Object v = noTouch ? d.peek(key, now) : d.get(key, now);
         Shard s = shardOf(key);
+        Database d = s.db(dbIndex);
+        Object v = noTouch ? d.peek(key, now) : d.get(key, now);
         if (v == null) s.stats().keyspaceMisses++;
         else s.stats().keyspaceHits++;
         return v;

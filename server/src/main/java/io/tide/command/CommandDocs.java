@@ -30,7 +30,7 @@ public final class CommandDocs {
         StringBuilder sb = new StringBuilder();
         sb.append("# Commands\n\n");
         sb.append("Generated from the command table by `io.tide.command.CommandDocs`; do not edit by hand.\n");
-        sb.append("Regenerate with `mvn -q -pl server test -Dtest=CommandDocsTest -Dtide.regenerateDocs=true`.\n\n");
+        sb.append("Regenerate with `bin/test -pl server -Dtest=CommandDocsTest -Dtide.regenerateDocs=true`.\n\n");
         sb.append(t.size()).append(" commands. Arity as Redis counts it: the command name included, negative ")
                 .append("means at least that many.\n\n");
         sb.append("| Command | Group | Arity | Flags | Summary |\n");

@@ -82,7 +82,7 @@ public final class Dispatcher {
                 reject(c, spec, home, Errors.wrongArity(spec.fullName()), silent);
                 return;
             }
-            CommandSpec sub = spec.subcommands().get(lower(argv[1]));
+            CommandSpec sub = spec.subcommands().get(Args.lower(argv[1]));
             if (sub == null) {
                 reject(c, spec, home, Errors.unknownSubcommand(Errors.printable(argv[1]), spec.name()).getMessage(),
                         silent);
@@ -236,15 +236,6 @@ public final class Dispatcher {
             if ((mask & (1L << s.id())) != 0) out[n++] = s;
         }
         return out;
-    }
-
-    private static String lower(byte[] b) {
-        char[] ch = new char[b.length];
-        for (int i = 0; i < b.length; i++) {
-            int x = b[i] & 0xff;
-            ch[i] = (char) (x >= 'A' && x <= 'Z' ? x + 32 : x);
-        }
-        return new String(ch);
     }
 
     private record Outcome(Reply reply, boolean failed) {}

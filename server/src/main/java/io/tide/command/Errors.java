@@ -26,18 +26,39 @@ public final class Errors {
     public static final String OFFSET_OUT_OF_RANGE = "ERR offset is out of range";
     public static final String INVALID_CURSOR = "ERR invalid cursor";
     public static final String NX_XX_GT_LT = "ERR NX and XX, GT or LT options at the same time are not compatible";
-    public static final String GT_LT_NX = "ERR GT, LT, and/or NX options at the same time are not compatible";
+    public static final String NOT_INT32 = "ERR value is out of range, value must between -2147483648 and 2147483647";
+    public static final String DECREMENT_OVERFLOW = "ERR decrement would overflow";
+    public static final String GT_AND_LT = "ERR GT and LT options at the same time are not compatible";
+    public static final String INVALID_FIRST_DB = "ERR invalid first DB index";
+    public static final String INVALID_SECOND_DB = "ERR invalid second DB index";
+    public static final String LCS_NOT_STRINGS = "ERR The specified keys must contain string values";
+    public static final String LCS_IDX_AND_LEN = "ERR If you want both the length and indexes, please just use IDX.";
+    public static final String LCS_EXCEEDS_BULK_LEN =
+            "ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len";
+    public static final String LCS_ALLOC_FAILED = "ERR Insufficient memory, failed allocating transient memory for LCS";
+    public static final String BAD_CLIENT_NAME = "ERR Client names cannot contain spaces, newlines or special characters.";
+    public static final String NO_SUCH_CLIENT = "ERR No such client";
+    public static final String INVALID_CLIENT_ID = "ERR Invalid client ID";
+    public static final String CLIENT_ID_NOT_POSITIVE = "ERR client-id should be greater than 0";
+    public static final String BAD_PROTOCOL_VERSION = "ERR Protocol version is not an integer or out of range";
+    public static final String HELLO_NOAUTH = "NOAUTH HELLO must be called with the client already authenticated, "
+            + "otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and "
+            + "select the RESP protocol version at the same time";
+    public static final String NO_CONFIG_FILE = "ERR The server is running without a config file";
+    public static final String NO_SHUTDOWN_IN_PROGRESS = "ERR No shutdown in progress.";
+    public static final String SHUTDOWN_FAILED = "ERR Errors trying to SHUTDOWN. Check logs.";
+    public static final String DEBUG_NOT_ALLOWED = "ERR DEBUG command not allowed. If the enable-debug-command option "
+            + "is set to \"local\", you can run it from a local connection, otherwise you need to set this option in "
+            + "the configuration file, and then restart the server.";
+    public static final String GETKEYS_INVALID_COMMAND = "ERR Invalid command specified";
+    public static final String GETKEYS_NO_KEYS = "ERR The command has no key arguments";
+    public static final String GETKEYS_BAD_ARITY = "ERR Invalid number of arguments specified for command";
+    public static final String GETKEYS_BAD_ARGUMENTS = "ERR Invalid arguments specified for command";
     public static final String PROTOCOL_VERSION = "NOPROTO unsupported protocol version";
     public static final String NO_LFU =
             "ERR An LFU maxmemory policy is not selected, access frequency not tracked. "
                     + "Please note that when switching between policies at runtime LRU and LFU data will take some "
                     + "time to adjust.";
-    public static final String LFU_NO_IDLETIME =
-            "ERR An LFU maxmemory policy is selected, idle time not tracked. "
-                    + "Please note that when switching between policies at runtime LRU and LFU data will take some "
-                    + "time to adjust.";
-    public static final String TIMEOUT_NOT_FLOAT = "ERR timeout is not a float or out of range";
-    public static final String TIMEOUT_NEGATIVE = "ERR timeout is negative";
 
     private Errors() {}
 

@@ -57,7 +57,6 @@ public sealed interface Reply {
 
     Reply OK = new Simple("OK");
     Reply PONG = new Simple("PONG");
-    Reply QUEUED = new Simple("QUEUED");
     Reply NULL = new NullBulk();
     Reply NULL_ARRAY = new NullArray();
     Reply EMPTY_ARRAY = new Array(new Reply[0]);

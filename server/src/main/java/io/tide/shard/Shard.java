@@ -2,7 +2,6 @@ package io.tide.shard;
 
 import io.netty.channel.EventLoop;
 import io.netty.channel.SingleThreadEventLoop;
-import io.netty.util.concurrent.ScheduledFuture;
 import io.tide.store.Database;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
@@ -22,7 +21,6 @@ public final class Shard {
     private final EventLoop loop;
     private final Database[] dbs;
     private final ShardStats stats = new ShardStats();
-    private ScheduledFuture<?> cron;
 
     public Shard(int id, EventLoop loop, int databases) {
         this.id = id;
@@ -57,10 +55,6 @@ public final class Shard {
         }
     }
 
-    public boolean inLoop() {
-        return loop.inEventLoop();
-    }
-
     /**
      * Starts the periodic cron. {@code hz} and {@code effort} are read each tick so CONFIG SET applies live.
      * {@code extra} runs on each tick too (idle-client timeouts).
@@ -73,7 +67,7 @@ public final class Shard {
     private void scheduleCron(java.util.function.IntSupplier hz, java.util.function.IntSupplier effort, Runnable extra,
                               LongSupplier clock) {
         long periodMicros = 1_000_000L / effectiveHz(hz.getAsInt());
-        cron = loop.schedule(() -> {
+        loop.schedule(() -> {
             try {
                 stats.sample(clock.getAsLong());
                 cronTick(periodMicros, effort.getAsInt(), clock);
@@ -110,9 +104,5 @@ public final class Shard {
                 if (System.nanoTime() - start > budgetNanos) return;
             }
         }
-    }
-
-    public void stopCron() {
-        if (cron != null) cron.cancel(false);
     }
 }

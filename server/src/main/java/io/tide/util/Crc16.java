@@ -19,7 +19,7 @@ public final class Crc16 {
 
     private Crc16() {}
 
-    public static int of(byte[] bytes, int from, int to) {
+    static int of(byte[] bytes, int from, int to) {
         int crc = 0;
         for (int i = from; i < to; i++) {
             crc = ((crc << 8) ^ TABLE[((crc >>> 8) ^ bytes[i]) & 0xff]) & 0xffff;

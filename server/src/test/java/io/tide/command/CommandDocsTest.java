@@ -3,30 +3,17 @@ package io.tide.command;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tide.command.family.Families;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import io.tide.testing.GeneratedDocs;
 import org.junit.jupiter.api.Test;
 
 /** docs/commands.md must be what {@link CommandDocs} generates from the table. */
 class CommandDocsTest {
 
-    private static final Path DOC = Path.of("..", "docs", "commands.md");
-
     @Test
     void commandsMd_matchesTheCommandTable() throws Exception {
         CommandTable t = new CommandTable();
         Families.registerAll(t);
-        String generated = CommandDocs.markdown(t);
-        if (Boolean.getBoolean("tide.regenerateDocs")) {
-            Files.createDirectories(DOC.getParent());
-            Files.writeString(DOC, generated, StandardCharsets.UTF_8);
-        }
-        String onDisk = Files.exists(DOC) ? Files.readString(DOC, StandardCharsets.UTF_8) : "";
-        assertThat(onDisk)
-                .as("docs/commands.md is stale; regenerate it with: "
-                        + "mvn -q -pl server test -Dtest=CommandDocsTest -Dtide.regenerateDocs=true")
-                .isEqualTo(generated);
+        GeneratedDocs.assertCurrent("commands.md", CommandDocs.markdown(t), "CommandDocsTest");
     }
 
     @Test

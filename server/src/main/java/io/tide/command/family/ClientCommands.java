@@ -20,7 +20,6 @@ import java.util.List;
  */
 public final class ClientCommands {
 
-    static final String BAD_NAME = "ERR Client names cannot contain spaces, newlines or special characters.";
 
     private ClientCommands() {}
 
@@ -59,7 +58,7 @@ public final class ClientCommands {
 
     static Reply setName(CommandContext ctx, byte[][] argv) {
         String name = Args.text(argv[2]);
-        if (!ClientSession.validName(name)) throw Errors.error(BAD_NAME);
+        if (!ClientSession.validName(name)) throw Errors.error(Errors.BAD_CLIENT_NAME);
         ctx.client().name(name.isEmpty() ? null : name);
         return Reply.OK;
     }
@@ -86,7 +85,7 @@ public final class ClientCommands {
             List<Long> ids = new ArrayList<>();
             for (int i = 3; i < argv.length; i++) {
                 Long v = Args.parseLongOrNull(argv[i]);
-                if (v == null) throw Errors.error("ERR Invalid client ID");
+                if (v == null) throw Errors.error(Errors.INVALID_CLIENT_ID);
                 ids.add(v);
             }
             for (long id : ids) {
@@ -124,7 +123,7 @@ public final class ClientCommands {
                     return Reply.OK;
                 }
             }
-            throw Errors.error("ERR No such client");
+            throw Errors.error(Errors.NO_SUCH_CLIENT);
         }
         long id = 0;
         String type = null;
@@ -138,7 +137,7 @@ public final class ClientCommands {
             switch (Args.lower(argv[i])) {
                 case "id" -> {
                     Long v = Args.parseLongOrNull(value);
-                    if (v == null || v < 1) throw Errors.error("ERR client-id should be greater than 0");
+                    if (v == null || v < 1) throw Errors.error(Errors.CLIENT_ID_NOT_POSITIVE);
                     id = v;
                 }
                 case "type" -> type = clientType(value);

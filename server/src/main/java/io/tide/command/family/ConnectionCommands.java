@@ -89,7 +89,7 @@ public final class ConnectionCommands {
         int i = 1;
         if (argv.length > 1) {
             Long v = Args.parseLongOrNull(argv[1]);
-            if (v == null) throw Errors.error("ERR Protocol version is not an integer or out of range");
+            if (v == null) throw Errors.error(Errors.BAD_PROTOCOL_VERSION);
             if (v < 2 || v > 3) throw Errors.error(Errors.PROTOCOL_VERSION);
             proto = v.intValue();
             i = 2;
@@ -106,7 +106,7 @@ public final class ConnectionCommands {
             } else if (Args.is(argv[i], "setname") && more) {
                 setName = Args.text(argv[i + 1]);
                 if (!ClientSession.validName(setName)) {
-                    throw Errors.error("ERR Client names cannot contain spaces, newlines or special characters.");
+                    throw Errors.error(Errors.BAD_CLIENT_NAME);
                 }
                 i++;
             } else {
@@ -117,9 +117,7 @@ public final class ConnectionCommands {
             authenticate(ctx, user, pass);
         }
         if (!c.authenticated()) {
-            throw Errors.error("NOAUTH HELLO must be called with the client already authenticated, otherwise the "
-                    + "HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select "
-                    + "the RESP protocol version at the same time");
+            throw Errors.error(Errors.HELLO_NOAUTH);
         }
         if (setName != null) c.name(setName.isEmpty() ? null : setName);
         c.protocol(proto);

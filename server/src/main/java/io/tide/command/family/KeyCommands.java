@@ -28,10 +28,6 @@ public final class KeyCommands {
     static final long SHARED_REFCOUNT = Integer.MAX_VALUE;
 
     // Error lines not (yet) in Errors; see the family's notes.
-    static final String GT_AND_LT = "ERR GT and LT options at the same time are not compatible";
-    static final String NOT_INT32 = "ERR value is out of range, value must between -2147483648 and 2147483647";
-    static final String INVALID_FIRST_DB = "ERR invalid first DB index";
-    static final String INVALID_SECOND_DB = "ERR invalid second DB index";
 
     private static final Reply NONE = Reply.simple("none");
     private static final Reply[] OBJECT_HELP = help("OBJECT",
@@ -303,17 +299,9 @@ public final class KeyCommands {
 
     /** A DB index as MOVE and COPY parse it: an int (Redis's getIntFromObject errors), then in range. */
     private static int dbIndex(CommandContext ctx, byte[] arg) {
-        int id = parseInt32(arg, null);
+        int id = Args.parseInt(arg, null);
         if (id < 0 || id >= databases(ctx)) throw Errors.error(Errors.DB_INDEX_OUT_OF_RANGE);
         return id;
-    }
-
-    /** Redis's getIntFromObjectOrReply: {@code msg} replaces both errors when given. */
-    private static int parseInt32(byte[] arg, String msg) {
-        Long v = Args.parseLongOrNull(arg);
-        if (v == null) throw Errors.error(msg != null ? msg : Errors.NOT_INTEGER);
-        if (v < Integer.MIN_VALUE || v > Integer.MAX_VALUE) throw Errors.error(msg != null ? msg : NOT_INT32);
-        return v.intValue();
     }
 
     private static int databases(CommandContext ctx) {
@@ -514,8 +502,8 @@ public final class KeyCommands {
     }
 
     static Reply swapdb(CommandContext ctx, byte[][] argv) {
-        int a = parseInt32(argv[1], INVALID_FIRST_DB);
-        int b = parseInt32(argv[2], INVALID_SECOND_DB);
+        int a = Args.parseInt(argv[1], Errors.INVALID_FIRST_DB);
+        int b = Args.parseInt(argv[2], Errors.INVALID_SECOND_DB);
         int dbs = databases(ctx);
         if (a < 0 || a >= dbs || b < 0 || b >= dbs) throw Errors.error(Errors.DB_INDEX_OUT_OF_RANGE);
         if (a != b) {
@@ -586,7 +574,7 @@ public final class KeyCommands {
         if ((flags & EXPIRE_NX) != 0 && (flags & (EXPIRE_XX | EXPIRE_GT | EXPIRE_LT)) != 0) {
             throw Errors.error(Errors.NX_XX_GT_LT);
         }
-        if ((flags & EXPIRE_GT) != 0 && (flags & EXPIRE_LT) != 0) throw Errors.error(GT_AND_LT);
+        if ((flags & EXPIRE_GT) != 0 && (flags & EXPIRE_LT) != 0) throw Errors.error(Errors.GT_AND_LT);
 
         long when = Args.parseLong(argv[2]);
         if (seconds) {

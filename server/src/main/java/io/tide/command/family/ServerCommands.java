@@ -53,9 +53,6 @@ public final class ServerCommands {
     /** Linux reports process CPU times in USER_HZ ticks, 100 per second on every mainstream architecture. */
     private static final double USER_HZ = 100.0;
 
-    static final String DEBUG_NOT_ALLOWED = "ERR DEBUG command not allowed. If the enable-debug-command option is "
-            + "set to \"local\", you can run it from a local connection, otherwise you need to set this option in the "
-            + "configuration file, and then restart the server.";
 
     private ServerCommands() {}
 
@@ -411,7 +408,7 @@ public final class ServerCommands {
 
     static Reply configRewrite(CommandContext ctx, byte[][] argv) {
         String file = configFile(ctx);
-        if (file.isEmpty()) throw Errors.error("ERR The server is running without a config file");
+        if (file.isEmpty()) throw Errors.error(Errors.NO_CONFIG_FILE);
         String error = ctx.server().config().rewrite(Path.of(file));
         if (error != null) throw Errors.error(error);
         return Reply.OK;
@@ -459,10 +456,10 @@ public final class ServerCommands {
             }
         }
         if ((abort && (noSave || save || other)) || (noSave && save)) throw Errors.syntax();
-        if (abort) throw Errors.error("ERR No shutdown in progress.");
+        if (abort) throw Errors.error(Errors.NO_SHUTDOWN_IN_PROGRESS);
         if (save) {
             LOG.warn("SHUTDOWN SAVE refused: snapshots are not implemented yet");
-            throw Errors.error("ERR Errors trying to SHUTDOWN. Check logs.");
+            throw Errors.error(Errors.SHUTDOWN_FAILED);
         }
         LOG.info("User requested shutdown...");
         ctx.client().suppressCurrentReply();
@@ -475,7 +472,7 @@ public final class ServerCommands {
     private static final Pattern STRTOD = Pattern.compile("^\\s*[+-]?(\\d+\\.?\\d*|\\.\\d+)([eE][+-]?\\d+)?");
 
     static Reply debug(CommandContext ctx, byte[][] argv) {
-        if (!debugAllowed(ctx)) throw Errors.error(DEBUG_NOT_ALLOWED);
+        if (!debugAllowed(ctx)) throw Errors.error(Errors.DEBUG_NOT_ALLOWED);
         String sub = Args.lower(argv[1]);
         if (sub.equals("help") && argv.length == 2) {
             return Help.reply("DEBUG",
@@ -653,11 +650,11 @@ public final class ServerCommands {
         byte[][] cmd = Arrays.copyOfRange(argv, 2, argv.length);
         CommandSpec spec = table.lookup(cmd[0]);
         if (spec != null && spec.isContainer()) spec = spec.subcommands().get(Args.lower(cmd[1]));
-        if (spec == null) throw Errors.error("ERR Invalid command specified");
-        if (!spec.hasKeys()) throw Errors.error("ERR The command has no key arguments");
-        if (!spec.arityOk(cmd.length)) throw Errors.error("ERR Invalid number of arguments specified for command");
+        if (spec == null) throw Errors.error(Errors.GETKEYS_INVALID_COMMAND);
+        if (!spec.hasKeys()) throw Errors.error(Errors.GETKEYS_NO_KEYS);
+        if (!spec.arityOk(cmd.length)) throw Errors.error(Errors.GETKEYS_BAD_ARITY);
         List<byte[]> keys = spec.keys(cmd);
-        if (keys.isEmpty()) throw Errors.error("ERR Invalid arguments specified for command");
+        if (keys.isEmpty()) throw Errors.error(Errors.GETKEYS_BAD_ARGUMENTS);
         return Reply.bulkArray(keys);
     }
 }

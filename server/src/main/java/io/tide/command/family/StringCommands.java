@@ -19,12 +19,6 @@ import java.util.List;
  */
 public final class StringCommands {
 
-    static final String DECREMENT_OVERFLOW = "ERR decrement would overflow";
-    static final String LCS_NOT_STRINGS = "ERR The specified keys must contain string values";
-    static final String LCS_IDX_AND_LEN = "ERR If you want both the length and indexes, please just use IDX.";
-    static final String LCS_EXCEEDS_BULK_LEN =
-            "ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len";
-    static final String LCS_ALLOC_FAILED = "ERR Insufficient memory, failed allocating transient memory for LCS";
 
     /** Longest byte array the JVM allocates reliably; longer strings get the proto-max-bulk-len error. */
     private static final long MAX_ARRAY = Integer.MAX_VALUE - 8;
@@ -347,7 +341,7 @@ public final class StringCommands {
 
     static Reply decrby(CommandContext ctx, byte[][] argv) {
         long by = Args.parseLong(argv[2]);
-        if (by == Long.MIN_VALUE) throw Errors.error(DECREMENT_OVERFLOW);
+        if (by == Long.MIN_VALUE) throw Errors.error(Errors.DECREMENT_OVERFLOW);
         return incrDecr(ctx, argv[1], -by);
     }
 
@@ -393,7 +387,7 @@ public final class StringCommands {
         Object va = ctx.read(argv[1]);
         Object vb = ctx.read(argv[2]);
         if ((va != null && !StringValues.isString(va)) || (vb != null && !StringValues.isString(vb))) {
-            throw Errors.error(LCS_NOT_STRINGS);
+            throw Errors.error(Errors.LCS_NOT_STRINGS);
         }
         byte[] a = va == null ? new byte[0] : StringValues.bytes(va);
         byte[] b = vb == null ? new byte[0] : StringValues.bytes(vb);
@@ -416,21 +410,21 @@ public final class StringCommands {
                 throw Errors.syntax();
             }
         }
-        if (getIdx && getLen) throw Errors.error(LCS_IDX_AND_LEN);
+        if (getIdx && getLen) throw Errors.error(Errors.LCS_IDX_AND_LEN);
 
         int alen = a.length;
         int blen = b.length;
         int width = blen + 1;
         long cells = (long) (alen + 1) * width;
         if (cells * 4 > ctx.server().config().getLong("proto-max-bulk-len")) {
-            throw Errors.error(LCS_EXCEEDS_BULK_LEN);
+            throw Errors.error(Errors.LCS_EXCEEDS_BULK_LEN);
         }
         int[] lcs;
         try {
             if (cells > MAX_ARRAY) throw new OutOfMemoryError();
             lcs = new int[(int) cells];
         } catch (OutOfMemoryError e) {
-            throw Errors.error(LCS_ALLOC_FAILED);
+            throw Errors.error(Errors.LCS_ALLOC_FAILED);
         }
         // lcs[i * width + j] = length of the LCS of a[0..i) and b[0..j); row and column 0 stay zero.
         for (int i = 1; i <= alen; i++) {

@@ -54,7 +54,7 @@ class ClientCommandsTest {
                 assertThat(j.clientSetname("worker-" + proto)).isEqualTo("OK");
                 assertThat(j.clientGetname()).isEqualTo("worker-" + proto);
                 assertThatThrownBy(() -> j.clientSetname("a b")).isInstanceOf(JedisDataException.class)
-                        .hasMessage(ClientCommands.BAD_NAME);
+                        .hasMessage(io.tide.command.Errors.BAD_CLIENT_NAME);
                 assertThat(j.clientSetname("")).isEqualTo("OK");
                 assertThat(j.clientGetname()).isNull();
             }
