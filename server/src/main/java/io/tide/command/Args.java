@@ -77,4 +77,48 @@ public final class Args {
         }
         return v.intValue();
     }
+
+    /**
+     * A blocking command's timeout in seconds (BLPOP, BZPOPMIN, ...), as Redis's getTimeoutFromObjectOrReply
+     * parses it: a float, rounded up to whole milliseconds. Returns the absolute deadline in unix ms, or 0
+     * for "forever" (a timeout of 0).
+     */
+    public static long timeoutSeconds(byte[] s, long nowMs) {
+        double secs = parseTimeoutFloat(s);
+        double ms = secs * 1000.0;
+        if (ms > Long.MAX_VALUE) throw Errors.error(Errors.TIMEOUT_OUT_OF_RANGE);
+        return deadline((long) Math.ceil(ms), nowMs);
+    }
+
+    /** Like {@link #timeoutSeconds} for a timeout in integer milliseconds (XREAD BLOCK, WAIT). */
+    public static long timeoutMillis(byte[] s, long nowMs) {
+        Long ms = parseLongOrNull(s);
+        if (ms == null) throw Errors.error(Errors.TIMEOUT_NOT_INTEGER);
+        return deadline(ms, nowMs);
+    }
+
+    private static long deadline(long ms, long nowMs) {
+        if (ms < 0) throw Errors.error(Errors.TIMEOUT_NEGATIVE);
+        if (ms == 0) return 0;
+        if (ms > Long.MAX_VALUE - nowMs) throw Errors.error(Errors.TIMEOUT_OUT_OF_RANGE);
+        return ms + nowMs;
+    }
+
+    private static double parseTimeoutFloat(byte[] s) {
+        String t = text(s);
+        if (t.isEmpty() || t.length() > 5000 || Character.isWhitespace(t.charAt(0))
+                || Character.isWhitespace(t.charAt(t.length() - 1))) {
+            throw Errors.error(Errors.TIMEOUT_NOT_FLOAT);
+        }
+        String body = t.startsWith("-") || t.startsWith("+") ? t.substring(1) : t;
+        String lowerBody = body.toLowerCase(java.util.Locale.ROOT);
+        if (lowerBody.equals("inf") || lowerBody.equals("infinity")) {
+            return t.startsWith("-") ? Double.NEGATIVE_INFINITY : Double.POSITIVE_INFINITY;
+        }
+        // strtold's decimal syntax only: Java would also take "1d", "1f" and "NaN".
+        if (!lowerBody.matches("(\\d+\\.?\\d*|\\.\\d+)(e[+-]?\\d+)?")) {
+            throw Errors.error(Errors.TIMEOUT_NOT_FLOAT);
+        }
+        return Double.parseDouble(t);
+    }
 }

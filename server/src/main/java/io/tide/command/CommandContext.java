@@ -1,5 +1,6 @@
 package io.tide.command;
 
+import io.tide.protocol.Reply;
 import io.tide.shard.Shard;
 import io.tide.shard.ShardSet;
 import io.tide.store.Database;
@@ -19,6 +20,10 @@ public final class CommandContext {
     private int dbIndex;
     private long now;
     private boolean noTouch;
+    /** Set by {@link #block}: the waiter the dispatcher parks once the handler returns. */
+    private BlockRequest blockRequest;
+    /** False where a blocking command must not block: inside MULTI/EXEC and scripts, and on a retry. */
+    private boolean mayBlock = true;
 
     CommandContext(ServerContext server) {
         this.server = server;
@@ -33,7 +38,49 @@ public final class CommandContext {
         this.dbIndex = dbIndex;
         this.now = nowMs;
         this.noTouch = noTouch;
+        this.blockRequest = null;
+        this.mayBlock = true;
         return this;
+    }
+
+    // ---------------------------------------------------------------- blocking commands
+
+    /**
+     * Called by a blocking command (BLPOP, BZPOPMIN, XREAD BLOCK, ...) that finds nothing to serve now.
+     * Returns what the handler must return: {@code timeoutReply} where the client may not block (inside
+     * MULTI/EXEC or a script, as Redis answers there), otherwise null, and the dispatcher then parks the
+     * client on {@code keys} (in the selected database) until a write {@linkplain #signalReady signals}
+     * one of them, the deadline passes ({@code deadlineMs} unix ms, 0 = never), or the client disconnects.
+     * On a signal the command runs again with {@code retryArgv} (the original argv, or one with
+     * {@code $}-style arguments resolved, as XREAD needs); if it calls {@code block} again it keeps waiting.
+     * Waiters on a key are served first blocked, first served.
+     */
+    public Reply block(byte[][] keys, long deadlineMs, Reply timeoutReply, byte[][] retryArgv) {
+        if (!mayBlock) return timeoutReply;
+        blockRequest = new BlockRequest(keys, deadlineMs, timeoutReply, retryArgv);
+        return null;
+    }
+
+    /**
+     * Tells waiters on {@code key} (selected database) that it may now serve them: called by writes that
+     * add data a blocking command waits for (a push, ZADD, XADD, ...). Keys a write creates are signalled
+     * by the keyspace itself, so only additions to an existing key need this call. Waiters are served
+     * after the current command (or transaction) completes.
+     */
+    public void signalReady(byte[] key) {
+        shardOf(key).blocking().signal(dbIndex, key);
+    }
+
+    /** The block request the handler just made, cleared by reading. */
+    BlockRequest takeBlockRequest() {
+        BlockRequest r = blockRequest;
+        blockRequest = null;
+        return r;
+    }
+
+    /** Forbids blocking for the rest of this command (transactions, scripts, retries). */
+    public void disallowBlocking() {
+        mayBlock = false;
     }
 
     public ServerContext server() { return server; }

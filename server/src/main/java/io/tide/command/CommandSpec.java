@@ -1,6 +1,7 @@
 package io.tide.command;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -55,6 +56,21 @@ public final class CommandSpec {
     private final Map<String, CommandSpec> subcommands = new LinkedHashMap<>();
     private final CommandSpec parent;
     private CommandStats[] stats = new CommandStats[0];
+    private KeyFinder keyFinder;
+
+    /**
+     * Finds the keys of a command whose key positions depend on its arguments (Redis's "movablekeys":
+     * LMPOP's numkeys, ZUNIONSTORE, XREAD's STREAMS, SORT's BY/GET). Returns the key arguments; an empty
+     * array when the arguments are malformed (the command then runs on the client's shard and its handler
+     * replies with the error); {@link #ALL_KEYS} when it may touch any key (SORT ... BY pattern).
+     */
+    @FunctionalInterface
+    public interface KeyFinder {
+        byte[][] keys(byte[][] argv);
+    }
+
+    /** A {@link KeyFinder}'s answer for a command that may touch keys anywhere: it runs with every shard parked. */
+    public static final byte[][] ALL_KEYS = new byte[0][];
 
     CommandSpec(CommandSpec parent, String name, int arity, String flagWords, int firstKey, int lastKey, int keyStep,
                 String categories, String group, String since, String summary, CommandHandler handler) {
@@ -115,6 +131,18 @@ public final class CommandSpec {
         return List.copyOf(out);
     }
 
+    /**
+     * Gives the command a {@link KeyFinder}: the dispatcher routes by the keys it finds, COMMAND GETKEYS
+     * lists them, and COMMAND INFO shows the {@code movablekeys} flag. The legacy positions passed to
+     * {@code add} stay what COMMAND INFO reports (Redis's are 0 or the fixed prefix for such commands).
+     */
+    public CommandSpec keysBy(KeyFinder finder) {
+        this.keyFinder = finder;
+        return this;
+    }
+
+    public KeyFinder keyFinder() { return keyFinder; }
+
     /** Adds a subcommand to this container command. */
     public CommandSpec sub(String subName, int subArity, String flagWords, int first, int last, int step,
                            String categories, String subSince, String subSummary, CommandHandler subHandler) {
@@ -155,6 +183,7 @@ public final class CommandSpec {
         for (int i = 0; i < FLAG_NAMES.length; i++) {
             if ((flags & (1 << i)) != 0) out.add(FLAG_NAMES[i]);
         }
+        if (keyFinder != null) out.add("movablekeys");
         return out;
     }
 
@@ -164,7 +193,7 @@ public final class CommandSpec {
 
     /** True if the command names keys in its arguments. */
     public boolean hasKeys() {
-        return firstKey > 0;
+        return firstKey > 0 || keyFinder != null;
     }
 
     /** Index of the last key argument for this argv (negative lastKey counts from the end). */
@@ -175,6 +204,11 @@ public final class CommandSpec {
     /** The key arguments of an argv, in order. */
     public List<byte[]> keys(byte[][] argv) {
         List<byte[]> out = new ArrayList<>();
+        if (keyFinder != null) {
+            byte[][] found = keyFinder.keys(argv);
+            if (found != ALL_KEYS) out.addAll(Arrays.asList(found));
+            return out;
+        }
         if (firstKey <= 0) return out;
         int last = Math.min(lastKeyIndex(argv.length), argv.length - 1);
         for (int i = firstKey; i <= last; i += keyStep) out.add(argv[i]);

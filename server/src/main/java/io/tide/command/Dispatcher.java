@@ -109,17 +109,30 @@ public final class Dispatcher {
             runCoordinated(c, spec, argv, shards.all(), silent);
             return;
         }
-        if (!spec.hasKeys() || argv.length <= spec.firstKey()) {
-            runInline(c, spec, argv, home, now, silent);
-            return;
-        }
-        int last = Math.min(spec.lastKeyIndex(argv.length), argv.length - 1);
         Shard target = null;
         long involved = 0;
-        for (int i = spec.firstKey(); i <= last; i += spec.keyStep()) {
-            Shard s = shards.shardOf(argv[i]);
-            involved |= 1L << s.id();
-            if (target == null) target = s;
+        if (spec.keyFinder() != null) {
+            byte[][] keys = spec.keyFinder().keys(argv);
+            if (keys == CommandSpec.ALL_KEYS) {
+                runCoordinated(c, spec, argv, shards.all(), silent);
+                return;
+            }
+            for (byte[] k : keys) {
+                Shard s = shards.shardOf(k);
+                involved |= 1L << s.id();
+                if (target == null) target = s;
+            }
+        } else if (spec.hasKeys() && argv.length > spec.firstKey()) {
+            int last = Math.min(spec.lastKeyIndex(argv.length), argv.length - 1);
+            for (int i = spec.firstKey(); i <= last; i += spec.keyStep()) {
+                Shard s = shards.shardOf(argv[i]);
+                involved |= 1L << s.id();
+                if (target == null) target = s;
+            }
+        }
+        if (target == null) {
+            runInline(c, spec, argv, home, now, silent);
+            return;
         }
         if (Long.bitCount(involved) > 1) {
             runCoordinated(c, spec, argv, shardsOf(involved), silent);
@@ -207,7 +220,10 @@ public final class Dispatcher {
 
     private Outcome execute(CommandSpec spec, CommandContext ctx, byte[][] argv) {
         try {
-            return new Outcome(spec.handler().execute(ctx, argv), false);
+            Reply r = spec.handler().execute(ctx, argv);
+            BlockRequest b = ctx.takeBlockRequest();
+            if (b != null) return new Outcome(b.timeoutReply(), false); // provisional until waiters land
+            return new Outcome(r, false);
         } catch (CommandException e) {
             return new Outcome(Reply.error(e.getMessage()), true);
         } catch (RuntimeException | StackOverflowError | OutOfMemoryError e) {

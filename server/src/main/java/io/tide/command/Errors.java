@@ -11,6 +11,10 @@ public final class Errors {
     public static final String SYNTAX = "ERR syntax error";
     public static final String NOT_INTEGER = "ERR value is not an integer or out of range";
     public static final String NOT_FLOAT = "ERR value is not a valid float";
+    public static final String TIMEOUT_NOT_FLOAT = "ERR timeout is not a float or out of range";
+    public static final String TIMEOUT_NOT_INTEGER = "ERR timeout is not an integer or out of range";
+    public static final String TIMEOUT_NEGATIVE = "ERR timeout is negative";
+    public static final String TIMEOUT_OUT_OF_RANGE = "ERR timeout is out of range";
     public static final String OVERFLOW = "ERR increment or decrement would overflow";
     public static final String INCR_NAN_OR_INF = "ERR increment would produce NaN or Infinity";
     public static final String NO_SUCH_KEY = "ERR no such key";

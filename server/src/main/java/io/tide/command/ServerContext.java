@@ -2,6 +2,7 @@ package io.tide.command;
 
 import io.tide.config.ConfigRegistry;
 import io.tide.shard.ShardSet;
+import io.tide.store.EncodingLimits;
 import java.security.SecureRandom;
 import java.util.HexFormat;
 import java.util.Map;
@@ -29,6 +30,7 @@ public final class ServerContext {
     private final String ioDriver;
     private volatile int tcpPort;
     private volatile Runnable shutdownRequest = () -> { };
+    private final EncodingLimits limits = new EncodingLimits();
 
     public ServerContext(ConfigRegistry config, CommandTable table, ShardSet shards, String version, String ioDriver) {
         this.config = config;
@@ -39,9 +41,33 @@ public final class ServerContext {
         byte[] r = new byte[20];
         new SecureRandom().nextBytes(r);
         this.runId = HexFormat.of().formatHex(r);
+        bindLimits();
+    }
+
+    /** Keeps {@link #limits()} equal to the encoding parameters, now and after every CONFIG SET. */
+    private void bindLimits() {
+        EncodingLimits l = limits;
+        watch("list-max-listpack-size", v -> l.listMaxListpackSize = (int) v);
+        watch("hash-max-listpack-entries", v -> l.hashMaxListpackEntries = v);
+        watch("hash-max-listpack-value", v -> l.hashMaxListpackValue = v);
+        watch("set-max-intset-entries", v -> l.setMaxIntsetEntries = v);
+        watch("set-max-listpack-entries", v -> l.setMaxListpackEntries = v);
+        watch("set-max-listpack-value", v -> l.setMaxListpackValue = v);
+        watch("zset-max-listpack-entries", v -> l.zsetMaxListpackEntries = v);
+        watch("zset-max-listpack-value", v -> l.zsetMaxListpackValue = v);
+        watch("stream-node-max-bytes", v -> l.streamNodeMaxBytes = v);
+        watch("stream-node-max-entries", v -> l.streamNodeMaxEntries = v);
+        watch("hll-sparse-max-bytes", v -> l.hllSparseMaxBytes = v);
+    }
+
+    private void watch(String name, java.util.function.LongConsumer apply) {
+        apply.accept(config.getLong(name));
+        config.onChange(name, text -> apply.accept(config.getLong(name)));
     }
 
     public ConfigRegistry config() { return config; }
+    /** Collection encoding thresholds, kept current with CONFIG SET. */
+    public EncodingLimits limits() { return limits; }
     public CommandTable table() { return table; }
     public ShardSet shards() { return shards; }
     public Map<Long, ClientSession> clients() { return clients; }

@@ -81,7 +81,34 @@ final class StandardParams {
                         .defaultValue("no").immutable()
                         .description("Allow DEBUG: no, yes, or local (from loopback connections only).").build(),
                 integer("active-expire-effort", 1, 10, "1")
-                        .description("Effort of the active expiry cycle.").build());
+                        .description("Effort of the active expiry cycle.").build(),
+                integer("list-max-listpack-size", Integer.MIN_VALUE, INT_MAX, "-2").aliases("list-max-ziplist-size")
+                        .description("Largest listpack-encoded list, and node of a quicklist: a positive count of "
+                                + "entries, or -1..-5 for 4, 8, 16, 32 or 64 KB.").build(),
+                ConfigParam.builder("hash-max-listpack-entries", Type.LONG).range(0, Long.MAX_VALUE).defaultValue("512")
+                        .aliases("hash-max-ziplist-entries")
+                        .description("Most fields a hash keeps in the listpack encoding.").build(),
+                ConfigParam.builder("hash-max-listpack-value", Type.LONG).range(0, Long.MAX_VALUE).defaultValue("64")
+                        .aliases("hash-max-ziplist-value")
+                        .description("Longest field or value a hash keeps in the listpack encoding.").build(),
+                ConfigParam.builder("set-max-intset-entries", Type.LONG).range(0, Long.MAX_VALUE).defaultValue("512")
+                        .description("Most members a set of integers keeps in the intset encoding.").build(),
+                ConfigParam.builder("set-max-listpack-entries", Type.LONG).range(0, Long.MAX_VALUE).defaultValue("128")
+                        .description("Most members a set keeps in the listpack encoding.").build(),
+                ConfigParam.builder("set-max-listpack-value", Type.LONG).range(0, Long.MAX_VALUE).defaultValue("64")
+                        .description("Longest member a set keeps in the listpack encoding.").build(),
+                ConfigParam.builder("zset-max-listpack-entries", Type.LONG).range(0, Long.MAX_VALUE).defaultValue("128")
+                        .aliases("zset-max-ziplist-entries")
+                        .description("Most members a sorted set keeps in the listpack encoding.").build(),
+                ConfigParam.builder("zset-max-listpack-value", Type.LONG).range(0, Long.MAX_VALUE).defaultValue("64")
+                        .aliases("zset-max-ziplist-value")
+                        .description("Longest member a sorted set keeps in the listpack encoding.").build(),
+                memory("stream-node-max-bytes", 0, Long.MAX_VALUE, "4096")
+                        .description("Largest node of a stream's radix tree, in bytes (0 = no limit).").build(),
+                ConfigParam.builder("stream-node-max-entries", Type.LONG).range(0, Long.MAX_VALUE).defaultValue("100")
+                        .description("Most entries in a node of a stream's radix tree (0 = no limit).").build(),
+                memory("hll-sparse-max-bytes", 0, Long.MAX_VALUE, "3000")
+                        .description("Largest HyperLogLog kept in the sparse representation.").build());
     }
 
     private static ConfigParam.Builder integer(String name, long min, long max, String def) {

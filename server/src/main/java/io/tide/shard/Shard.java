@@ -21,6 +21,7 @@ public final class Shard {
     private final EventLoop loop;
     private final Database[] dbs;
     private final ShardStats stats = new ShardStats();
+    private final BlockedKeys blocking = new BlockedKeys();
 
     public Shard(int id, EventLoop loop, int databases) {
         this.id = id;
@@ -29,6 +30,7 @@ public final class Shard {
         for (int i = 0; i < databases; i++) {
             Database d = new Database(i);
             d.setExpiryListener((db, key, value) -> stats.expiredKeys++);
+            d.setKeyAddedListener((db, key) -> blocking.signal(db.id(), key));
             dbs[i] = d;
         }
     }
@@ -43,6 +45,8 @@ public final class Shard {
     public Database db(int index) { return dbs[index]; }
     public int databases() { return dbs.length; }
     public ShardStats stats() { return stats; }
+    /** The clients blocked on this shard's keys, and the keys signalled ready for them. */
+    public BlockedKeys blocking() { return blocking; }
     /**
      * Runs {@code task} on this shard's thread once the current event-loop iteration has processed its
      * I/O and tasks (Netty's tail tasks); called from this shard's thread.

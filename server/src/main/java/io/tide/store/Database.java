@@ -86,6 +86,7 @@ public final class Database {
     /** Estimated average TTL of keys with an expiry, kept by the active expiry cycle as Redis does. */
     private long avgTtlMs;
     private ExpiryListener listener;
+    private KeyAddedListener addListener;
     /** Scratch result of {@link #locate}: the table holding the slot it returned. */
     private Table found;
 
@@ -106,6 +107,11 @@ public final class Database {
     /** Number of keys that carry an expiry. */
     public long volatileCount() {
         return volatileCount;
+    }
+
+    /** Called whenever a key that did not exist is stored (blocked clients wait for keys to appear). */
+    public void setKeyAddedListener(KeyAddedListener l) {
+        this.addListener = l;
     }
 
     public void setExpiryListener(ExpiryListener l) {
@@ -246,8 +252,13 @@ public final class Database {
                 key = o.keys[i];
             }
             deleteAt(o, i);
-        } else if (expiry == KEEP_TTL) {
-            expiry = 0;
+        } else {
+            if (expiry == KEEP_TTL) {
+                expiry = 0;
+            }
+            if (addListener != null) {
+                addListener.added(this, key);
+            }
         }
         insertNew(key, h, value, embed, expiry, clock);
     }

@@ -153,7 +153,8 @@ class ConfigRegistryTest {
     @Test
     void match_returnsSortedPairsForGlob() {
         List<String[]> all = config.match("*");
-        assertThat(all).hasSize(config.params().size());
+        // Redis 7 lists aliases (hash-max-ziplist-entries, ...) beside the names.
+        assertThat(all).hasSize(config.params().stream().mapToInt(p -> 1 + p.aliases().size()).sum());
         List<String> names = all.stream().map(p -> p[0]).toList();
         assertThat(names).isSorted();
 

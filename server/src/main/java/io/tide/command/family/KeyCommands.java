@@ -6,6 +6,7 @@ import io.tide.command.CommandTable;
 import io.tide.command.Errors;
 import io.tide.protocol.Reply;
 import io.tide.shard.Shard;
+import io.tide.store.CollectionValue;
 import io.tide.store.Database;
 import io.tide.store.SharedIntegers;
 import io.tide.util.Glob;
@@ -127,6 +128,7 @@ public final class KeyCommands {
         return switch (value) {
             case byte[] b -> "string";
             case Long l -> "string";
+            case CollectionValue c -> c.typeName();
             default -> throw new IllegalStateException("no type name for " + value.getClass().getName());
         };
     }
@@ -141,6 +143,7 @@ public final class KeyCommands {
         return switch (value) {
             case Long l -> "int";
             case byte[] b -> embedded ? "embstr" : "raw";
+            case CollectionValue c -> c.encodingName();
             default -> throw new IllegalStateException("no encoding name for " + value.getClass().getName());
         };
     }
@@ -150,6 +153,7 @@ public final class KeyCommands {
         return switch (value) {
             case byte[] b -> b.clone();   // string values may be modified in place (APPEND, SETRANGE)
             case Long l -> l;             // immutable, and shared instances must stay shared
+            case CollectionValue c -> c.copy();
             default -> throw new IllegalStateException("cannot copy " + value.getClass().getName());
         };
     }

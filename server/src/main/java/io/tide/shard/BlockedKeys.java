@@ -1,0 +1,92 @@
+package io.tide.shard;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+
+/**
+ * Confined to its shard thread (or the coordinator while the shard is parked). The clients blocked on
+ * this shard's keys, per (database, key) in the order they blocked, and the keys signalled ready since
+ * the dispatcher last served them. Redis's {@code blocking_keys} and {@code ready_keys}.
+ */
+public final class BlockedKeys {
+
+    private final HashMap<DbKey, ArrayDeque<Waiter>> byKey = new HashMap<>();
+    private final ArrayList<DbKey> ready = new ArrayList<>();
+    private final HashSet<DbKey> readySet = new HashSet<>();
+
+    /** A key in one database, compared by content. */
+    public record DbKey(int db, byte[] key) {
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof DbKey k && k.db == db && Arrays.equals(k.key, key);
+        }
+
+        @Override
+        public int hashCode() {
+            return Arrays.hashCode(key) * 31 + db;
+        }
+    }
+
+    /** Whether no client waits on any key of this shard. */
+    public boolean isEmpty() {
+        return byKey.isEmpty();
+    }
+
+    /** Marks {@code key} ready if anyone waits on it; cheap when no one waits anywhere. */
+    public void signal(int db, byte[] key) {
+        if (byKey.isEmpty()) return;
+        DbKey k = new DbKey(db, key);
+        if (byKey.containsKey(k) && readySet.add(k)) ready.add(k);
+    }
+
+    /** Whether some key was signalled since the last {@link #takeReady}. */
+    public boolean hasReady() {
+        return !ready.isEmpty();
+    }
+
+    /** The keys signalled so far, in signal order; clears them. */
+    public ArrayList<DbKey> takeReady() {
+        ArrayList<DbKey> out = new ArrayList<>(ready);
+        ready.clear();
+        readySet.clear();
+        return out;
+    }
+
+    /** Queues {@code w} on {@code key}, behind earlier waiters. */
+    public void add(Waiter w, int db, byte[] key) {
+        byKey.computeIfAbsent(new DbKey(db, key), k -> new ArrayDeque<>()).add(w);
+    }
+
+    /** The waiters on {@code key}, in blocking order, or null. */
+    public ArrayDeque<Waiter> waiters(DbKey key) {
+        return byKey.get(key);
+    }
+
+    /** Removes {@code w} from the queues of those of its keys that live on this shard. */
+    public void remove(Waiter w, ShardSet shards, Shard self) {
+        for (byte[] key : w.keys()) {
+            if (shards.shardOf(key) != self) continue;
+            DbKey k = new DbKey(w.db(), key);
+            ArrayDeque<Waiter> q = byKey.get(k);
+            if (q == null) continue;
+            q.remove(w);
+            if (q.isEmpty()) byKey.remove(k);
+        }
+    }
+
+    /** Drops finished waiters from the head of {@code key}'s queue and the queue itself once empty. */
+    public void prune(DbKey key) {
+        ArrayDeque<Waiter> q = byKey.get(key);
+        if (q == null) return;
+        q.removeIf(Waiter::isDone);
+        if (q.isEmpty()) byKey.remove(key);
+    }
+
+    /** Number of keys with at least one waiter (INFO's blocking keys). */
+    public int keyCount() {
+        return byKey.size();
+    }
+}

@@ -1,0 +1,23 @@
+package io.tide.store;
+
+/**
+ * Confined to the shard thread that owns the value. A keyspace value that is not a string: a list,
+ * hash, set, sorted set or stream. TYPE, OBJECT ENCODING, COPY, SCAN TYPE and memory accounting
+ * reach every such value through this interface.
+ *
+ * <p>Rules every implementation keeps: a key never holds an empty collection (the command that
+ * removes the last element deletes the key); {@link #memoryBytes()} is O(1) and kept current as the
+ * value changes, and a command that mutates a value in place reports the change with
+ * {@link Database#adjustUsedBytes(long)}.
+ */
+public interface CollectionValue extends Sized {
+
+    /** TYPE's answer: "list", "hash", "set", "zset" or "stream". */
+    String typeName();
+
+    /** OBJECT ENCODING's answer for the current representation, in Redis's names where the shape matches. */
+    String encodingName();
+
+    /** An independent deep copy (COPY), in the same encoding. */
+    CollectionValue copy();
+}
