@@ -64,6 +64,18 @@ public final class Errors {
                     + "Please note that when switching between policies at runtime LRU and LFU data will take some "
                     + "time to adjust.";
 
+    // Lists (ListCommands)
+    public static final String LIST_INDEX_OUT_OF_RANGE = "ERR index out of range";
+    public static final String LIST_NOT_POSITIVE = "ERR value is out of range, must be positive";
+    public static final String LIST_NOT_IN_LONG_RANGE =
+            "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807";
+    public static final String LIST_RANK_ZERO = "ERR RANK can't be zero: use 1 to start from the first match, "
+            + "2 from the second ... or use negative to start from the end of the list";
+    public static final String LIST_COUNT_NEGATIVE = "ERR COUNT can't be negative";
+    public static final String LIST_MAXLEN_NEGATIVE = "ERR MAXLEN can't be negative";
+    public static final String LIST_NUMKEYS_NOT_POSITIVE = "ERR numkeys should be greater than 0";
+    public static final String LIST_COUNT_NOT_POSITIVE = "ERR count should be greater than 0";
+
     private Errors() {}
 
     public static CommandException error(String line) {
