@@ -86,7 +86,7 @@ public final class Database {
     /** Estimated average TTL of keys with an expiry, kept by the active expiry cycle as Redis does. */
     private long avgTtlMs;
     private ExpiryListener listener;
-    private KeyAddedListener addListener;
+    private KeyEventListener keyEvents;
     /** Scratch result of {@link #locate}: the table holding the slot it returned. */
     private Table found;
 
@@ -109,9 +109,9 @@ public final class Database {
         return volatileCount;
     }
 
-    /** Called whenever a key that did not exist is stored (blocked clients wait for keys to appear). */
-    public void setKeyAddedListener(KeyAddedListener l) {
-        this.addListener = l;
+    /** Told when keys appear and when they are deleted (blocked clients wait on both). */
+    public void setKeyEventListener(KeyEventListener l) {
+        this.keyEvents = l;
     }
 
     public void setExpiryListener(ExpiryListener l) {
@@ -256,8 +256,8 @@ public final class Database {
             if (expiry == KEEP_TTL) {
                 expiry = 0;
             }
-            if (addListener != null) {
-                addListener.added(this, key);
+            if (keyEvents != null) {
+                keyEvents.added(this, key);
             }
         }
         insertNew(key, h, value, embed, expiry, clock);
@@ -273,6 +273,9 @@ public final class Database {
         Object v = valueAt(found, i);
         deleteAt(found, i);
         afterRemove();
+        if (keyEvents != null) {
+            keyEvents.removed(this, key);
+        }
         return v;
     }
 
