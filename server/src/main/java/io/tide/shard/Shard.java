@@ -114,6 +114,10 @@ public final class Shard {
             if (System.nanoTime() - start > budgetNanos) return;
         }
         for (Database d : dbs) {
+            d.activeExpireFields(clock.getAsLong(), checksPerRound); // hash fields with HEXPIRE
+            if (System.nanoTime() - start > budgetNanos) return;
+        }
+        for (Database d : dbs) {
             int rounds = 0;
             while (d.rehashStep(1000) && ++rounds < 100) {
                 if (System.nanoTime() - start > budgetNanos) return;
