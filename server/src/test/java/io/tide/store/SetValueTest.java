@@ -14,7 +14,12 @@ import org.junit.jupiter.api.Test;
 
 class SetValueTest {
 
-    private static final EncodingLimits DEFAULTS = new EncodingLimits();
+    private static final EncodingLimits DEFAULTS = EncodingLimits.DEFAULTS;
+
+    /** Redis's defaults with the three set thresholds replaced. */
+    private static EncodingLimits setLimits(long intsetEntries, long listpackEntries, long listpackValue) {
+        return new EncodingLimits(-2, 512, 64, intsetEntries, listpackEntries, listpackValue, 128, 64, 4096, 100, 3000);
+    }
 
     private static byte[] b(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
@@ -157,8 +162,7 @@ class SetValueTest {
 
     @Test
     void intset_nonIntegerMember_becomesHashtable_whenListpackWouldNotFit() {
-        EncodingLimits lim = new EncodingLimits();
-        lim.setMaxListpackValue = 4;
+        EncodingLimits lim = setLimits(512, 128, 4);
         SetValue set = SetValue.create(b("1"), 1, lim);
         set.add(b("12345"), lim);                      // five digits: longer than a listpack value may be
         set.add(b("ab"), lim);
