@@ -13,5 +13,7 @@ public final class Families {
         ServerCommands.register(table);
         KeyCommands.register(table);
         StringCommands.register(table);
+        BitCommands.register(table);
+        HyperLogLogCommands.register(table);
     }
 }
