@@ -255,6 +255,41 @@ class HyperLogLogVsRedisTest {
     }
 
     @Test
+    void pfmerge_randomSparseAndDenseMixes_sameBytes() {
+        Random rnd = new Random(23);
+        String[] keys = new String[8];
+        for (int i = 0; i < keys.length; i++) keys[i] = "{" + i + "}" + k("mix" + i);
+        for (int round = 0; round < 40; round++) {
+            String limit = Integer.toString(new int[] {30, 200, 3000, 100000}[rnd.nextInt(4)]);
+            rj.configSet("hll-sparse-max-bytes", limit);
+            tj.configSet("hll-sparse-max-bytes", limit);
+            String target = keys[rnd.nextInt(keys.length)];
+            switch (rnd.nextInt(3)) {
+                case 0 -> {
+                    int n = rnd.nextInt(rnd.nextBoolean() ? 20 : 600);
+                    pfadd(target, elements("r" + round + "-", 0, n));
+                }
+                case 1 -> {
+                    int sources = 1 + rnd.nextInt(3);
+                    byte[][] args = new byte[sources + 1][];
+                    args[0] = b(target);
+                    for (int i = 1; i <= sources; i++) args[i] = b(keys[rnd.nextInt(keys.length)]);
+                    both(Protocol.Command.PFMERGE, args);
+                }
+                default -> {
+                    if (rnd.nextBoolean()) both(Protocol.Command.DEL, b(target));
+                    else pfcount(target, keys[rnd.nextInt(keys.length)]);
+                }
+            }
+            sameBytes(target);
+        }
+        for (String key : keys) {
+            sameBytes(key);
+            pfcount(key);
+        }
+    }
+
+    @Test
     void errors_wrongTypeAndCorruptValues() {
         setBoth(k("str"), b("hello world, this is not an HLL at all"));
         setBoth(k("int"), b("12345"));
@@ -310,6 +345,38 @@ class HyperLogLogVsRedisTest {
         setBoth(k("stale"), cached);
         pfcount(k("stale"));
         sameBytes(k("stale"));
+    }
+
+    /** A short HLL set by a client is embstr; any HLL command that touches it leaves it raw, as Redis does. */
+    @Test
+    void shortValues_becomeRawWhenTouched() {
+        rj.pfadd(k("src"), "only");
+        byte[] small = rj.get(b(k("src")));
+        assertThat(small.length).isLessThanOrEqualTo(44);
+        String[][] touches = {
+            {"PFADD", "only"}, {"PFADD", "another"}, {"PFADD"}, {"PFCOUNT"}, {"PFDEBUG", "ENCODING"},
+        };
+        int n = 0;
+        for (String[] touch : touches) {
+            String key = k("small" + n++);
+            setBoth(key, small);
+            both(Protocol.Command.OBJECT, b("ENCODING"), b(key));
+            if (touch[0].equals("PFDEBUG")) {
+                both(PFDEBUG, b(touch[1]), b(key));
+            } else {
+                byte[][] args = new byte[touch.length][];
+                args[0] = b(key);
+                for (int i = 1; i < touch.length; i++) args[i] = b(touch[i]);
+                both(Protocol.Command.valueOf(touch[0]), args);
+            }
+            both(Protocol.Command.OBJECT, b("ENCODING"), b(key));
+            sameBytes(key);
+        }
+        // Multi-key PFCOUNT reads only.
+        String key = k("smallmulti");
+        setBoth(key, small);
+        both(Protocol.Command.PFCOUNT, b(key), b(k("src")));
+        both(Protocol.Command.OBJECT, b("ENCODING"), b(key));
     }
 
     @Test
