@@ -6,9 +6,9 @@ import java.nio.ByteOrder;
 import java.util.Arrays;
 
 /**
- * Confined to the thread that made it (a working copy of one value, edited on its shard thread).
- * A HyperLogLog in Redis's exact byte layout, so that a value written by Redis (GET there, SET here)
- * counts the same in Tide and PFADD of the same elements produces the same bytes in both.
+ * Confined to its shard thread (an instance is a working copy of one value, made and dropped by one command;
+ * the static methods are pure). A HyperLogLog in Redis's exact byte layout, so that a value written by Redis
+ * (GET there, SET here) counts the same in Tide and PFADD of the same elements produces the same bytes in both.
  *
  * <p>The value is a string: a 16-byte header ({@code "HYLL"}, the encoding byte, three unused bytes, and
  * the cached cardinality as a little-endian 64-bit integer whose top bit set means "stale") followed by

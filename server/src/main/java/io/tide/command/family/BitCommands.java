@@ -14,8 +14,8 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * Bitmap commands (Redis's {@code bitops.c}): SETBIT, GETBIT, BITCOUNT, BITPOS, BITOP, BITFIELD and
- * BITFIELD_RO. Thread-safe (stateless). A bitmap is a string value ({@link StringValues}): bit 0 is the most
+ * Thread-safe (stateless). Bitmap commands (Redis's {@code bitops.c}): SETBIT, GETBIT, BITCOUNT, BITPOS,
+ * BITOP, BITFIELD and BITFIELD_RO. A bitmap is a string value ({@link StringValues}): bit 0 is the most
  * significant bit of the first byte. Stored arrays are never edited in place (replies and COPY may share
  * them), so a write builds a new array and stores it with {@link Database#putRaw}: the result of a bit
  * write is a raw string in Redis too, even when nothing changed.

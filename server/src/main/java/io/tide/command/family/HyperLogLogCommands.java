@@ -10,8 +10,8 @@ import io.tide.store.HyperLogLog;
 import java.util.Arrays;
 
 /**
- * HyperLogLog commands (Redis's {@code hyperloglog.c}): PFADD, PFCOUNT, PFMERGE and PFDEBUG. Thread-safe
- * (stateless). A HyperLogLog is a string value in Redis's byte layout ({@link HyperLogLog}); each write
+ * Thread-safe (stateless). HyperLogLog commands (Redis's {@code hyperloglog.c}): PFADD, PFCOUNT, PFMERGE and
+ * PFDEBUG. A HyperLogLog is a string value in Redis's byte layout ({@link HyperLogLog}); each write
  * edits a copy and stores it with {@link Database#putRaw}, keeping the key's TTL, because Redis leaves every
  * HyperLogLog it touches as a raw string. PFCOUNT of one key writes too: it stores the cardinality it
  * computed in the value's header, as Redis does.
