@@ -220,7 +220,7 @@ public final class HyperLogLog {
         // Step 1: find the opcode covering the register.
         int p = HEADER_SIZE;
         int end = len;
-        int first = 0;
+        long first = 0; // long, as in Redis since 7.4.5: a corrupt value may hold more runs than registers
         int prev = -1;
         int span = 0;
         while (p < end) {
@@ -266,14 +266,15 @@ public final class HyperLogLog {
         if (!updatedInPlace) {
             byte[] seq = new byte[5];
             int n = 0;
-            int last = first + span - 1;
+            int last = (int) (first + span - 1);
+            int before = (int) (index - first);
             if (isZero || isXzero) {
-                if (index != first) n = putZeros(seq, n, index - first);
+                if (before != 0) n = putZeros(seq, n, before);
                 seq[n++] = val(count, 1);
                 if (index != last) n = putZeros(seq, n, last - index);
             } else {
                 int cur = ((op >> 2) & 0x1f) + 1;
-                if (index != first) seq[n++] = val(cur, index - first);
+                if (before != 0) seq[n++] = val(cur, before);
                 seq[n++] = val(count, 1);
                 if (index != last) seq[n++] = val(cur, last - index);
             }
