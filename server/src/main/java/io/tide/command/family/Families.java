@@ -14,5 +14,7 @@ public final class Families {
         KeyCommands.register(table);
         StringCommands.register(table);
         SetCommands.register(table);
+        BitCommands.register(table);
+        HyperLogLogCommands.register(table);
     }
 }
