@@ -13,6 +13,9 @@ public final class Families {
         ServerCommands.register(table);
         KeyCommands.register(table);
         StringCommands.register(table);
+        SetCommands.register(table);
+        BitCommands.register(table);
+        HyperLogLogCommands.register(table);
         ListCommands.register(table);
     }
 }

@@ -199,7 +199,7 @@ public final class ListCommands {
     private static Reply pop(CommandContext ctx, byte[][] argv, boolean head, String name) {
         if (argv.length > 3) throw Errors.error(Errors.wrongArity(name));
         boolean hasCount = argv.length == 3;
-        long count = hasCount ? nonNegative(argv[2], Errors.LIST_NOT_POSITIVE) : 0;
+        long count = hasCount ? nonNegative(argv[2], Errors.MUST_BE_POSITIVE) : 0;
         byte[] key = argv[1];
         ListValue l = list(ctx.readForWrite(key));
         if (l == null) return hasCount ? Reply.NULL_ARRAY : Reply.NULL;
@@ -241,7 +241,7 @@ public final class ListCommands {
     /** Redis's lmpopGenericCommand argument parsing; {@code numkeysAt} is 1 for LMPOP, 2 for BLMPOP. */
     private static MpopArgs mpopArgs(byte[][] argv, int numkeysAt) {
         Long numkeys = Args.parseLongOrNull(argv[numkeysAt]);
-        if (numkeys == null || numkeys < 1) throw Errors.error(Errors.LIST_NUMKEYS_NOT_POSITIVE);
+        if (numkeys == null || numkeys < 1) throw Errors.error(Errors.NUMKEYS_NOT_POSITIVE);
         if (numkeys >= argv.length - numkeysAt - 1) throw Errors.syntax();
         int whereAt = numkeysAt + 1 + (int) (long) numkeys;
         boolean head = leftOrRight(argv[whereAt]);
