@@ -438,19 +438,45 @@ public final class ListCommands {
 
     // ------------------------------------------------------------------ blocking forms
 
+    /**
+     * {@code argv[0]} of the argv a parked list command is retried with (identity marks a retry). Redis retries a
+     * client blocked on lists only when a key it waits on now holds a list; Tide's dispatcher retries on any
+     * signal (a key created with another type, or deleted), so a retry that finds no list among its keys waits
+     * on rather than answering WRONGTYPE.
+     */
+    private static final byte[] RETRY = "retry".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
+    private static byte[][] retryArgv(byte[][] argv) {
+        if (argv[0] == RETRY) return argv;
+        byte[][] r = argv.clone();
+        r[0] = RETRY;
+        return r;
+    }
+
+    /** On a retry, whether none of {@code keys} holds a list, so that the waiter keeps waiting. */
+    private static boolean retryWithoutList(CommandContext ctx, byte[][] argv, byte[][] keys) {
+        if (argv[0] != RETRY) return false;
+        for (byte[] key : keys) {
+            if (ctx.readForWrite(key) instanceof ListValue) return false;
+        }
+        return true;
+    }
+
     /** BLPOP and BRPOP: {@code [key, element]} from the first non-empty list, else wait. */
     private static Reply bpop(CommandContext ctx, byte[][] argv, boolean head) {
         long deadline = Args.timeoutSeconds(argv[argv.length - 1], ctx.now());
         byte[][] keys = Arrays.copyOfRange(argv, 1, argv.length - 1);
-        for (byte[] key : keys) {
-            ListValue l = list(ctx.readForWrite(key));
-            if (l == null) continue;
-            long before = l.memoryBytes();
-            byte[] v = l.pop(head);
-            removed(ctx, key, l, before);
-            return Reply.array(Reply.bulk(key), Reply.bulk(v));
+        if (!retryWithoutList(ctx, argv, keys)) {
+            for (byte[] key : keys) {
+                ListValue l = list(ctx.readForWrite(key));
+                if (l == null) continue;
+                long before = l.memoryBytes();
+                byte[] v = l.pop(head);
+                removed(ctx, key, l, before);
+                return Reply.array(Reply.bulk(key), Reply.bulk(v));
+            }
         }
-        return ctx.block(keys, deadline, Reply.NULL_ARRAY, argv);
+        return ctx.block(keys, deadline, Reply.NULL_ARRAY, retryArgv(argv));
     }
 
     static Reply blmove(CommandContext ctx, byte[][] argv) {
@@ -467,12 +493,15 @@ public final class ListCommands {
 
     /**
      * Redis's blmoveGenericCommand: only the source's type is checked before waiting on it. A timeout answers
-     * a null array, as for every list wait in Redis (replyToBlockedClientTimedOut), not LMOVE's null bulk.
+     * a null array, as every list wait does in Redis (replyToBlockedClientTimedOut); where the client may not
+     * block (MULTI, scripts) the answer is LMOVE's null bulk, as Redis's.
      */
     private static Reply blockingMove(CommandContext ctx, byte[][] argv, boolean fromHead, boolean toHead,
                                       long deadline) {
-        if (list(ctx.readForWrite(argv[1])) == null) {
-            return ctx.block(new byte[][] {argv[1]}, deadline, Reply.NULL_ARRAY, argv);
+        byte[][] keys = {argv[1]};
+        if (retryWithoutList(ctx, argv, keys) || list(ctx.readForWrite(argv[1])) == null) {
+            Reply r = ctx.block(keys, deadline, Reply.NULL_ARRAY, retryArgv(argv));
+            return r == null ? null : Reply.NULL;
         }
         return move(ctx, argv[1], argv[2], fromHead, toHead);
     }
@@ -480,7 +509,7 @@ public final class ListCommands {
     static Reply blmpop(CommandContext ctx, byte[][] argv) {
         MpopArgs a = mpopArgs(argv, 2);
         long deadline = Args.timeoutSeconds(argv[1], ctx.now());
-        Reply r = mpop(ctx, a.keys, a.head, a.count);
-        return r != null ? r : ctx.block(a.keys, deadline, Reply.NULL_ARRAY, argv);
+        Reply r = retryWithoutList(ctx, argv, a.keys) ? null : mpop(ctx, a.keys, a.head, a.count);
+        return r != null ? r : ctx.block(a.keys, deadline, Reply.NULL_ARRAY, retryArgv(argv));
     }
 }
