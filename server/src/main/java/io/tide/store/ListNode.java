@@ -125,6 +125,24 @@ class ListNode {
         deleteBytes(from, to, n, false);
     }
 
+    /**
+     * Makes room for {@code extra} more bytes at the head ({@code headward}) or the tail in one allocation of
+     * exactly the size needed (a push of many elements at once).
+     */
+    final void reserve(long extra, boolean headward) {
+        int free = headward ? start : buf.length - end;
+        if (free >= extra) return;
+        int used = end - start;
+        long need = used + extra;
+        if (need > Integer.MAX_VALUE - 16) throw new OutOfMemoryError("list node too large");
+        byte[] b = new byte[capacityFor(need, (int) need)];
+        int ns = headward ? b.length - used : 0;
+        System.arraycopy(buf, start, b, ns, used);
+        buf = b;
+        start = ns;
+        end = ns + used;
+    }
+
     /** Appends the {@code n} entries in {@code src[from, to)} (another node's). */
     final void appendEntries(byte[] src, int from, int to, int n, int capHint) {
         int at = open(end, to - from, capHint, false);
@@ -197,7 +215,7 @@ class ListNode {
             end = ns + n;
             return ns + headPart;
         }
-        byte[] b = new byte[capacityFor(n + Math.max(8, n / 2), Math.max(n, capHint))];
+        byte[] b = new byte[capacityFor(n + Math.max(16, n / 4), Math.max(n, capHint))];
         int ns = headward ? b.length - n : 0;
         int headPart = at - start;
         System.arraycopy(buf, start, b, ns, headPart);

@@ -212,6 +212,18 @@ public final class ListValue extends ListNode implements CollectionValue {
         }
     }
 
+    /** LPUSH ({@code atHead}) or RPUSH of {@code elements[from..]}, in order, with one allocation for a listpack. */
+    public void pushAll(byte[][] elements, int from, boolean atHead) {
+        if (!isQuicklist()) {
+            long bytes = 0;
+            for (int i = from; i < elements.length; i++) bytes += ListPack.entrySize(elements[i]);
+            long before = arrayBytes();
+            reserve(bytes, atHead);
+            memory += arrayBytes() - before;
+        }
+        for (int i = from; i < elements.length; i++) push(elements[i], atHead);
+    }
+
     /** Removes and returns the first ({@code atHead}) or last element; the list must not be empty. */
     public byte[] pop(boolean atHead) {
         ListNode n = atHead ? first() : last();

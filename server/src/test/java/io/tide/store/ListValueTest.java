@@ -103,8 +103,11 @@ class ListValueTest {
                     }
                     boolean head = rnd.nextBoolean();
                     l.beforeAdding(fill, bytes, n);
+                    byte[][] argv = new byte[n + 1][];
+                    for (int i = 0; i < n; i++) argv[i + 1] = b(add[i]);
+                    if (rnd.nextBoolean()) l.pushAll(argv, 1, head);
+                    else for (int i = 0; i < n; i++) l.push(argv[i + 1], head);
                     for (String e : add) {
-                        l.push(b(e), head);
                         if (head) model.addFirst(e);
                         else model.add(e);
                     }

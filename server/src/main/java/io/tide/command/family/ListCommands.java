@@ -190,7 +190,7 @@ public final class ListCommands {
         long bytes = 0;
         for (int i = 2; i < argv.length; i++) bytes += argv[i].length;
         l.beforeAdding(fill(ctx), bytes, argv.length - 2);
-        for (int i = 2; i < argv.length; i++) l.push(argv[i], head);
+        l.pushAll(argv, 2, head);
     }
 
     // ------------------------------------------------------------------ pops
