@@ -242,7 +242,7 @@ final class ListPack {
         return n == b.length && Arrays.equals(buf, pos + off, pos + l, b, 0, n);
     }
 
-    /** An element prepared for repeated comparisons with entries. Immutable. */
+    /** Immutable, so thread-safe. An element prepared for repeated comparisons with entries. */
     static final class Probe {
         final byte[] bytes;
         final boolean isInteger;

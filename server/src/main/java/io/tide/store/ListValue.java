@@ -631,7 +631,7 @@ public final class ListValue extends ListNode implements CollectionValue {
         return new Cursor(n, offset, n.seek(offset));
     }
 
-    /** A position in the list: node, entry index in the node, byte position. Confined to its command. */
+    /** Confined to the command using it. A position in the list: node, entry index in the node, byte position. */
     private static final class Cursor {
         ListNode node;
         int offset;

@@ -11,8 +11,8 @@ import io.tide.store.ListValue;
 import java.util.Arrays;
 
 /**
- * List commands (Redis's {@code t_list.c}): pushes, pops, ranges, searches, moves between lists and their
- * blocking forms. Thread-safe (stateless); handlers run on the thread that owns their keys and reach each key's
+ * Thread-safe (stateless). List commands (Redis's {@code t_list.c}): pushes, pops, ranges, searches, moves
+ * between lists and their blocking forms. Handlers run on the thread that owns their keys and reach each key's
  * database through {@link CommandContext#db(byte[])}. Values are {@link ListValue}s; every handler checks its
  * arguments and keys in Redis's order, so that the same error wins, and asks the list to convert its encoding
  * exactly where Redis does.
@@ -235,7 +235,7 @@ public final class ListCommands {
         return null;
     }
 
-    /** Parsed arguments of LMPOP / BLMPOP. */
+    /** Immutable. Parsed arguments of LMPOP / BLMPOP. */
     private record MpopArgs(byte[][] keys, boolean head, long count) {}
 
     /** Redis's lmpopGenericCommand argument parsing; {@code numkeysAt} is 1 for LMPOP, 2 for BLMPOP. */
