@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 /** The hash value's encodings, conversions, field expiry, memory accounting and copies. */
 class HashValueTest {
 
-    private static final EncodingLimits LIMITS = new EncodingLimits();
+    private static final EncodingLimits LIMITS = EncodingLimits.DEFAULTS;
 
     private static byte[] b(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
@@ -85,8 +85,7 @@ class HashValueTest {
 
     @Test
     void prepareWrite_convertsOnArgumentLengthOrCount_asRedisTryConversion() {
-        EncodingLimits limits = new EncodingLimits();
-        limits.hashMaxListpackEntries = 2;
+        EncodingLimits limits = new EncodingLimits(-2, 2, 64, 512, 128, 64, 128, 64, 4096, 100, 3000);
         HashValue h = new HashValue();
         byte[][] argv = {b("hset"), b("k"), b("a"), b("1"), b("a"), b("2"), b("a"), b("3")};
         h.prepareWrite(argv, 2, 7, limits); // three pairs announced: more than 2, even though one field
