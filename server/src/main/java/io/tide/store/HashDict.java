@@ -31,7 +31,7 @@ final class HashDict {
         this.map = map;
     }
 
-    /** A field's value and expiry, the map's value for a field with a TTL. Confined as its hash. */
+    /** Confined as its hash. A field's value and expiry: the map's value for a field with a TTL. */
     static final class Volatile implements Sized, Comparable<Volatile> {
         final byte[] field;
         byte[] value;
@@ -192,7 +192,8 @@ final class HashDict {
     }
 
     HashDict copy() {
-        HashDict c = new HashDict(map.copy(v -> v instanceof Volatile x ? new Volatile(x.field, x.value, x.expireAt) : v));
+        HashDict c = new HashDict(map.copy(v -> v instanceof Volatile x
+                ? new Volatile(x.field, x.value, x.expireAt) : v));
         if (index != null) {
             TreeSet<Volatile> idx = c.index();
             for (int i = 0; i < c.map.capacity(); i++) {

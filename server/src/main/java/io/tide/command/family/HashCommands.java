@@ -17,8 +17,8 @@ import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * Hash commands (Redis's {@code t_hash.c}), with Redis 7.4's per-field expiry (HEXPIRE, HTTL, HPERSIST and
- * their variants). Thread-safe (stateless); handlers run on the thread that owns their key. Values are
+ * Thread-safe (stateless): handlers run on the thread that owns their key. Hash commands (Redis's
+ * {@code t_hash.c}), with Redis 7.4's per-field expiry (HEXPIRE, HTTL, HPERSIST and their variants), over
  * {@link HashValue}s.
  *
  * <p>Every handler first removes the hash's expired fields ({@link HashValue#expireFields}, O(1) when none
@@ -392,7 +392,7 @@ public final class HashCommands {
         return out.reply();
     }
 
-    /** HRANDFIELD's reply under construction: fields, field-value runs (RESP2) or pairs (RESP3). Not thread-safe. */
+    /** Confined to the handler that builds it. HRANDFIELD's reply: fields, field-value runs or (RESP3) pairs. */
     private static final class Picks {
         private final boolean withValues;
         private final boolean pairs;
@@ -430,7 +430,8 @@ public final class HashCommands {
 
     // ------------------------------------------------------------------ HSCAN
 
-    /** HSCAN key cursor [MATCH pattern] [COUNT count] [NOVALUES]: the cursor is checked first, options after the key. */
+    /** HSCAN key cursor [MATCH pattern] [COUNT count] [NOVALUES]: the cursor is checked first, the options after
+     * the key. */
     static Reply hscan(CommandContext ctx, byte[][] argv) {
         long cursor = KeyCommands.parseCursor(argv[2]);
         HashValue h = forRead(ctx, argv[1]);
