@@ -16,5 +16,6 @@ public final class Families {
         SetCommands.register(table);
         BitCommands.register(table);
         HyperLogLogCommands.register(table);
+        HashCommands.register(table);
     }
 }
