@@ -100,6 +100,19 @@ public final class Errors {
     public static final String LIST_MAXLEN_NEGATIVE = "ERR MAXLEN can't be negative";
     public static final String LIST_COUNT_NOT_POSITIVE = "ERR count should be greater than 0";
 
+    // Hashes (HashCommands).
+    public static final String HASH_VALUE_NOT_INTEGER = "ERR hash value is not an integer";
+    public static final String HASH_VALUE_NOT_FLOAT = "ERR hash value is not a float";
+    public static final String HASH_INCR_NAN_OR_INF = "ERR value is NaN or Infinity";
+    public static final String HASH_VALUE_OUT_OF_RANGE = "ERR value is out of range";
+    public static final String HASH_FIELDS_MISSING =
+            "ERR Mandatory argument FIELDS is missing or not at the right position";
+    public static final String HASH_NUMFIELDS_NOT_POSITIVE = "ERR Parameter `numFields` should be greater than 0";
+    public static final String HASH_NUMBER_OF_FIELDS = "ERR Number of fields must be a positive integer";
+    public static final String HASH_NUMFIELDS_MISMATCH =
+            "ERR The `numfields` parameter must match the number of arguments";
+    public static final String HASH_EXPIRE_NEGATIVE = "ERR invalid expire time, must be >= 0";
+
     private Errors() {}
 
     public static CommandException error(String line) {

@@ -16,6 +16,7 @@ public final class Families {
         SetCommands.register(table);
         BitCommands.register(table);
         HyperLogLogCommands.register(table);
+        HashCommands.register(table);
         ListCommands.register(table);
     }
 }
