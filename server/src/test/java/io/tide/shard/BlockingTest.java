@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.AfterParameterizedClassInvocation;
 import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
+import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.ValueSource;
 import redis.clients.jedis.Jedis;
@@ -31,6 +32,9 @@ class BlockingTest {
 
     static Server server;
     static ExecutorService pool;
+
+    @Parameter
+    int shards;
 
     @BeforeParameterizedClassInvocation
     static void start(int shards) {
@@ -163,8 +167,8 @@ class BlockingTest {
             raw.sendCommand("SET", "behind", "1");
             awaitBlocked(admin, 1);
             assertThat(admin.get("behind")).isNull(); // the SET has not run: the client is blocked
-            assertThat(raw.readReply()).isEqualTo("*-1");
-            assertThat(raw.readReply()).isEqualTo("+OK");
+            assertThat(raw.readReply()).isEqualTo("*-1\r\n");
+            assertThat(raw.readReply()).isEqualTo("+OK\r\n");
             assertThat(admin.get("behind")).isEqualTo("1");
         }
     }
