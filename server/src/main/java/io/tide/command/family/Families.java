@@ -13,5 +13,6 @@ public final class Families {
         ServerCommands.register(table);
         KeyCommands.register(table);
         StringCommands.register(table);
+        StreamCommands.register(table);
     }
 }
