@@ -353,6 +353,10 @@ public final class StreamCommands {
             s = new StreamValue();
         }
         if (s.lastId().equals(StreamId.MAX)) throw Errors.error(Errors.STREAM_EXHAUSTED);
+        if (a.id != null && !a.id.seqGiven() && a.id.id().ms() == s.lastId().ms() && s.lastId().seq() == -1L) {
+            // Redis 7.0 fails here without setting errno, so XADD reports the element-size error.
+            throw Errors.error(Errors.STREAM_ELEMENTS_TOO_LARGE);
+        }
         long total = 0;
         for (int i = fieldPos; i < argv.length; i++) total += argv[i].length;
         if (total > (1L << 30)) throw Errors.error(Errors.STREAM_ELEMENTS_TOO_LARGE);
