@@ -1,0 +1,286 @@
+package io.tide.store;
+
+import java.util.Arrays;
+import java.util.function.BiConsumer;
+
+/**
+ * Confined to the shard thread that owns the collection it belongs to. An open-addressing hash map
+ * from byte strings to values: the scalable encoding behind hashes ("hashtable"), sets ("hashtable")
+ * and the member index of sorted sets ("skiplist").
+ *
+ * <p>Linear probing over parallel arrays (keys, values, hashes), capacity a power of two, load at most
+ * 3/4 and at least 1/8 (shrinking on removal), deletion by backward shift (no tombstones). Values may
+ * be null (sets store none); {@link #indexOf} tells presence apart from a null value.
+ *
+ * <p>{@link #scan} keeps SCAN's guarantee (every entry present for the whole scan is returned at least
+ * once) across resizes between calls: it walks home buckets ({@code hash & mask}) with Redis's
+ * reverse-binary cursor, and a probe run holds the entries of its home bucket contiguously, so growth and
+ * shrinking only split or merge buckets the way {@code dictScan} expects.
+ *
+ * <p>Resizes rehash the whole table at once (not incrementally as the keyspace does): a collection of a
+ * million entries pauses its shard for a few milliseconds when it doubles.
+ *
+ * <p>Memory: {@link #memoryBytes()} counts the arrays, the keys and, with {@link MemoryCost#of}, the values,
+ * updated on every change; callers that mutate a stored value in place report it with {@link #adjustBytes}.
+ */
+public final class ByteMap {
+
+    private static final int MIN_CAPACITY = 8;
+    /** Header plus fields of this object. */
+    private static final long SHALLOW = 40;
+
+    private byte[][] keys;
+    private Object[] values;
+    private int[] hashes;
+    private int mask;
+    private int size;
+    private long entryBytes;
+
+    public ByteMap() {
+        allocate(MIN_CAPACITY);
+    }
+
+    /** A map sized for {@code expected} entries without resizing. */
+    public ByteMap(int expected) {
+        int cap = MIN_CAPACITY;
+        while (cap * 3L / 4 < expected) cap <<= 1;
+        allocate(cap);
+    }
+
+    private void allocate(int cap) {
+        keys = new byte[cap][];
+        values = new Object[cap];
+        hashes = new int[cap];
+        mask = cap - 1;
+    }
+
+    public int size() {
+        return size;
+    }
+
+    public boolean isEmpty() {
+        return size == 0;
+    }
+
+    /** Slots in the table: the bound for {@link #keyAt}/{@link #valueAt} iteration. */
+    public int capacity() {
+        return keys.length;
+    }
+
+    /** The key in slot {@code i}, or null for an empty slot. */
+    public byte[] keyAt(int i) {
+        return keys[i];
+    }
+
+    public Object valueAt(int i) {
+        return values[i];
+    }
+
+    /** Replaces the value in an occupied slot (from {@link #indexOf}). */
+    public void setValueAt(int i, Object v) {
+        entryBytes += MemoryCost.of(v) - MemoryCost.of(values[i]);
+        values[i] = v;
+    }
+
+    /** The slot holding {@code key}, or -1. */
+    public int indexOf(byte[] key) {
+        int h = Database.hash(key);
+        int m = mask;
+        for (int i = h & m; ; i = (i + 1) & m) {
+            byte[] k = keys[i];
+            if (k == null) return -1;
+            if (hashes[i] == h && Arrays.equals(k, key)) return i;
+        }
+    }
+
+    public boolean containsKey(byte[] key) {
+        return indexOf(key) >= 0;
+    }
+
+    /** The value of {@code key}, or null when absent (or stored as null). */
+    public Object get(byte[] key) {
+        int i = indexOf(key);
+        return i < 0 ? null : values[i];
+    }
+
+    /**
+     * Inserts or overwrites; returns true when {@code key} was new. The key array is kept by reference:
+     * callers must not modify it afterwards.
+     */
+    public boolean put(byte[] key, Object value) {
+        int h = Database.hash(key);
+        int m = mask;
+        int i = h & m;
+        for (; ; i = (i + 1) & m) {
+            byte[] k = keys[i];
+            if (k == null) break;
+            if (hashes[i] == h && Arrays.equals(k, key)) {
+                setValueAt(i, value);
+                return false;
+            }
+        }
+        if ((size + 1) * 4L > keys.length * 3L) {
+            resize(keys.length << 1);
+            insertFresh(key, h, value);
+        } else {
+            keys[i] = key;
+            values[i] = value;
+            hashes[i] = h;
+        }
+        size++;
+        entryBytes += MemoryCost.ofKey(key) + MemoryCost.of(value);
+        return true;
+    }
+
+    /** Removes {@code key}; returns true when it was present. */
+    public boolean remove(byte[] key) {
+        int i = indexOf(key);
+        if (i < 0) return false;
+        removeAt(i);
+        shrinkIfSparse();
+        return true;
+    }
+
+    /**
+     * Removes the entry in slot {@code i} without resizing. Backward shift may move a later entry into slot
+     * {@code i} (or, at the wrap, an entry from the start of the table to the end), so a caller walking slots
+     * must look at slot {@code i} again; call {@link #shrinkIfSparse} after the walk.
+     */
+    public void removeAt(int i) {
+        entryBytes -= MemoryCost.ofKey(keys[i]) + MemoryCost.of(values[i]);
+        size--;
+        int m = mask;
+        int hole = i;
+        for (int j = (i + 1) & m; keys[j] != null; j = (j + 1) & m) {
+            int home = hashes[j] & m;
+            // Move j into the hole unless its home lies cyclically in (hole, j].
+            boolean stays = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
+            if (!stays) {
+                keys[hole] = keys[j];
+                values[hole] = values[j];
+                hashes[hole] = hashes[j];
+                hole = j;
+            }
+        }
+        keys[hole] = null;
+        values[hole] = null;
+        hashes[hole] = 0;
+    }
+
+    /** Halves the table (repeatedly) while it is under 1/8 full. */
+    public void shrinkIfSparse() {
+        int cap = keys.length;
+        while (cap > MIN_CAPACITY && size * 8L < cap) cap >>>= 1;
+        if (cap != keys.length) resize(cap);
+    }
+
+    /** Removes everything. */
+    public void clear() {
+        allocate(MIN_CAPACITY);
+        size = 0;
+        entryBytes = 0;
+    }
+
+    private void resize(int cap) {
+        byte[][] ok = keys;
+        Object[] ov = values;
+        int[] oh = hashes;
+        allocate(Math.max(MIN_CAPACITY, cap));
+        for (int i = 0; i < ok.length; i++) {
+            if (ok[i] != null) insertFresh(ok[i], oh[i], ov[i]);
+        }
+    }
+
+    private void insertFresh(byte[] key, int h, Object value) {
+        int m = mask;
+        int i = h & m;
+        while (keys[i] != null) i = (i + 1) & m;
+        keys[i] = key;
+        values[i] = value;
+        hashes[i] = h;
+    }
+
+    /** A random occupied slot; the map must not be empty. */
+    public int randomSlot(java.util.random.RandomGenerator rnd) {
+        if (size == 0) throw new IllegalStateException("empty map");
+        while (true) {
+            int i = rnd.nextInt(keys.length);
+            if (keys[i] != null) return i;
+        }
+    }
+
+    /** Every entry, in slot order. {@code action} must not modify this map. */
+    public void forEach(BiConsumer<byte[], Object> action) {
+        for (int i = 0; i < keys.length; i++) {
+            if (keys[i] != null) action.accept(keys[i], values[i]);
+        }
+    }
+
+    /**
+     * One SCAN step: emits the entries of home buckets from {@code cursor} on until at least {@code count}
+     * were emitted (or 10*count buckets visited); returns the next cursor, 0 when the scan is complete.
+     * {@code out} must not modify this map.
+     */
+    public long scan(long cursor, int count, BiConsumer<byte[], Object> out) {
+        if (size == 0) return 0;
+        long v = cursor;
+        long emitted = 0;
+        long budget = Math.max(1L, count) * 10;
+        long m = mask;
+        do {
+            emitted += emitBucket((int) (v & m), out);
+            v = nextCursor(v, m);
+        } while (v != 0 && --budget > 0 && emitted < count);
+        return v;
+    }
+
+    /** Reverse-binary increment of the bits under {@code mask}, as Redis's dictScan. */
+    private static long nextCursor(long v, long mask) {
+        v |= ~mask;
+        v = Long.reverse(v);
+        v++;
+        return Long.reverse(v);
+    }
+
+    private int emitBucket(int b, BiConsumer<byte[], Object> out) {
+        int n = 0;
+        int m = mask;
+        for (int i = b; keys[i] != null; i = (i + 1) & m) {
+            if ((hashes[i] & m) == b) {
+                out.accept(keys[i], values[i]);
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** Adds {@code delta} bytes for a value changed in place (a stored object that grew or shrank). */
+    public void adjustBytes(long delta) {
+        entryBytes += delta;
+    }
+
+    /** Estimated heap bytes: this object, its three arrays, the keys and the values. */
+    public long memoryBytes() {
+        long cap = keys.length;
+        return SHALLOW + 3 * 16 + cap * 4 /* keys refs */ + cap * 4 /* value refs */ + cap * 4 /* hashes */
+                + entryBytes;
+    }
+
+    /**
+     * A deep copy as far as this class knows: key arrays are shared (they are never modified), values are
+     * copied with {@code copyValue}.
+     */
+    public ByteMap copy(java.util.function.UnaryOperator<Object> copyValue) {
+        ByteMap c = new ByteMap();
+        c.keys = keys.clone();
+        c.values = new Object[values.length];
+        for (int i = 0; i < values.length; i++) {
+            if (keys[i] != null) c.values[i] = copyValue.apply(values[i]);
+        }
+        c.hashes = hashes.clone();
+        c.mask = mask;
+        c.size = size;
+        c.entryBytes = entryBytes;
+        return c;
+    }
+}
