@@ -64,6 +64,18 @@ public final class Errors {
                     + "Please note that when switching between policies at runtime LRU and LFU data will take some "
                     + "time to adjust.";
 
+    // Sets (t_set.c).
+    public static final String MUST_BE_POSITIVE = "ERR value is out of range, must be positive";
+    public static final String SRANDMEMBER_COUNT_RANGE =
+            "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807";
+    /** Tide's own: a repeated-member reply longer than the JVM's largest array cannot be built. */
+    public static final String SRANDMEMBER_COUNT_TOO_LARGE =
+            "ERR value is out of range, value must between -2147483639 and 9223372036854775807";
+    public static final String NUMKEYS_NOT_POSITIVE = "ERR numkeys should be greater than 0";
+    public static final String NUMKEYS_EXCEEDS_ARGS = "ERR Number of keys can't be greater than number of args";
+    public static final String LIMIT_NEGATIVE = "ERR LIMIT can't be negative";
+    public static final String NOVALUES_ONLY_HSCAN = "ERR NOVALUES option can only be used in HSCAN";
+
     // Streams (t_stream.c, Redis 7.0; the + ID of XREAD as in 7.4).
     public static final String STREAM_INVALID_ID = "ERR Invalid stream ID specified as stream command argument";
     public static final String STREAM_ID_NOT_GREATER =

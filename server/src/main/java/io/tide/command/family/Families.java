@@ -13,6 +13,7 @@ public final class Families {
         ServerCommands.register(table);
         KeyCommands.register(table);
         StringCommands.register(table);
+        SetCommands.register(table);
         StreamCommands.register(table);
     }
 }
