@@ -103,7 +103,7 @@ final class StreamNode {
         return true;
     }
 
-    /** Appends an entry (its ID is above every ID in the node). Returns the growth of {@link #buf} in bytes. */
+    /** Appends an entry (its ID is above every ID in the node). Returns the change of {@link #memoryBytes()}. */
     long append(long ms, long seq, byte[][] argv, int from, int nfields) {
         boolean same = sameFields(argv, from, nfields);
         int flags = same ? FLAG_SAME_FIELDS : 0;
@@ -124,7 +124,7 @@ final class StreamNode {
             }
         }
         lp += listpackIntSize(nfields + 3 + (same ? 0 : nfields + 1)); // lp-count
-        long before = buf.length;
+        long before = memoryBytes();
         if (used + size > buf.length) {
             long want = Math.max((long) used + size, buf.length + (buf.length >> 1));
             buf = Arrays.copyOf(buf, (int) Math.min(want, Integer.MAX_VALUE - 8));
@@ -141,15 +141,15 @@ final class StreamNode {
         used = p;
         live++;
         listpackBody += lp;
-        return buf.length - before;
+        return memoryBytes() - before;
     }
 
-    /** Drops spare capacity (a node that will not grow any more). Returns the change in bytes. */
+    /** Drops spare capacity (a node that will not grow any more). Returns the change of {@link #memoryBytes()}. */
     long trimToSize() {
         if (buf.length == used) return 0;
-        long before = buf.length;
+        long before = memoryBytes();
         buf = Arrays.copyOf(buf, used);
-        return buf.length - before;
+        return memoryBytes() - before;
     }
 
     /** Marks the entry at {@code off} deleted. */

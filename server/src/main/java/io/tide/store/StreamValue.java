@@ -106,6 +106,22 @@ public final class StreamValue implements CollectionValue {
         return c;
     }
 
+    /** {@link #memoryBytes()} computed from scratch: what the incremental figure must always equal. */
+    long recomputedMemoryBytes() {
+        long b = OVERHEAD + pointerArrayBytes(nodes.length);
+        for (int i = 0; i < nodeCount; i++) b += nodes[i].memoryBytes();
+        if (groups != null) {
+            b += 48;
+            for (StreamGroup g : groups.values()) {
+                b += GROUP_OVERHEAD + MemoryCost.bytes(g.name().length) + g.pel.size() * PENDING_BYTES;
+                for (StreamGroup.Consumer c : g.consumers.values()) {
+                    b += CONSUMER_OVERHEAD + MemoryCost.bytes(c.name().length);
+                }
+            }
+        }
+        return b;
+    }
+
     // ---------------------------------------------------------------- metadata
 
     public long length() { return length; }
