@@ -7,6 +7,7 @@ import io.tide.shard.ShardSet;
 import io.tide.testing.RawClient;
 import io.tide.testing.TestServers;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.AfterParameterizedClassInvocation;
@@ -15,6 +16,7 @@ import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.ValueSource;
 import redis.clients.jedis.Jedis;
+import redis.clients.jedis.StreamEntryID;
 
 /**
  * XREAD BLOCK and XREADGROUP BLOCK through real sockets: served by XADD from another client (on another shard
@@ -89,10 +91,10 @@ class StreamBlockingTest {
     void xread_block_dollar_isServedOnlyByEntriesAddedAfterBlocking() throws Exception {
         try (Jedis admin = jedis(); RawClient waiter = raw(2)) {
             admin.del("dollar");
-            admin.xadd("dollar", new redis.clients.jedis.StreamEntryID("1-0"), java.util.Map.of("old", "1"));
+            admin.xadd("dollar", new StreamEntryID("1-0"), Map.of("old", "1"));
             waiter.sendCommand("XREAD", "BLOCK", "10000", "STREAMS", "dollar", "$");
             awaitBlocked(admin, 1);
-            admin.xadd("dollar", new redis.clients.jedis.StreamEntryID("2-0"), java.util.Map.of("new", "2"));
+            admin.xadd("dollar", new StreamEntryID("2-0"), Map.of("new", "2"));
             assertThat(waiter.readReply()).isEqualTo(entryReply("dollar", "2-0", "new", "2"));
             awaitBlocked(admin, 0);
         }
@@ -105,7 +107,7 @@ class StreamBlockingTest {
             admin.del(k[0], k[1]);
             waiter.sendCommand("XREAD", "BLOCK", "0", "STREAMS", k[0], k[1], "$", "$");
             awaitBlocked(admin, 1);
-            admin.xadd(k[1], new redis.clients.jedis.StreamEntryID("5-5"), java.util.Map.of("f", "v"));
+            admin.xadd(k[1], new StreamEntryID("5-5"), Map.of("f", "v"));
             assertThat(waiter.readReply()).isEqualTo("%1\r\n$" + k[1].length() + "\r\n" + k[1]
                     + "\r\n*1\r\n*2\r\n$3\r\n5-5\r\n*2\r\n$1\r\nf\r\n$1\r\nv\r\n");
         }
@@ -115,19 +117,19 @@ class StreamBlockingTest {
     void xreadgroup_block_waitersAreServedFirstBlockedFirstServed_andConsumersAppearWhenServed() throws Exception {
         try (Jedis admin = jedis(); RawClient first = raw(2); RawClient second = raw(2)) {
             admin.del("fifo");
-            admin.xgroupCreate("fifo", "g", new redis.clients.jedis.StreamEntryID("0-0"), true);
+            admin.xgroupCreate("fifo", "g", new StreamEntryID("0-0"), true);
             first.sendCommand("XREADGROUP", "GROUP", "g", "c1", "BLOCK", "10000", "STREAMS", "fifo", ">");
             awaitBlocked(admin, 1);
             second.sendCommand("XREADGROUP", "GROUP", "g", "c2", "BLOCK", "10000", "STREAMS", "fifo", ">");
             awaitBlocked(admin, 2);
             assertThat(admin.xinfoConsumers("fifo", "g")).isEmpty(); // Redis 7.0 creates them when serving
-            admin.xadd("fifo", new redis.clients.jedis.StreamEntryID("1-0"), java.util.Map.of("n", "1"));
+            admin.xadd("fifo", new StreamEntryID("1-0"), Map.of("n", "1"));
             assertThat(first.readReply()).isEqualTo(entryReply("fifo", "1-0", "n", "1"));
             awaitBlocked(admin, 1);
-            admin.xadd("fifo", new redis.clients.jedis.StreamEntryID("2-0"), java.util.Map.of("n", "2"));
+            admin.xadd("fifo", new StreamEntryID("2-0"), Map.of("n", "2"));
             assertThat(second.readReply()).isEqualTo(entryReply("fifo", "2-0", "n", "2"));
             assertThat(admin.xpending("fifo", "g").getConsumerMessageCount())
-                    .isEqualTo(java.util.Map.of("c1", 1L, "c2", 1L));
+                    .isEqualTo(Map.of("c1", 1L, "c2", 1L));
         }
     }
 
@@ -150,7 +152,7 @@ class StreamBlockingTest {
     void xreadgroup_block_withAGroupDestroyedWhileWaiting_repliesNogroup() throws Exception {
         try (Jedis admin = jedis(); RawClient waiter = raw(2)) {
             admin.del("destroyed");
-            admin.xgroupCreate("destroyed", "g", redis.clients.jedis.StreamEntryID.XGROUP_LAST_ENTRY, true);
+            admin.xgroupCreate("destroyed", "g", StreamEntryID.XGROUP_LAST_ENTRY, true);
             waiter.sendCommand("XREADGROUP", "GROUP", "g", "c", "BLOCK", "0", "STREAMS", "destroyed", ">");
             awaitBlocked(admin, 1);
             admin.xgroupDestroy("destroyed", "g");
@@ -163,7 +165,7 @@ class StreamBlockingTest {
     void xreadgroup_block_withTheStreamDeletedWhileWaiting_repliesUnblocked_butXreadKeepsWaiting() throws Exception {
         try (Jedis admin = jedis(); RawClient group = raw(2); RawClient plain = raw(2)) {
             admin.del("deleted");
-            admin.xgroupCreate("deleted", "g", redis.clients.jedis.StreamEntryID.XGROUP_LAST_ENTRY, true);
+            admin.xgroupCreate("deleted", "g", StreamEntryID.XGROUP_LAST_ENTRY, true);
             group.sendCommand("XREADGROUP", "GROUP", "g", "c", "BLOCK", "0", "STREAMS", "deleted", ">");
             plain.sendCommand("XREAD", "BLOCK", "0", "STREAMS", "deleted", "$");
             awaitBlocked(admin, 2);
@@ -172,7 +174,7 @@ class StreamBlockingTest {
             awaitBlocked(admin, 1);
             admin.set("deleted", "now a string");
             admin.del("deleted");
-            admin.xadd("deleted", new redis.clients.jedis.StreamEntryID("3-0"), java.util.Map.of("f", "v"));
+            admin.xadd("deleted", new StreamEntryID("3-0"), Map.of("f", "v"));
             assertThat(plain.readReply()).isEqualTo(entryReply("deleted", "3-0", "f", "v"));
         }
     }
@@ -185,7 +187,7 @@ class StreamBlockingTest {
             awaitBlocked(admin, 1);
             gone.close();
             awaitBlocked(admin, 0);
-            admin.xadd("dropped", new redis.clients.jedis.StreamEntryID("1-0"), java.util.Map.of("f", "v"));
+            admin.xadd("dropped", new StreamEntryID("1-0"), Map.of("f", "v"));
             assertThat(admin.xlen("dropped")).isEqualTo(1);
         }
     }
