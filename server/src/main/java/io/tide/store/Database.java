@@ -356,10 +356,9 @@ public final class Database {
             }
             long before = fe.memoryBytes();
             deleted += fe.expireFields(nowMs, maxFields - deleted);
+            dataBytes += fe.memoryBytes() - before;
             if (fe.isEmpty()) {
                 remove(k);
-            } else {
-                dataBytes += fe.memoryBytes() - before;
             }
             i = (i + 1) % cap;
             visited++;

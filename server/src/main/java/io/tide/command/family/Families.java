@@ -14,6 +14,9 @@ public final class Families {
         KeyCommands.register(table);
         StringCommands.register(table);
         SetCommands.register(table);
+        BitCommands.register(table);
+        HyperLogLogCommands.register(table);
+        HashCommands.register(table);
         StreamCommands.register(table);
     }
 }
