@@ -2,7 +2,7 @@ package io.tide.command.family;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.assertj.core.api.Assertions.offset;
+import static org.assertj.core.api.Assertions.within;
 
 import io.lettuce.core.Consumer;
 import io.lettuce.core.Limit;
@@ -125,7 +125,7 @@ class StreamCommandsTest {
                 StreamEntryID a = j.xadd(k, StreamEntryID.NEW_ENTRY, fields("f", "1"));
                 StreamEntryID b = j.xadd(k, StreamEntryID.NEW_ENTRY, fields("f", "2"));
                 assertThat(b).isGreaterThan(a);
-                assertThat(a.getTime()).isCloseTo(System.currentTimeMillis(), offset(60_000L));
+                assertThat(a.getTime()).isCloseTo(System.currentTimeMillis(), within(60_000L));
                 assertThat(j.xlen(k)).isEqualTo(2);
                 assertThat(j.xlen("nostream" + proto)).isZero();
                 assertThat(j.type(k)).isEqualTo("stream");
