@@ -113,6 +113,92 @@ public final class Errors {
             "ERR The `numfields` parameter must match the number of arguments";
     public static final String HASH_EXPIRE_NEGATIVE = "ERR invalid expire time, must be >= 0";
 
+    // Streams (t_stream.c, Redis 7.0; the + ID of XREAD as in 7.4).
+    public static final String STREAM_INVALID_ID = "ERR Invalid stream ID specified as stream command argument";
+    public static final String STREAM_ID_NOT_GREATER =
+            "ERR The ID specified in XADD is equal or smaller than the target stream top item";
+    public static final String STREAM_ID_ZERO = "ERR The ID specified in XADD must be greater than 0-0";
+    public static final String STREAM_EXHAUSTED =
+            "ERR The stream has exhausted the last possible ID, unable to add more items";
+    public static final String STREAM_ELEMENTS_TOO_LARGE = "ERR Elements are too large to be stored";
+    public static final String STREAM_MAXLEN_NEGATIVE = "ERR The MAXLEN argument must be >= 0.";
+    public static final String STREAM_LIMIT_NEGATIVE = "ERR The LIMIT argument must be >= 0.";
+    public static final String STREAM_MAXLEN_AND_MINID =
+            "ERR syntax error, MAXLEN and MINID options at the same time are not compatible";
+    public static final String STREAM_LIMIT_WITHOUT_STRATEGY =
+            "ERR syntax error, LIMIT cannot be used without specifying a trimming strategy";
+    public static final String STREAM_XTRIM_WITHOUT_STRATEGY =
+            "ERR syntax error, XTRIM must be called with a trimming strategy";
+    public static final String STREAM_LIMIT_WITHOUT_APPROX =
+            "ERR syntax error, LIMIT cannot be used without the special ~ option";
+    public static final String STREAM_INVALID_START = "ERR invalid start ID for the interval";
+    public static final String STREAM_INVALID_END = "ERR invalid end ID for the interval";
+    public static final String STREAM_GROUP_IN_XREAD =
+            "ERR The GROUP option is only supported by XREADGROUP. You called XREAD instead.";
+    public static final String STREAM_NOACK_IN_XREAD =
+            "ERR The NOACK option is only supported by XREADGROUP. You called XREAD instead.";
+    public static final String STREAM_MISSING_GROUP = "ERR Missing GROUP option for XREADGROUP";
+    public static final String STREAM_DOLLAR_IN_GROUP = "ERR The $ ID is meaningless in the context of XREADGROUP: "
+            + "you want to read the history of this consumer by specifying a proper ID, or use the > ID to get new "
+            + "messages. The $ ID would just return an empty result set.";
+    public static final String STREAM_PLUS_IN_GROUP = "ERR The + ID is meaningless in the context of XREADGROUP: "
+            + "you want to read the history of this consumer by specifying a proper ID, or use the > ID to get new "
+            + "messages. The + ID would just return an empty result set.";
+    public static final String STREAM_GT_OUTSIDE_GROUP =
+            "ERR The > ID can be specified only when calling XREADGROUP using the GROUP <group> <consumer> option.";
+    public static final String STREAM_GROUP_GONE_WHILE_BLOCKED =
+            "NOGROUP the consumer group this client was blocked on no longer exists";
+    public static final String STREAM_KEY_GONE_WHILE_BLOCKED = "UNBLOCKED the stream key no longer exists";
+    public static final String STREAM_BUSYGROUP = "BUSYGROUP Consumer Group name already exists";
+    public static final String STREAM_XGROUP_NEEDS_KEY = "ERR The XGROUP subcommand requires the key to exist. "
+            + "Note that for CREATE you may want to use the MKSTREAM option to create an empty stream automatically.";
+    public static final String STREAM_ENTRIESREAD_INVALID = "ERR value for ENTRIESREAD must be positive or -1";
+    public static final String STREAM_XCLAIM_MIN_IDLE = "ERR Invalid min-idle-time argument for XCLAIM";
+    public static final String STREAM_XCLAIM_IDLE = "ERR Invalid IDLE option argument for XCLAIM";
+    public static final String STREAM_XCLAIM_TIME = "ERR Invalid TIME option argument for XCLAIM";
+    public static final String STREAM_XCLAIM_RETRYCOUNT = "ERR Invalid RETRYCOUNT option argument for XCLAIM";
+    public static final String STREAM_XAUTOCLAIM_MIN_IDLE = "ERR Invalid min-idle-time argument for XAUTOCLAIM";
+    public static final String STREAM_XAUTOCLAIM_COUNT = "ERR COUNT must be > 0";
+    public static final String STREAM_ENTRIES_ADDED_NEGATIVE = "ERR entries_added must be positive";
+    public static final String STREAM_XSETID_BELOW_MAX_DELETED =
+            "ERR The ID specified in XSETID is smaller than the provided max_deleted_entry_id";
+    public static final String STREAM_XSETID_BELOW_TOP =
+            "ERR The ID specified in XSETID is smaller than the target stream top item";
+    public static final String STREAM_XSETID_ENTRIES_ADDED_BELOW_LENGTH =
+            "ERR The entries_added specified in XSETID is smaller than the target stream length";
+
+    /** {@code ERR Unbalanced XREAD list of streams: ...}, naming XREAD or XREADGROUP and its ID placeholder. */
+    public static String streamUnbalanced(boolean group) {
+        return "ERR Unbalanced " + (group ? "XREADGROUP" : "XREAD") + " list of streams: for each stream key an ID or '"
+                + (group ? '>' : '$') + "' must be specified.";
+    }
+
+    /** XREADGROUP's NOGROUP line. */
+    public static String streamNoGroupForRead(String key, String group) {
+        return "NOGROUP No such key '" + key + "' or consumer group '" + group + "' in XREADGROUP with GROUP option";
+    }
+
+    /** XPENDING's, XCLAIM's and XAUTOCLAIM's NOGROUP line. */
+    public static String streamNoGroup(String key, String group) {
+        return "NOGROUP No such key '" + key + "' or consumer group '" + group + "'";
+    }
+
+    /** XGROUP's and XINFO's NOGROUP line. */
+    public static String streamNoGroupForKey(String group, String key) {
+        return "NOGROUP No such consumer group '" + group + "' for key name '" + key + "'";
+    }
+
+    /** {@code ERR Unrecognized XCLAIM option 'foo'}. */
+    public static String streamXclaimOption(String option) {
+        return "ERR Unrecognized XCLAIM option '" + option + "'";
+    }
+
+    /** Redis's addReplySubcommandSyntaxError: {@code ERR unknown subcommand or wrong number of arguments for 'x'. Try XGROUP HELP.} */
+    public static String subcommandSyntax(String sub, String container) {
+        return "ERR unknown subcommand or wrong number of arguments for '" + abbreviate(sub) + "'. Try "
+                + container.toUpperCase(java.util.Locale.ROOT) + " HELP.";
+    }
+
     private Errors() {}
 
     public static CommandException error(String line) {

@@ -18,5 +18,6 @@ public final class Families {
         HyperLogLogCommands.register(table);
         HashCommands.register(table);
         ListCommands.register(table);
+        StreamCommands.register(table);
     }
 }
