@@ -115,7 +115,12 @@ public final class Args {
         if (lowerBody.equals("inf") || lowerBody.equals("infinity")) {
             return t.startsWith("-") ? Double.NEGATIVE_INFINITY : Double.POSITIVE_INFINITY;
         }
-        // strtold's decimal syntax only: Java would also take "1d", "1f" and "NaN".
+        // strtold's syntax: decimal, or hexadecimal ("0x10" is 16); Java alone would also take "1d", "1f", "NaN".
+        if (lowerBody.matches("0x([0-9a-f]+\\.?[0-9a-f]*|\\.[0-9a-f]+)(p[+-]?\\d+)?")) {
+            String hex = lowerBody.contains("p") ? lowerBody : lowerBody + "p0";
+            double d = Double.parseDouble(hex);
+            return t.startsWith("-") ? -d : d;
+        }
         if (!lowerBody.matches("(\\d+\\.?\\d*|\\.\\d+)(e[+-]?\\d+)?")) {
             throw Errors.error(Errors.TIMEOUT_NOT_FLOAT);
         }

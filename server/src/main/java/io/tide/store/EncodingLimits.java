@@ -42,19 +42,4 @@ public final class EncodingLimits {
         this.streamNodeMaxEntries = streamNodeMaxEntries;
         this.hllSparseMaxBytes = hllSparseMaxBytes;
     }
-
-    /**
-     * Whether a list node (or a whole listpack-encoded list) of {@code entries} entries and about
-     * {@code bytes} bytes is within {@code list-max-listpack-size}: a positive value caps the entries
-     * (and, as in Redis, a node never exceeds 8 KB unless it holds a single entry); -1..-5 cap the
-     * bytes at 4, 8, 16, 32 or 64 KB.
-     */
-    public boolean listNodeFits(long entries, long bytes) {
-        int fill = listMaxListpackSize;
-        if (fill >= 0) {
-            return entries <= Math.max(fill, 1) && (bytes <= 8192 || entries <= 1);
-        }
-        int level = Math.min(-fill, 5);
-        return bytes <= (4096L << (level - 1));
-    }
 }
