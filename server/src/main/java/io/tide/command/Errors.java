@@ -15,6 +15,7 @@ public final class Errors {
     public static final String TIMEOUT_NOT_INTEGER = "ERR timeout is not an integer or out of range";
     public static final String TIMEOUT_NEGATIVE = "ERR timeout is negative";
     public static final String TIMEOUT_OUT_OF_RANGE = "ERR timeout is out of range";
+    public static final String SORT_NOT_DOUBLE = "ERR One or more scores can't be converted into double";
     public static final String OVERFLOW = "ERR increment or decrement would overflow";
     public static final String INCR_NAN_OR_INF = "ERR increment would produce NaN or Infinity";
     public static final String NO_SUCH_KEY = "ERR no such key";
