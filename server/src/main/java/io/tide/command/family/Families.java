@@ -13,5 +13,7 @@ public final class Families {
         ServerCommands.register(table);
         KeyCommands.register(table);
         StringCommands.register(table);
+        ZSetCommands.register(table);
+        GeoCommands.register(table);
     }
 }
