@@ -41,8 +41,10 @@ public final class ClientSession {
     private final ArrayDeque<Slot> pending = new ArrayDeque<>();
     /** Requests held back while a multi-shard command of this client is in flight. */
     final ArrayDeque<byte[][]> deferred = new ArrayDeque<>();
-    /** True while a multi-shard (coordinated) command of this client runs. */
+    /** True while a multi-shard (coordinated) or blocking command of this client is unanswered. */
     boolean barrierInFlight;
+    /** The blocking command this client is parked on, or null. */
+    BlockedCommand blockedOn;
 
     public ClientSession(long id, ClientConnection connection, Shard home, boolean authenticated, long nowMs) {
         this.id = id;
@@ -89,6 +91,8 @@ public final class ClientSession {
     public boolean isClosed() { return closed; }
     public int pendingReplies() { return pending.size(); }
     public int deferredRequests() { return deferred.size(); }
+    /** Whether the client is parked by a blocking command (INFO blocked_clients, CLIENT LIST flag b). */
+    public boolean isBlocked() { return blockedOn != null; }
 
     /**
      * QUIT or a protocol error: the connection closes once every reply already due, including the one
@@ -176,6 +180,7 @@ public final class ClientSession {
     /** Called by the network layer when the connection is gone. */
     public void markClosed() {
         closed = true;
+        if (blockedOn != null) blockedOn.cancel(null);
         pending.clear();
         deferred.clear();
     }

@@ -35,6 +35,11 @@ public final class CommandSpec {
     /** Tide's own: the command reads or writes every shard's keyspace (KEYS, DBSIZE, FLUSHALL, ...). */
     public static final int ALL_SHARDS = 1 << 24;
 
+    /** Redis's ACL categories in the order of its category table (acl.c). */
+    private static final List<String> CATEGORY_ORDER = List.of("@keyspace", "@read", "@write", "@set", "@sortedset",
+            "@list", "@hash", "@string", "@bitmap", "@hyperloglog", "@geo", "@stream", "@pubsub", "@admin", "@fast",
+            "@slow", "@blocking", "@dangerous", "@connection", "@transaction", "@scripting");
+
     private static final String[] FLAG_NAMES = {
         "write", "readonly", "denyoom", "admin", "pubsub", "noscript", "blocking", "loading", "stale",
         "skip_monitor", "skip_slowlog", "fast", "no_auth", "may_replicate", "no_multi", "allow_busy",
@@ -128,6 +133,11 @@ public final class CommandSpec {
                 if (!out.contains(c)) out.add(c);
             }
         }
+        // COMMAND INFO lists them in the order of Redis's ACL category table.
+        out.sort(java.util.Comparator.comparingInt(c -> {
+            int i = CATEGORY_ORDER.indexOf(c);
+            return i < 0 ? Integer.MAX_VALUE : i;
+        }));
         return List.copyOf(out);
     }
 

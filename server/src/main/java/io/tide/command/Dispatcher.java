@@ -1,6 +1,7 @@
 package io.tide.command;
 
 import io.tide.protocol.Reply;
+import io.tide.shard.BlockedKeys;
 import io.tide.shard.Shard;
 import io.tide.shard.ShardSet;
 import java.util.ArrayList;
@@ -156,11 +157,25 @@ public final class Dispatcher {
             c.suppressCurrent = false;
             silent = true;
         }
-        c.reply(o.reply, silent);
+        if (o.block != null) {
+            BlockedCommand w = new BlockedCommand(this, shards, c, spec, o.block, c.reserve(silent), c.db,
+                    1L << home.id());
+            w.register();
+            c.barrierInFlight = true;
+            blocked(w, now);
+        } else {
+            c.reply(o.reply, silent);
+        }
+        serveReady(home);
     }
 
     private void hop(ClientSession c, CommandSpec spec, byte[][] argv, Shard target, boolean silent) {
         Hop h = new Hop(c, spec, argv, c.reserve(silent), c.db, c.noTouch);
+        if (spec.has(CommandSpec.BLOCKING)) {
+            // Like Redis, a client's later requests wait until its blocking command has been answered.
+            h.barrier = true;
+            c.barrierInFlight = true;
+        }
         outboxes[c.home().id()].add(target, h);
     }
 
@@ -172,15 +187,27 @@ public final class Dispatcher {
             long t0 = System.nanoTime();
             h.outcome = execute(h.spec, ctx, h.argv);
             h.nanos = System.nanoTime() - t0;
+            if (h.outcome.block != null) {
+                h.waiter = new BlockedCommand(this, shards, h.client, h.spec, h.outcome.block, h.slot, h.db,
+                        1L << target.id());
+                h.waiter.register();
+            }
+            serveReady(target);
         }
         home.loop().execute(() -> completeHops(home, batch));
     }
 
     private void completeHops(Shard home, Hop[] batch) {
         ClientSession last = null;
+        long now = System.currentTimeMillis();
         for (Hop h : batch) {
             record(h.spec, home, h.outcome, h.nanos);
-            h.client.complete(h.slot, h.outcome.reply);
+            if (h.waiter != null) {
+                blocked(h.waiter, now);
+            } else {
+                h.client.complete(h.slot, h.outcome.reply);
+                if (h.barrier) resume(h.client);
+            }
             if (h.client != last && last != null) last.connection().flush();
             last = h.client;
         }
@@ -195,20 +222,38 @@ public final class Dispatcher {
         c.barrierInFlight = true;
         int db = c.db;
         boolean noTouch = c.noTouch;
+        long mask = maskOf(involved);
         shards.coordinator().run(involved, () -> {
             CommandContext ctx = coordinatorContext.reset(null, true, c, db, System.currentTimeMillis(), noTouch);
             long t0 = System.nanoTime();
             Outcome o = execute(spec, ctx, argv);
             long nanos = System.nanoTime() - t0;
-            home.loop().execute(() -> finishCoordinated(c, spec, slot, o, nanos));
-        }, () -> home.loop().execute(() ->
-                finishCoordinated(c, spec, slot, new Outcome(Reply.error("ERR server is shutting down"), true), 0)));
+            BlockedCommand w = null;
+            if (o.block != null) {
+                w = new BlockedCommand(this, shards, c, spec, o.block, slot, db, mask);
+                w.register();
+            }
+            BlockedCommand waiter = w;
+            home.loop().execute(() -> finishCoordinated(c, spec, slot, o, nanos, waiter));
+            serveReadyCoordinated(mask);
+        }, () -> home.loop().execute(() -> finishCoordinated(c, spec, slot,
+                new Outcome(Reply.error("ERR server is shutting down"), true, null), 0, null)));
     }
 
-    private void finishCoordinated(ClientSession c, CommandSpec spec, ClientSession.Slot slot, Outcome o, long nanos) {
+    private void finishCoordinated(ClientSession c, CommandSpec spec, ClientSession.Slot slot, Outcome o, long nanos,
+                                   BlockedCommand waiter) {
         record(spec, c.home(), o, nanos);
-        c.barrierInFlight = false;
+        if (waiter != null) {
+            blocked(waiter, System.currentTimeMillis());
+            return;
+        }
         c.complete(slot, o.reply);
+        resume(c);
+    }
+
+    /** On the home shard: lets requests held back behind a multi-shard or blocking command run. */
+    private void resume(ClientSession c) {
+        c.barrierInFlight = false;
         boolean wasPaused = c.deferred.size() >= DEFER_PAUSE_THRESHOLD;
         byte[][] next;
         while (!c.barrierInFlight && !c.quitting && (next = c.deferred.poll()) != null) {
@@ -222,15 +267,110 @@ public final class Dispatcher {
         try {
             Reply r = spec.handler().execute(ctx, argv);
             BlockRequest b = ctx.takeBlockRequest();
-            if (b != null) return new Outcome(b.timeoutReply(), false); // provisional until waiters land
-            return new Outcome(r, false);
+            return new Outcome(r, false, b);
         } catch (CommandException e) {
-            return new Outcome(Reply.error(e.getMessage()), true);
+            ctx.takeBlockRequest();
+            return new Outcome(Reply.error(e.getMessage()), true, null);
         } catch (RuntimeException | StackOverflowError | OutOfMemoryError e) {
+            ctx.takeBlockRequest();
             LOG.error("internal error executing {} ", spec.fullName(), e);
             return new Outcome(Reply.error("ERR internal error while executing '" + spec.fullName() + "': "
-                    + e.getClass().getSimpleName()), true);
+                    + e.getClass().getSimpleName()), true, null);
         }
+    }
+
+    // ---------------------------------------------------------------- blocked clients
+
+    /** On the home shard: the client's command is parked; its later requests wait (barrierInFlight stays set). */
+    private void blocked(BlockedCommand w, long nowMs) {
+        w.client.blockedOn = w;
+        if (w.client.closed) {
+            w.cancel(null); // disconnected while the command ran elsewhere
+            return;
+        }
+        w.armTimer(nowMs);
+    }
+
+    /** On the home shard: the waiter was answered (served, timed out or cancelled). */
+    void unblocked(BlockedCommand w) {
+        ClientSession c = w.client;
+        if (c.blockedOn == w) c.blockedOn = null;
+        if (!c.closed) {
+            resume(c);
+        }
+    }
+
+    /**
+     * On shard {@code s}'s thread, after a command: serves the clients blocked on keys that were signalled,
+     * first blocked first served, until no key is left ready (a served BLMOVE may make its destination ready).
+     */
+    private void serveReady(Shard s) {
+        BlockedKeys b = s.blocking();
+        while (b.hasReady()) {
+            for (BlockedKeys.DbKey k : b.takeReady()) serveKey(s, k, 1L << s.id(), false);
+        }
+    }
+
+    /** In the coordinator, with the shards of {@code parked} parked: {@link #serveReady} for all of them. */
+    private void serveReadyCoordinated(long parked) {
+        boolean again = true;
+        while (again) {
+            again = false;
+            for (Shard s : shards.all()) {
+                if ((parked & (1L << s.id())) == 0 || !s.blocking().hasReady()) continue;
+                again = true;
+                for (BlockedKeys.DbKey k : s.blocking().takeReady()) serveKey(s, k, parked, true);
+            }
+        }
+    }
+
+    /**
+     * Tries the waiters on {@code k} in order. A waiter whose keys span shards not all parked here is served by
+     * the coordinator with every shard parked; so are the waiters behind it, to keep their order.
+     */
+    private void serveKey(Shard s, BlockedKeys.DbKey k, long parked, boolean coordinated) {
+        java.util.ArrayDeque<io.tide.shard.Waiter> q = s.blocking().waiters(k);
+        if (q == null) return;
+        for (io.tide.shard.Waiter each : q.toArray(new io.tide.shard.Waiter[0])) {
+            BlockedCommand w = (BlockedCommand) each;
+            if (w.isDone()) continue;
+            if ((w.shardMask() & ~parked) != 0) {
+                handOver(s, k);
+                break;
+            }
+            CommandContext ctx = coordinated ? coordinatorContext : shardContexts[s.id()];
+            ctx.reset(coordinated ? null : s, coordinated, w.client, w.db(), System.currentTimeMillis(), w.noTouch);
+            tryServe(w, ctx);
+        }
+        s.blocking().prune(k);
+    }
+
+    /** Serves the rest of {@code k}'s queue from the coordinator, with every shard parked. */
+    private void handOver(Shard s, BlockedKeys.DbKey k) {
+        long all = maskOf(shards.all());
+        shards.coordinator().run(shards.all(), () -> {
+            serveKey(s, k, all, true);
+            serveReadyCoordinated(all);
+        }, () -> { });
+    }
+
+    /** Runs the waiter's command again; if it is answered this time, the reply goes home. */
+    private void tryServe(BlockedCommand w, CommandContext ctx) {
+        if (!w.claim()) return;
+        Outcome o = execute(w.spec, ctx, w.argv);
+        if (o.block != null) {
+            w.unclaim();
+            return;
+        }
+        w.served();
+        w.unregister();
+        w.client.home().loop().execute(() -> w.deliver(o.reply));
+    }
+
+    private static long maskOf(Shard[] involved) {
+        long m = 0;
+        for (Shard s : involved) m |= 1L << s.id();
+        return m;
     }
 
     private static void record(CommandSpec spec, Shard home, Outcome o, long nanos) {
@@ -254,7 +394,8 @@ public final class Dispatcher {
         return out;
     }
 
-    private record Outcome(Reply reply, boolean failed) {}
+    /** A command's result: its reply, or with {@code block} set, the request to park the client. */
+    private record Outcome(Reply reply, boolean failed, BlockRequest block) {}
 
     /** A command sent to another shard; the result fields are written there and read back home. */
     private static final class Hop {
@@ -264,8 +405,12 @@ public final class Dispatcher {
         final ClientSession.Slot slot;
         final int db;
         final boolean noTouch;
+        /** A blocking command: the client's later requests wait for this one's reply. */
+        boolean barrier;
         Outcome outcome;
         long nanos;
+        /** Set on the target shard when the command blocked there. */
+        BlockedCommand waiter;
 
         Hop(ClientSession client, CommandSpec spec, byte[][] argv, ClientSession.Slot slot, int db, boolean noTouch) {
             this.client = client;

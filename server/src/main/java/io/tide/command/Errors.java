@@ -64,6 +64,46 @@ public final class Errors {
                     + "Please note that when switching between policies at runtime LRU and LFU data will take some "
                     + "time to adjust.";
 
+    // Sets (t_set.c).
+    public static final String MUST_BE_POSITIVE = "ERR value is out of range, must be positive";
+    public static final String SRANDMEMBER_COUNT_RANGE =
+            "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807";
+    /** Tide's own: a repeated-member reply longer than the JVM's largest array cannot be built. */
+    public static final String SRANDMEMBER_COUNT_TOO_LARGE =
+            "ERR value is out of range, value must between -2147483639 and 9223372036854775807";
+    public static final String NUMKEYS_NOT_POSITIVE = "ERR numkeys should be greater than 0";
+    public static final String NUMKEYS_EXCEEDS_ARGS = "ERR Number of keys can't be greater than number of args";
+    public static final String LIMIT_NEGATIVE = "ERR LIMIT can't be negative";
+    public static final String NOVALUES_ONLY_HSCAN = "ERR NOVALUES option can only be used in HSCAN";
+    // Bitmaps and HyperLogLog (BitCommands, HyperLogLogCommands).
+    public static final String BIT_OFFSET_NOT_INTEGER = "ERR bit offset is not an integer or out of range";
+    public static final String BIT_NOT_INTEGER = "ERR bit is not an integer or out of range";
+    public static final String BIT_ARGUMENT = "ERR The bit argument must be 1 or 0.";
+    public static final String BITOP_NOT_ONE_KEY = "ERR BITOP NOT must be called with a single source key.";
+    public static final String BITFIELD_TYPE =
+            "ERR Invalid bitfield type. Use something like i16 u8. Note that u64 is not supported but i64 is.";
+    public static final String BITFIELD_OVERFLOW_TYPE = "ERR Invalid OVERFLOW type specified";
+    public static final String BITFIELD_RO_GET_ONLY = "ERR BITFIELD_RO only supports the GET subcommand";
+    public static final String HLL_WRONG_TYPE = "WRONGTYPE Key is not a valid HyperLogLog string value.";
+    public static final String HLL_CORRUPT = "INVALIDOBJ Corrupted HLL object detected";
+    public static final String PFDEBUG_NO_KEY = "ERR The specified key does not exist";
+    public static final String PFDEBUG_NOT_SPARSE = "ERR HLL encoding is not sparse";
+    /** Followed by the subcommand as sent and a closing quote. */
+    public static final String PFDEBUG_UNKNOWN_PREFIX = "ERR Unknown PFDEBUG subcommand '";
+
+    // Hashes (HashCommands).
+    public static final String HASH_VALUE_NOT_INTEGER = "ERR hash value is not an integer";
+    public static final String HASH_VALUE_NOT_FLOAT = "ERR hash value is not a float";
+    public static final String HASH_INCR_NAN_OR_INF = "ERR value is NaN or Infinity";
+    public static final String HASH_VALUE_OUT_OF_RANGE = "ERR value is out of range";
+    public static final String HASH_FIELDS_MISSING =
+            "ERR Mandatory argument FIELDS is missing or not at the right position";
+    public static final String HASH_NUMFIELDS_NOT_POSITIVE = "ERR Parameter `numFields` should be greater than 0";
+    public static final String HASH_NUMBER_OF_FIELDS = "ERR Number of fields must be a positive integer";
+    public static final String HASH_NUMFIELDS_MISMATCH =
+            "ERR The `numfields` parameter must match the number of arguments";
+    public static final String HASH_EXPIRE_NEGATIVE = "ERR invalid expire time, must be >= 0";
+
     // Sorted sets and geo (ZSetCommands, GeoCommands).
     public static final String ZADD_XX_NX = "ERR XX and NX options at the same time are not compatible";
     public static final String ZADD_GT_LT_NX = "ERR GT, LT, and/or NX options at the same time are not compatible";
@@ -72,10 +112,7 @@ public final class Errors {
     public static final String MIN_MAX_NOT_FLOAT = "ERR min or max is not a float";
     public static final String MIN_MAX_NOT_LEX = "ERR min or max not valid string range item";
     public static final String WEIGHT_NOT_FLOAT = "ERR weight value is not a float";
-    public static final String LIMIT_NEGATIVE = "ERR LIMIT can't be negative";
-    public static final String NUMKEYS_NOT_POSITIVE = "ERR numkeys should be greater than 0";
     public static final String COUNT_NOT_POSITIVE = "ERR count should be greater than 0";
-    public static final String MUST_BE_POSITIVE = "ERR value is out of range, must be positive";
     public static final String VALUE_OUT_OF_RANGE = "ERR value is out of range";
     /** Followed by {@code <min> and <max>} (getRangeLongFromObjectOrReply). */
     public static final String VALUE_MUST_BE_BETWEEN = "ERR value is out of range, value must between ";

@@ -30,7 +30,7 @@ public final class ServerContext {
     private final String ioDriver;
     private volatile int tcpPort;
     private volatile Runnable shutdownRequest = () -> { };
-    private final EncodingLimits limits = new EncodingLimits();
+    private volatile EncodingLimits limits;
 
     public ServerContext(ConfigRegistry config, CommandTable table, ShardSet shards, String version, String ioDriver) {
         this.config = config;
@@ -46,23 +46,32 @@ public final class ServerContext {
 
     /** Keeps {@link #limits()} equal to the encoding parameters, now and after every CONFIG SET. */
     private void bindLimits() {
-        EncodingLimits l = limits;
-        watch("list-max-listpack-size", v -> l.listMaxListpackSize = (int) v);
-        watch("hash-max-listpack-entries", v -> l.hashMaxListpackEntries = v);
-        watch("hash-max-listpack-value", v -> l.hashMaxListpackValue = v);
-        watch("set-max-intset-entries", v -> l.setMaxIntsetEntries = v);
-        watch("set-max-listpack-entries", v -> l.setMaxListpackEntries = v);
-        watch("set-max-listpack-value", v -> l.setMaxListpackValue = v);
-        watch("zset-max-listpack-entries", v -> l.zsetMaxListpackEntries = v);
-        watch("zset-max-listpack-value", v -> l.zsetMaxListpackValue = v);
-        watch("stream-node-max-bytes", v -> l.streamNodeMaxBytes = v);
-        watch("stream-node-max-entries", v -> l.streamNodeMaxEntries = v);
-        watch("hll-sparse-max-bytes", v -> l.hllSparseMaxBytes = v);
+        limits = readLimits();
+        config.onChange("list-max-listpack-size", v -> limits = readLimits());
+        config.onChange("hash-max-listpack-entries", v -> limits = readLimits());
+        config.onChange("hash-max-listpack-value", v -> limits = readLimits());
+        config.onChange("set-max-intset-entries", v -> limits = readLimits());
+        config.onChange("set-max-listpack-entries", v -> limits = readLimits());
+        config.onChange("set-max-listpack-value", v -> limits = readLimits());
+        config.onChange("zset-max-listpack-entries", v -> limits = readLimits());
+        config.onChange("zset-max-listpack-value", v -> limits = readLimits());
+        config.onChange("stream-node-max-bytes", v -> limits = readLimits());
+        config.onChange("stream-node-max-entries", v -> limits = readLimits());
+        config.onChange("hll-sparse-max-bytes", v -> limits = readLimits());
     }
 
-    private void watch(String name, java.util.function.LongConsumer apply) {
-        apply.accept(config.getLong(name));
-        config.onChange(name, text -> apply.accept(config.getLong(name)));
+    private EncodingLimits readLimits() {
+        return new EncodingLimits(config.getInt("list-max-listpack-size"),
+                config.getLong("hash-max-listpack-entries"),
+                config.getLong("hash-max-listpack-value"),
+                config.getLong("set-max-intset-entries"),
+                config.getLong("set-max-listpack-entries"),
+                config.getLong("set-max-listpack-value"),
+                config.getLong("zset-max-listpack-entries"),
+                config.getLong("zset-max-listpack-value"),
+                config.getLong("stream-node-max-bytes"),
+                config.getLong("stream-node-max-entries"),
+                config.getLong("hll-sparse-max-bytes"));
     }
 
     public ConfigRegistry config() { return config; }

@@ -3,6 +3,7 @@ package io.tide.shard;
 import io.netty.channel.EventLoop;
 import io.netty.channel.SingleThreadEventLoop;
 import io.tide.store.Database;
+import io.tide.store.KeyEventListener;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
@@ -30,7 +31,17 @@ public final class Shard {
         for (int i = 0; i < databases; i++) {
             Database d = new Database(i);
             d.setExpiryListener((db, key, value) -> stats.expiredKeys++);
-            d.setKeyAddedListener((db, key) -> blocking.signal(db.id(), key));
+            d.setKeyEventListener(new KeyEventListener() {
+                @Override
+                public void added(Database db, byte[] key) {
+                    blocking.signal(db.id(), key);
+                }
+
+                @Override
+                public void removed(Database db, byte[] key) {
+                    blocking.signal(db.id(), key);
+                }
+            });
             dbs[i] = d;
         }
     }
@@ -100,6 +111,10 @@ public final class Shard {
                 if (deleted <= checksPerRound / 10 || d.volatileCount() == 0) break; // < ~10% stale: done
                 if (System.nanoTime() - start > budgetNanos) return;
             }
+            if (System.nanoTime() - start > budgetNanos) return;
+        }
+        for (Database d : dbs) {
+            d.activeExpireFields(clock.getAsLong(), checksPerRound); // hash fields with HEXPIRE
             if (System.nanoTime() - start > budgetNanos) return;
         }
         for (Database d : dbs) {

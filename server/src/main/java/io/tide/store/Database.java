@@ -86,7 +86,10 @@ public final class Database {
     /** Estimated average TTL of keys with an expiry, kept by the active expiry cycle as Redis does. */
     private long avgTtlMs;
     private ExpiryListener listener;
-    private KeyAddedListener addListener;
+    private KeyEventListener keyEvents;
+    /** Keys whose values have elements with their own expiry (see {@link FieldExpiring}); null until one does. */
+    private ByteMap fieldExpiryKeys;
+    private int fieldExpiryCursor;
     /** Scratch result of {@link #locate}: the table holding the slot it returned. */
     private Table found;
 
@@ -109,9 +112,9 @@ public final class Database {
         return volatileCount;
     }
 
-    /** Called whenever a key that did not exist is stored (blocked clients wait for keys to appear). */
-    public void setKeyAddedListener(KeyAddedListener l) {
-        this.addListener = l;
+    /** Told when keys appear and when they are deleted (blocked clients wait on both). */
+    public void setKeyEventListener(KeyEventListener l) {
+        this.keyEvents = l;
     }
 
     public void setExpiryListener(ExpiryListener l) {
@@ -211,6 +214,9 @@ public final class Database {
         int i = locate(key, h);
         int clock = clock(nowMs);
         boolean embed = mayEmbed && value instanceof byte[] b && b.length <= EMBED_LIMIT;
+        if (value instanceof FieldExpiring fe && fe.hasFieldTtls()) {
+            trackFieldExpiry(key);
+        }
         if (i >= 0 && found == cur) {
             Table t = cur;
             long before = slotBytes(t, i);
@@ -256,8 +262,8 @@ public final class Database {
             if (expiry == KEEP_TTL) {
                 expiry = 0;
             }
-            if (addListener != null) {
-                addListener.added(this, key);
+            if (keyEvents != null) {
+                keyEvents.added(this, key);
             }
         }
         insertNew(key, h, value, embed, expiry, clock);
@@ -273,6 +279,9 @@ public final class Database {
         Object v = valueAt(found, i);
         deleteAt(found, i);
         afterRemove();
+        if (keyEvents != null) {
+            keyEvents.removed(this, key);
+        }
         return v;
     }
 
@@ -308,6 +317,55 @@ public final class Database {
         dataBytes = 0;
         expireCursor = 0;
         avgTtlMs = 0;
+        fieldExpiryKeys = null;
+    }
+
+    /**
+     * Registers {@code key} for active element expiry: its value is (now) a {@link FieldExpiring} with
+     * element TTLs. Values stored with {@link #put} are registered automatically; a command that gives
+     * elements of a stored value their first TTL calls this. Stale registrations are dropped by the cycle.
+     */
+    public void trackFieldExpiry(byte[] key) {
+        if (fieldExpiryKeys == null) fieldExpiryKeys = new ByteMap();
+        fieldExpiryKeys.put(key, null);
+    }
+
+    /**
+     * Active element expiry: visits registered keys from a rolling cursor and deletes up to {@code maxFields}
+     * expired elements in all, deleting keys left empty. Returns the number of elements deleted.
+     */
+    public int activeExpireFields(long nowMs, int maxFields) {
+        ByteMap keys = fieldExpiryKeys;
+        if (keys == null || keys.isEmpty()) return 0;
+        int deleted = 0;
+        int visited = 0;
+        int cap = keys.capacity();
+        int i = fieldExpiryCursor % cap;
+        while (visited < cap && deleted < maxFields && !keys.isEmpty()) {
+            byte[] k = keys.keyAt(i);
+            if (k == null) {
+                i = (i + 1) % cap;
+                visited++;
+                continue;
+            }
+            Object v = peek(k, nowMs);
+            if (!(v instanceof FieldExpiring fe) || !fe.hasFieldTtls()) {
+                keys.removeAt(i); // slot i may now hold a shifted entry: look at it again
+                visited++;
+                continue;
+            }
+            long before = fe.memoryBytes();
+            deleted += fe.expireFields(nowMs, maxFields - deleted);
+            dataBytes += fe.memoryBytes() - before;
+            if (fe.isEmpty()) {
+                remove(k);
+            }
+            i = (i + 1) % cap;
+            visited++;
+        }
+        fieldExpiryCursor = i;
+        keys.shrinkIfSparse();
+        return deleted;
     }
 
     /**
@@ -323,6 +381,7 @@ public final class Database {
         Table c = cur, o = old;
         int ri = rehashIdx, ec = expireCursor;
         long vc = volatileCount, db = dataBytes, ttl = avgTtlMs;
+        ByteMap fk = fieldExpiryKeys;
         cur = other.cur;
         old = other.old;
         rehashIdx = other.rehashIdx;
@@ -337,6 +396,8 @@ public final class Database {
         other.volatileCount = vc;
         other.dataBytes = db;
         other.avgTtlMs = ttl;
+        fieldExpiryKeys = other.fieldExpiryKeys;
+        other.fieldExpiryKeys = fk;
     }
 
     // ---------------------------------------------------------------- iteration

@@ -1,7 +1,7 @@
 package io.tide.store;
 
 /**
- * Thread-safe (volatile fields, written by CONFIG SET, read by every shard). The thresholds at which a
+ * Immutable, so thread-safe (CONFIG SET publishes a new instance). The thresholds at which a
  * collection leaves its compact encoding for its scalable one, with Redis's parameter names:
  * {@code list-max-listpack-size}, {@code hash-max-listpack-entries|value}, {@code set-max-intset-entries},
  * {@code set-max-listpack-entries|value}, {@code zset-max-listpack-entries|value},
@@ -10,17 +10,38 @@ package io.tide.store;
  */
 public final class EncodingLimits {
 
-    public volatile int listMaxListpackSize = -2;
-    public volatile long hashMaxListpackEntries = 512;
-    public volatile long hashMaxListpackValue = 64;
-    public volatile long setMaxIntsetEntries = 512;
-    public volatile long setMaxListpackEntries = 128;
-    public volatile long setMaxListpackValue = 64;
-    public volatile long zsetMaxListpackEntries = 128;
-    public volatile long zsetMaxListpackValue = 64;
-    public volatile long streamNodeMaxBytes = 4096;
-    public volatile long streamNodeMaxEntries = 100;
-    public volatile long hllSparseMaxBytes = 3000;
+    public final int listMaxListpackSize;
+    public final long hashMaxListpackEntries;
+    public final long hashMaxListpackValue;
+    public final long setMaxIntsetEntries;
+    public final long setMaxListpackEntries;
+    public final long setMaxListpackValue;
+    public final long zsetMaxListpackEntries;
+    public final long zsetMaxListpackValue;
+    public final long streamNodeMaxBytes;
+    public final long streamNodeMaxEntries;
+    public final long hllSparseMaxBytes;
+
+    /** Redis's defaults. */
+    public static final EncodingLimits DEFAULTS =
+            new EncodingLimits(-2, 512, 64, 512, 128, 64, 128, 64, 4096, 100, 3000);
+
+    public EncodingLimits(int listMaxListpackSize, long hashMaxListpackEntries, long hashMaxListpackValue,
+                          long setMaxIntsetEntries, long setMaxListpackEntries, long setMaxListpackValue,
+                          long zsetMaxListpackEntries, long zsetMaxListpackValue, long streamNodeMaxBytes,
+                          long streamNodeMaxEntries, long hllSparseMaxBytes) {
+        this.listMaxListpackSize = listMaxListpackSize;
+        this.hashMaxListpackEntries = hashMaxListpackEntries;
+        this.hashMaxListpackValue = hashMaxListpackValue;
+        this.setMaxIntsetEntries = setMaxIntsetEntries;
+        this.setMaxListpackEntries = setMaxListpackEntries;
+        this.setMaxListpackValue = setMaxListpackValue;
+        this.zsetMaxListpackEntries = zsetMaxListpackEntries;
+        this.zsetMaxListpackValue = zsetMaxListpackValue;
+        this.streamNodeMaxBytes = streamNodeMaxBytes;
+        this.streamNodeMaxEntries = streamNodeMaxEntries;
+        this.hllSparseMaxBytes = hllSparseMaxBytes;
+    }
 
     /**
      * Whether a list node (or a whole listpack-encoded list) of {@code entries} entries and about

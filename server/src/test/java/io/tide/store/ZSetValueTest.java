@@ -17,7 +17,11 @@ import org.junit.jupiter.params.provider.ValueSource;
 /** ZSetValue in both encodings against a plain model, its encoding switches, memory and SCAN. */
 class ZSetValueTest {
 
-    private static final EncodingLimits LIMITS = new EncodingLimits();
+    private static final EncodingLimits LIMITS = EncodingLimits.DEFAULTS;
+
+    private static EncodingLimits zsetLimits(long entries, long value) {
+        return new EncodingLimits(-2, 512, 64, 512, 128, 64, entries, value, 4096, 100, 3000);
+    }
 
     private static byte[] b(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
@@ -147,9 +151,7 @@ class ZSetValueTest {
     @ValueSource(booleans = {false, true})
     void randomOperations_matchModel(boolean skiplist) {
         Random rnd = new Random(skiplist ? 7 : 11);
-        EncodingLimits roomy = new EncodingLimits();
-        roomy.zsetMaxListpackEntries = 100_000;
-        roomy.zsetMaxListpackValue = 100_000;
+        EncodingLimits roomy = zsetLimits(100_000, 100_000);
         ZSetValue z = skiplist ? ZSetValue.create(1000, 1, LIMITS) : ZSetValue.create(1, 1, roomy);
         TreeMap<String, Double> model = new TreeMap<>();
         for (int step = 0; step < 4000; step++) {
@@ -252,8 +254,7 @@ class ZSetValueTest {
     @Test
     void bytesPerElement_listpackSmallerThanSkiplist() {
         int n = 100;
-        EncodingLimits noListpack = new EncodingLimits();
-        noListpack.zsetMaxListpackEntries = 0;
+        EncodingLimits noListpack = zsetLimits(0, 64);
         ZSetValue lp = ZSetValue.create(n, 10, LIMITS);
         ZSetValue sl = ZSetValue.create(n, 10, noListpack);
         for (int i = 0; i < n; i++) {

@@ -278,6 +278,7 @@ public final class ClientCommands {
         sb.append(" idle=").append(Math.max(0, (nowMs - s.lastInteractionMs()) / 1000));
         sb.append(" flags=");
         int flagsAt = sb.length();
+        if (s.isBlocked()) sb.append('b');
         if (s.noEvict()) sb.append('e');
         if (s.noTouch()) sb.append('T');
         if (sb.length() == flagsAt) sb.append('N');

@@ -13,6 +13,10 @@ public final class Families {
         ServerCommands.register(table);
         KeyCommands.register(table);
         StringCommands.register(table);
+        SetCommands.register(table);
+        BitCommands.register(table);
+        HyperLogLogCommands.register(table);
+        HashCommands.register(table);
         ZSetCommands.register(table);
         GeoCommands.register(table);
     }

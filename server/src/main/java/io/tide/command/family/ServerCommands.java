@@ -1,6 +1,7 @@
 package io.tide.command.family;
 
 import io.tide.command.Args;
+import io.tide.command.ClientSession;
 import io.tide.command.CommandContext;
 import io.tide.command.CommandSpec;
 import io.tide.command.CommandTable;
@@ -177,7 +178,11 @@ public final class ServerCommands {
         sb.append("# Clients\r\n");
         line(sb, "connected_clients", ctx.server().clients().size());
         line(sb, "maxclients", ctx.server().config().get("maxclients"));
-        line(sb, "blocked_clients", 0);
+        long blocked = ctx.server().clients().values().stream().filter(ClientSession::isBlocked).count();
+        line(sb, "blocked_clients", blocked);
+        int blockingKeys = 0;
+        for (io.tide.shard.Shard sh : ctx.shards().all()) blockingKeys += sh.blocking().keyCount();
+        line(sb, "total_blocking_keys", blockingKeys);
     }
 
     private static void memorySection(CommandContext ctx, StringBuilder sb) {

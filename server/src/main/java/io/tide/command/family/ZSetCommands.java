@@ -8,9 +8,9 @@ import io.tide.command.Errors;
 import io.tide.protocol.Reply;
 import io.tide.protocol.RespWriter;
 import io.tide.store.ByteMap;
-import io.tide.store.CollectionValue;
 import io.tide.store.Database;
 import io.tide.store.EncodingLimits;
+import io.tide.store.SetValue;
 import io.tide.store.ZSetValue;
 import io.tide.store.ZSetValue.LexRange;
 import io.tide.store.ZSetValue.ScoreRange;
@@ -963,7 +963,10 @@ public final class ZSetCommands {
         return Reply.bulk(m[0]);
     }
 
-    /** Longest reply this server builds for ZRANDMEMBER with a negative count (Redis would stream it). */
+    /**
+     * Longest reply this server builds for ZRANDMEMBER with a negative count (Redis streams it); beyond it the
+     * count is refused as out of range, as SRANDMEMBER does here.
+     */
     private static final long MAX_RANDOM_REPLY = Integer.MAX_VALUE - 8;
 
     private static Reply randWithCount(CommandContext ctx, byte[] key, long l, boolean withScores) {
@@ -977,7 +980,8 @@ public final class ZSetCommands {
         ThreadLocalRandom rnd = ThreadLocalRandom.current();
         if (!uniq || count == 1) {
             // CASE 1: count samples with repetition, in random order.
-            if (count * (withScores ? 2 : 1) > MAX_RANDOM_REPLY) throw Errors.error(Errors.VALUE_OUT_OF_RANGE);
+            long most = MAX_RANDOM_REPLY / (withScores ? 2 : 1);
+            if (count > most) throw Errors.error(Errors.VALUE_MUST_BE_BETWEEN + -most + " and " + Long.MAX_VALUE);
             if (z.isListpack()) {
                 Entries all = Entries.of(z);
                 for (long k = 0; k < count; k++) {
@@ -1067,14 +1071,11 @@ public final class ZSetCommands {
         return setOp(ctx, argv, argv[1], 2, DIFF, false, "zdiffstore");
     }
 
-    /**
-     * An input of a set operation: a sorted set, or a plain set whose members count with score 1 (read
-     * through {@link Iterable}, which the set value provides), or nothing for a missing key.
-     */
+    /** An input of a set operation: a sorted set, a plain set (members count with score 1), or nothing. */
     private static final class Source {
         final Object subject;
         final ZSetValue zset;
-        final ByteMap set;
+        final SetValue set;
         double weight = 1;
 
         Source(Object subject) {
@@ -1085,11 +1086,9 @@ public final class ZSetCommands {
             } else if (subject instanceof ZSetValue z) {
                 zset = z;
                 set = null;
-            } else if (subject instanceof CollectionValue c && "set".equals(c.typeName())
-                    && subject instanceof Iterable<?> it) {
+            } else if (subject instanceof SetValue sv) {
                 zset = null;
-                set = new ByteMap();
-                for (Object o : it) set.put((byte[]) o, null);
+                set = sv;
             } else {
                 throw Errors.wrongType();
             }
@@ -1104,14 +1103,14 @@ public final class ZSetCommands {
             if (zset != null) {
                 zset.forEach(true, v);
             } else if (set != null) {
-                set.forEach((k, x) -> v.visit(k, 1.0));
+                set.forEach(m -> v.visit(m, 1.0));
             }
         }
 
         /** The member's score in this input, NaN when absent. */
         double find(byte[] member) {
             if (zset != null) return zset.score(member);
-            if (set != null) return set.containsKey(member) ? 1.0 : Double.NaN;
+            if (set != null) return set.contains(member) ? 1.0 : Double.NaN;
             return Double.NaN;
         }
     }

@@ -1,0 +1,568 @@
+package io.tide.command.family;
+
+import io.tide.command.Args;
+import io.tide.command.CommandContext;
+import io.tide.command.CommandTable;
+import io.tide.command.Errors;
+import io.tide.protocol.Reply;
+import io.tide.store.Database;
+import io.tide.store.EncodingLimits;
+import io.tide.store.HashValue;
+import io.tide.util.Glob;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * Thread-safe (stateless): handlers run on the thread that owns their key. Hash commands (Redis's
+ * {@code t_hash.c}), with Redis 7.4's per-field expiry (HEXPIRE, HTTL, HPERSIST and their variants), over
+ * {@link HashValue}s.
+ *
+ * <p>Every handler first removes the hash's expired fields ({@link HashValue#expireFields}, O(1) when none
+ * has expired), deleting the key when none is left, so no command ever sees an expired field. Where Redis
+ * 7.4 would still count a not-yet-reclaimed expired field (HLEN, HSET's "added", HDEL's count), Tide answers
+ * as Redis does once its active expiry has reclaimed it.
+ */
+public final class HashCommands {
+
+    /** Redis's HFE_MAX_ABS_TIME_MSEC: the latest field expiry accepted, (2^48 - 1) >> 2 unix ms. */
+    static final long MAX_FIELD_EXPIRE_MS = ((1L << 48) - 1) >> 2;
+    /**
+     * Most elements one HRANDFIELD reply may carry when fields may repeat (a negative count). Redis streams
+     * such a reply until the client's output buffer limit closes the connection; Tide builds replies whole,
+     * so it refuses larger counts with Redis's "value is out of range" rather than exhaust the heap.
+     */
+    static final long MAX_RANDOM_REPLY = 1L << 24;
+
+    private static final Reply EMPTY_SCAN = Reply.array(Reply.bulk("0"), Reply.EMPTY_ARRAY);
+    private static final Reply EMPTY_MAP = Reply.map();
+    private static final Reply NO_FIELD = Reply.integer(HashValue.EXPIRE_NO_FIELD);
+    private static final Reply NO_TTL = Reply.integer(-1);
+
+    private HashCommands() {}
+
+    public static void register(CommandTable t) {
+        t.group("hash");
+        t.add("hset", -4, "write denyoom fast", 1, 1, 1, "@hash", "2.0.0",
+                "Creates or modifies the value of a field in a hash.", (ctx, argv) -> hset(ctx, argv, false));
+        t.add("hmset", -4, "write denyoom fast", 1, 1, 1, "@hash", "2.0.0",
+                "Sets the values of multiple fields.", (ctx, argv) -> hset(ctx, argv, true));
+        t.add("hsetnx", 4, "write denyoom fast", 1, 1, 1, "@hash", "2.0.0",
+                "Sets the value of a field in a hash only when the field doesn't exist.", HashCommands::hsetnx);
+        t.add("hget", 3, "readonly fast", 1, 1, 1, "@hash", "2.0.0",
+                "Returns the value of a field in a hash.", HashCommands::hget);
+        t.add("hmget", -3, "readonly fast", 1, 1, 1, "@hash", "2.0.0",
+                "Returns the values of all fields in a hash.", HashCommands::hmget);
+        t.add("hdel", -3, "write fast", 1, 1, 1, "@hash", "2.0.0",
+                "Deletes one or more fields and their values from a hash. Deletes the hash if no fields remain.",
+                HashCommands::hdel);
+        t.add("hlen", 2, "readonly fast", 1, 1, 1, "@hash", "2.0.0",
+                "Returns the number of fields in a hash.", HashCommands::hlen);
+        t.add("hstrlen", 3, "readonly fast", 1, 1, 1, "@hash", "3.2.0",
+                "Returns the length of the value of a field.", HashCommands::hstrlen);
+        t.add("hexists", 3, "readonly fast", 1, 1, 1, "@hash", "2.0.0",
+                "Determines whether a field exists in a hash.", HashCommands::hexists);
+        t.add("hkeys", 2, "readonly", 1, 1, 1, "@hash", "2.0.0",
+                "Returns all fields in a hash.", (ctx, argv) -> hgetall(ctx, argv, true, false));
+        t.add("hvals", 2, "readonly", 1, 1, 1, "@hash", "2.0.0",
+                "Returns all values in a hash.", (ctx, argv) -> hgetall(ctx, argv, false, true));
+        t.add("hgetall", 2, "readonly", 1, 1, 1, "@hash", "2.0.0",
+                "Returns all fields and values in a hash.", (ctx, argv) -> hgetall(ctx, argv, true, true));
+        t.add("hincrby", 4, "write denyoom fast", 1, 1, 1, "@hash", "2.0.0",
+                "Increments the integer value of a field in a hash by a number. Uses 0 as initial value if the "
+                        + "field doesn't exist.", HashCommands::hincrby);
+        t.add("hincrbyfloat", 4, "write denyoom fast", 1, 1, 1, "@hash", "2.6.0",
+                "Increments the floating point value of a field by a number. Uses 0 as initial value if the "
+                        + "field doesn't exist.", HashCommands::hincrbyfloat);
+        t.add("hrandfield", -2, "readonly", 1, 1, 1, "@hash", "6.2.0",
+                "Returns one or more random fields from a hash.", HashCommands::hrandfield);
+        t.add("hscan", -3, "readonly", 1, 1, 1, "@hash", "2.8.0",
+                "Iterates over fields and values of a hash.", HashCommands::hscan);
+        t.add("hexpire", -6, "write denyoom fast", 1, 1, 1, "@hash", "7.4.0",
+                "Set expiry for hash field using relative time to expire (seconds)",
+                (ctx, argv) -> hexpire(ctx, argv, "hexpire", true, true));
+        t.add("hpexpire", -6, "write denyoom fast", 1, 1, 1, "@hash", "7.4.0",
+                "Set expiry for hash field using relative time to expire (milliseconds)",
+                (ctx, argv) -> hexpire(ctx, argv, "hpexpire", true, false));
+        t.add("hexpireat", -6, "write denyoom fast", 1, 1, 1, "@hash", "7.4.0",
+                "Set expiry for hash field using an absolute Unix timestamp (seconds)",
+                (ctx, argv) -> hexpire(ctx, argv, "hexpireat", false, true));
+        t.add("hpexpireat", -6, "write denyoom fast", 1, 1, 1, "@hash", "7.4.0",
+                "Set expiry for hash field using an absolute Unix timestamp (milliseconds)",
+                (ctx, argv) -> hexpire(ctx, argv, "hpexpireat", false, false));
+        t.add("httl", -5, "readonly fast", 1, 1, 1, "@hash", "7.4.0",
+                "Returns the TTL in seconds of a hash field.", (ctx, argv) -> httl(ctx, argv, true, true));
+        t.add("hpttl", -5, "readonly fast", 1, 1, 1, "@hash", "7.4.0",
+                "Returns the TTL in milliseconds of a hash field.", (ctx, argv) -> httl(ctx, argv, true, false));
+        t.add("hexpiretime", -5, "readonly fast", 1, 1, 1, "@hash", "7.4.0",
+                "Returns the expiration time of a hash field as a Unix timestamp, in seconds.",
+                (ctx, argv) -> httl(ctx, argv, false, true));
+        t.add("hpexpiretime", -5, "readonly fast", 1, 1, 1, "@hash", "7.4.0",
+                "Returns the expiration time of a hash field as a Unix timestamp, in msec.",
+                (ctx, argv) -> httl(ctx, argv, false, false));
+        t.add("hpersist", -5, "write fast", 1, 1, 1, "@hash", "7.4.0",
+                "Removes the expiration time for each specified field", HashCommands::hpersist);
+    }
+
+    // ------------------------------------------------------------------ reaching the hash
+
+    private static HashValue asHash(Object v) {
+        if (v == null || v instanceof HashValue) return (HashValue) v;
+        throw Errors.wrongType();
+    }
+
+    /** The hash at {@code key} for a read command (counts a hit or miss), expired fields removed; or null. */
+    private static HashValue forRead(CommandContext ctx, byte[] key) {
+        return live(ctx, key, asHash(ctx.read(key)));
+    }
+
+    /** The hash at {@code key} for a write command, expired fields removed; or null. */
+    private static HashValue forWrite(CommandContext ctx, byte[] key) {
+        return live(ctx, key, asHash(ctx.readForWrite(key)));
+    }
+
+    /** Removes the expired fields of a stored hash; null when none was left (the key is then deleted). */
+    private static HashValue live(CommandContext ctx, byte[] key, HashValue h) {
+        if (h == null) return null;
+        long next = h.nextExpireAt();
+        if (next == 0 || next >= ctx.now()) return h;
+        long before = h.memoryBytes();
+        h.expireFields(ctx.now(), Integer.MAX_VALUE);
+        return settle(ctx, key, h, before) ? h : null;
+    }
+
+    /**
+     * After a stored hash changed in place: reports the memory change and deletes the key if the hash is
+     * empty; false when it was deleted.
+     */
+    private static boolean settle(CommandContext ctx, byte[] key, HashValue h, long before) {
+        Database db = ctx.db(key);
+        db.adjustUsedBytes(h.memoryBytes() - before);
+        if (h.isEmpty()) {
+            db.remove(key);
+            return false;
+        }
+        return true;
+    }
+
+    /** Stores a hash just created ({@code created}) or settles a stored one that changed. */
+    private static void store(CommandContext ctx, byte[] key, HashValue h, boolean created, long before) {
+        if (!created) {
+            settle(ctx, key, h, before);
+        } else if (!h.isEmpty()) {
+            ctx.db(key).put(key, h, 0, ctx.now());
+        }
+    }
+
+    /** Sets one field (keeping its TTL, as the counters do), creating the hash if needed. */
+    private static void writeKeepingTtl(CommandContext ctx, byte[] key, HashValue h, byte[] field, byte[] value) {
+        boolean created = h == null;
+        if (created) h = new HashValue();
+        long before = h.memoryBytes();
+        h.put(field, value, true, ctx.server().limits());
+        store(ctx, key, h, created, before);
+    }
+
+    // ------------------------------------------------------------------ HSET, HSETNX, HGET, HMGET, HDEL
+
+    /** HSET and HMSET: the same but for the reply. */
+    static Reply hset(CommandContext ctx, byte[][] argv, boolean hmset) {
+        if (argv.length % 2 == 1) throw Errors.error(Errors.wrongArity(hmset ? "hmset" : "hset"));
+        byte[] key = argv[1];
+        HashValue h = forWrite(ctx, key);
+        boolean created = h == null;
+        if (created) h = new HashValue();
+        long before = h.memoryBytes();
+        EncodingLimits limits = ctx.server().limits();
+        h.prepareWrite(argv, 2, argv.length - 1, limits);
+        int added = 0;
+        for (int i = 2; i < argv.length; i += 2) {
+            if (h.put(argv[i], argv[i + 1], false, limits)) added++;
+        }
+        store(ctx, key, h, created, before);
+        return hmset ? Reply.OK : Reply.integer(added);
+    }
+
+    static Reply hsetnx(CommandContext ctx, byte[][] argv) {
+        byte[] key = argv[1];
+        HashValue h = forWrite(ctx, key);
+        if (h != null && h.contains(argv[2])) return Reply.ZERO;
+        boolean created = h == null;
+        if (created) h = new HashValue();
+        long before = h.memoryBytes();
+        EncodingLimits limits = ctx.server().limits();
+        h.prepareWrite(argv, 2, 3, limits);
+        h.put(argv[2], argv[3], false, limits);
+        store(ctx, key, h, created, before);
+        return Reply.ONE;
+    }
+
+    static Reply hget(CommandContext ctx, byte[][] argv) {
+        HashValue h = forRead(ctx, argv[1]);
+        return h == null ? Reply.NULL : Reply.bulk(h.get(argv[2]));
+    }
+
+    static Reply hmget(CommandContext ctx, byte[][] argv) {
+        HashValue h = forRead(ctx, argv[1]);
+        Reply[] out = new Reply[argv.length - 2];
+        for (int i = 2; i < argv.length; i++) {
+            out[i - 2] = h == null ? Reply.NULL : Reply.bulk(h.get(argv[i]));
+        }
+        return Reply.array(out);
+    }
+
+    static Reply hdel(CommandContext ctx, byte[][] argv) {
+        byte[] key = argv[1];
+        HashValue h = forWrite(ctx, key);
+        if (h == null) return Reply.ZERO;
+        long before = h.memoryBytes();
+        int deleted = 0;
+        for (int i = 2; i < argv.length && !h.isEmpty(); i++) {
+            if (h.remove(argv[i])) deleted++;
+        }
+        settle(ctx, key, h, before);
+        return Reply.integer(deleted);
+    }
+
+    // ------------------------------------------------------------------ HLEN, HSTRLEN, HEXISTS, whole-hash reads
+
+    static Reply hlen(CommandContext ctx, byte[][] argv) {
+        HashValue h = forRead(ctx, argv[1]);
+        return h == null ? Reply.ZERO : Reply.integer(h.size());
+    }
+
+    static Reply hstrlen(CommandContext ctx, byte[][] argv) {
+        HashValue h = forRead(ctx, argv[1]);
+        return h == null ? Reply.ZERO : Reply.integer(Math.max(0, h.valueLength(argv[2])));
+    }
+
+    static Reply hexists(CommandContext ctx, byte[][] argv) {
+        HashValue h = forRead(ctx, argv[1]);
+        return h != null && h.contains(argv[2]) ? Reply.ONE : Reply.ZERO;
+    }
+
+    /** HKEYS, HVALS and HGETALL (a map reply, flattened in RESP2). */
+    static Reply hgetall(CommandContext ctx, byte[][] argv, boolean fields, boolean values) {
+        HashValue h = forRead(ctx, argv[1]);
+        boolean both = fields && values;
+        if (h == null) return both ? EMPTY_MAP : Reply.EMPTY_ARRAY;
+        List<Reply> out = new ArrayList<>(both ? 2 * h.size() : h.size());
+        h.forEach((f, v) -> {
+            if (fields) out.add(Reply.bulk(f));
+            if (values) out.add(Reply.bulk(v));
+        });
+        return both ? Reply.map(out) : Reply.array(out);
+    }
+
+    // ------------------------------------------------------------------ counters
+
+    static Reply hincrby(CommandContext ctx, byte[][] argv) {
+        long incr = Args.parseLong(argv[3]);
+        byte[] key = argv[1];
+        HashValue h = forWrite(ctx, key);
+        byte[] cur = h == null ? null : h.get(argv[2]);
+        long value = 0;
+        if (cur != null) {
+            Long v = Args.parseLongOrNull(cur);
+            if (v == null) throw Errors.error(Errors.HASH_VALUE_NOT_INTEGER);
+            value = v;
+        }
+        if ((incr < 0 && value < 0 && incr < Long.MIN_VALUE - value)
+                || (incr > 0 && value > 0 && incr > Long.MAX_VALUE - value)) {
+            throw Errors.error(Errors.OVERFLOW);
+        }
+        value += incr;
+        writeKeepingTtl(ctx, key, h, argv[2], Args.bytes(value));
+        return Reply.integer(value);
+    }
+
+    /** Redis's long double arithmetic and formatting, as INCRBYFLOAT ({@link LongDouble}). */
+    static Reply hincrbyfloat(CommandContext ctx, byte[][] argv) {
+        LongDouble incr = LongDouble.parse(argv[3]);
+        if (incr == null) throw Errors.notFloat();
+        if (incr.isInfinite()) throw Errors.error(Errors.HASH_INCR_NAN_OR_INF);
+        byte[] key = argv[1];
+        HashValue h = forWrite(ctx, key);
+        byte[] cur = h == null ? null : h.get(argv[2]);
+        LongDouble value = LongDouble.ZERO;
+        if (cur != null) {
+            value = LongDouble.parse(cur);
+            if (value == null) throw Errors.error(Errors.HASH_VALUE_NOT_FLOAT);
+        }
+        LongDouble sum = value.add(incr);
+        if (sum == null || sum.isInfinite()) throw Errors.error(Errors.INCR_NAN_OR_INF);
+        byte[] text = sum.toHumanString().getBytes(StandardCharsets.US_ASCII);
+        writeKeepingTtl(ctx, key, h, argv[2], text);
+        return Reply.bulk(text);
+    }
+
+    // ------------------------------------------------------------------ HRANDFIELD
+
+    /** HRANDFIELD key [count [WITHVALUES]]: the count and option are checked before the key, as in Redis. */
+    static Reply hrandfield(CommandContext ctx, byte[][] argv) {
+        if (argv.length >= 3) {
+            Long count = Args.parseLongOrNull(argv[2]);
+            if (count == null) throw Errors.notInteger();
+            if (count == Long.MIN_VALUE) throw Errors.error(Errors.SRANDMEMBER_COUNT_RANGE);
+            if (argv.length > 4 || (argv.length == 4 && !Args.is(argv[3], "withvalues"))) throw Errors.syntax();
+            boolean withValues = argv.length == 4;
+            if (withValues && (count < -Long.MAX_VALUE / 2 || count > Long.MAX_VALUE / 2)) {
+                throw Errors.error(Errors.HASH_VALUE_OUT_OF_RANGE);
+            }
+            return randomFields(ctx, argv[1], count, withValues);
+        }
+        HashValue h = forRead(ctx, argv[1]);
+        if (h == null) return Reply.NULL;
+        ThreadLocalRandom rnd = ThreadLocalRandom.current();
+        if (h.isCompact()) {
+            byte[][] flat = h.toFlatArray();
+            return Reply.bulk(flat[2 * rnd.nextInt(h.size())]);
+        }
+        return Reply.bulk(h.fieldAtSlot(h.randomSlot(rnd)));
+    }
+
+    /** Redis's hrandfieldWithCountCommand and its cases, with RESP3's field-value pairs for WITHVALUES. */
+    private static Reply randomFields(CommandContext ctx, byte[] key, long l, boolean withValues) {
+        HashValue h = forRead(ctx, key);
+        if (h == null || l == 0) return Reply.EMPTY_ARRAY;
+        boolean unique = l > 0;
+        long count = Math.abs(l);
+        boolean pairs = withValues && ctx.client().protocol() >= 3;
+        int size = h.size();
+        ThreadLocalRandom rnd = ThreadLocalRandom.current();
+        Picks out = new Picks(withValues, pairs);
+
+        if (!unique || count == 1) {
+            // Case 1: count picks, repeats allowed, in random order.
+            if (count * (withValues && !pairs ? 2 : 1) > MAX_RANDOM_REPLY) {
+                throw Errors.error(Errors.HASH_VALUE_OUT_OF_RANGE);
+            }
+            int n = (int) count;
+            if (h.isCompact()) {
+                byte[][] flat = h.toFlatArray();
+                Reply[] cache = new Reply[size * 2];
+                for (int i = 0; i < n; i++) out.addCached(cache, rnd.nextInt(size), flat);
+            } else {
+                for (int i = 0; i < n; i++) {
+                    int slot = h.randomSlot(rnd);
+                    out.add(h.fieldAtSlot(slot), h.valueAtSlot(slot));
+                }
+            }
+            return out.reply();
+        }
+        if (count >= size) {
+            // Case 2: the whole hash.
+            h.forEach(out::add);
+            return out.reply();
+        }
+        int n = (int) count;
+        if (h.isCompact()) {
+            // Case 2.5: distinct entries by selection sampling, in their order in the hash.
+            byte[][] flat = h.toFlatArray();
+            int remaining = n;
+            for (int i = 0; i < size && remaining > 0; i++) {
+                if (rnd.nextInt(size - i) < remaining) {
+                    out.add(flat[2 * i], flat[2 * i + 1]);
+                    remaining--;
+                }
+            }
+        } else if (count * 3 > size) {
+            // Case 3: take all, drop random ones down to count.
+            int[] slots = new int[size];
+            int m = 0;
+            for (int s = 0; s < h.slots(); s++) {
+                if (h.fieldAtSlot(s) != null) slots[m++] = s;
+            }
+            while (m > n) {
+                int drop = rnd.nextInt(m);
+                slots[drop] = slots[--m];
+            }
+            for (int i = 0; i < n; i++) out.add(h.fieldAtSlot(slots[i]), h.valueAtSlot(slots[i]));
+        } else {
+            // Case 4: random picks until count distinct ones.
+            Set<Integer> seen = new HashSet<>();
+            while (seen.size() < n) {
+                int slot = h.randomSlot(rnd);
+                if (seen.add(slot)) out.add(h.fieldAtSlot(slot), h.valueAtSlot(slot));
+            }
+        }
+        return out.reply();
+    }
+
+    /** Confined to the handler that builds it. HRANDFIELD's reply: fields, field-value runs or (RESP3) pairs. */
+    private static final class Picks {
+        private final boolean withValues;
+        private final boolean pairs;
+        private final List<Reply> items = new ArrayList<>();
+
+        Picks(boolean withValues, boolean pairs) {
+            this.withValues = withValues;
+            this.pairs = pairs;
+        }
+
+        void add(byte[] field, byte[] value) {
+            if (pairs) {
+                items.add(Reply.array(Reply.bulk(field), Reply.bulk(value)));
+            } else {
+                items.add(Reply.bulk(field));
+                if (withValues) items.add(Reply.bulk(value));
+            }
+        }
+
+        /** Adds entry {@code i} of a compact hash's flat array, sharing reply objects between repeats. */
+        void addCached(Reply[] cache, int i, byte[][] flat) {
+            if (cache[2 * i] == null) {
+                cache[2 * i] = pairs ? Reply.array(Reply.bulk(flat[2 * i]), Reply.bulk(flat[2 * i + 1]))
+                        : Reply.bulk(flat[2 * i]);
+                cache[2 * i + 1] = Reply.bulk(flat[2 * i + 1]);
+            }
+            items.add(cache[2 * i]);
+            if (withValues && !pairs) items.add(cache[2 * i + 1]);
+        }
+
+        Reply reply() {
+            return Reply.array(items);
+        }
+    }
+
+    // ------------------------------------------------------------------ HSCAN
+
+    /** HSCAN key cursor [MATCH pattern] [COUNT count] [NOVALUES]: the cursor is checked first, the options after
+     * the key. */
+    static Reply hscan(CommandContext ctx, byte[][] argv) {
+        long cursor = KeyCommands.parseCursor(argv[2]);
+        HashValue h = forRead(ctx, argv[1]);
+        if (h == null) return EMPTY_SCAN;
+        long count = 10;
+        byte[] pattern = null;
+        boolean noValues = false;
+        for (int i = 3; i < argv.length; ) {
+            boolean pair = argv.length - i >= 2;
+            if (Args.is(argv[i], "count") && pair) {
+                count = Args.parseLong(argv[i + 1]);
+                if (count < 1) throw Errors.syntax();
+                i += 2;
+            } else if (Args.is(argv[i], "match") && pair) {
+                byte[] p = argv[i + 1];
+                pattern = p.length == 1 && p[0] == '*' ? null : p;
+                i += 2;
+            } else if (Args.is(argv[i], "novalues")) {
+                noValues = true;
+                i++;
+            } else {
+                throw Errors.syntax();
+            }
+        }
+        byte[] match = pattern;
+        boolean values = !noValues;
+        List<Reply> out = new ArrayList<>();
+        long next = h.scan(cursor, (int) Math.min(count, Integer.MAX_VALUE), (f, v) -> {
+            if (match != null && !Glob.matches(match, f, false)) return;
+            out.add(Reply.bulk(f));
+            if (values) out.add(Reply.bulk(v));
+        });
+        return Reply.array(Reply.bulk(Long.toUnsignedString(next)), Reply.array(out));
+    }
+
+    // ------------------------------------------------------------------ field expiry (Redis 7.4)
+
+    /**
+     * Checks {@code FIELDS numfields field...} with {@code numfields} at {@code numFieldsAt}, with Redis's
+     * errors; returns the index of the first field.
+     */
+    private static int fieldsAt(byte[][] argv, int numFieldsAt, String notPositive) {
+        if (!Args.is(argv[numFieldsAt - 1], "fields")) throw Errors.error(Errors.HASH_FIELDS_MISSING);
+        Long n = Args.parseLongOrNull(argv[numFieldsAt]);
+        if (n == null || n < 1) throw Errors.error(notPositive);
+        if (n != argv.length - numFieldsAt - 1) throw Errors.error(Errors.HASH_NUMFIELDS_MISMATCH);
+        return numFieldsAt + 1;
+    }
+
+    private static Reply allNoField(int n) {
+        Reply[] out = new Reply[n];
+        java.util.Arrays.fill(out, NO_FIELD);
+        return Reply.array(out);
+    }
+
+    /**
+     * HEXPIRE, HPEXPIRE, HEXPIREAT and HPEXPIREAT: {@code key time [NX|XX|GT|LT] FIELDS numfields field...}, one
+     * code per field (-2 no such field, 0 condition not met, 1 set, 2 deleted as the time is not in the future).
+     * Touching an existing listpack hash gives it the listpackex encoding, as in Redis.
+     */
+    static Reply hexpire(CommandContext ctx, byte[][] argv, String name, boolean relative, boolean seconds) {
+        byte[] key = argv[1];
+        HashValue h = forWrite(ctx, key);
+        long now = ctx.now();
+        long when = Args.parseLong(argv[2]);
+        if (when < 0) throw Errors.error(Errors.HASH_EXPIRE_NEGATIVE);
+        if (seconds) {
+            if (when > MAX_FIELD_EXPIRE_MS / 1000) throw Errors.invalidExpire(name);
+            when *= 1000;
+        }
+        long base = relative ? now : 0;
+        if (when > MAX_FIELD_EXPIRE_MS - base) throw Errors.invalidExpire(name);
+        when += base;
+        int condition = 0;
+        byte[] opt = argv[3];
+        if (Args.is(opt, "nx")) condition = HashValue.NX;
+        else if (Args.is(opt, "xx")) condition = HashValue.XX;
+        else if (Args.is(opt, "gt")) condition = HashValue.GT;
+        else if (Args.is(opt, "lt")) condition = HashValue.LT;
+        int first = fieldsAt(argv, condition == 0 ? 4 : 5, Errors.HASH_NUMFIELDS_NOT_POSITIVE);
+        if (h == null) return allNoField(argv.length - first);
+        long before = h.memoryBytes();
+        h.enableFieldTtl();
+        Reply[] out = new Reply[argv.length - first];
+        for (int i = first; i < argv.length; i++) {
+            out[i - first] = Reply.integer(h.setExpire(argv[i], when, condition, now));
+        }
+        if (h.hasFieldTtls()) ctx.db(key).trackFieldExpiry(key); // the shard cron expires fields nobody reads
+        settle(ctx, key, h, before);
+        return Reply.array(out);
+    }
+
+    /**
+     * HTTL, HPTTL (remaining time, {@code relative}), HEXPIRETIME and HPEXPIRETIME: -2 no such field, -1 no TTL,
+     * else the time, seconds rounded up. As in Redis, a listpackex hash answers -2 for a field expiring this
+     * very millisecond.
+     */
+    static Reply httl(CommandContext ctx, byte[][] argv, boolean relative, boolean seconds) {
+        HashValue h = forRead(ctx, argv[1]);
+        int first = fieldsAt(argv, 3, Errors.HASH_NUMBER_OF_FIELDS);
+        if (h == null) return allNoField(argv.length - first);
+        long now = ctx.now();
+        long base = relative ? now : 0;
+        Reply[] out = new Reply[argv.length - first];
+        for (int i = first; i < argv.length; i++) {
+            long at = h.fieldExpireAt(argv[i]);
+            Reply r;
+            if (at == HashValue.NO_FIELD) {
+                r = NO_FIELD;
+            } else if (at == 0) {
+                r = NO_TTL;
+            } else if (h.isCompact() ? at <= now : at < now) {
+                r = NO_FIELD;
+            } else {
+                r = Reply.integer(seconds ? (at + 999 - base) / 1000 : at - base);
+            }
+            out[i - first] = r;
+        }
+        return Reply.array(out);
+    }
+
+    /** HPERSIST key FIELDS numfields field...: -2 no such field, -1 no TTL, 1 TTL removed. */
+    static Reply hpersist(CommandContext ctx, byte[][] argv) {
+        byte[] key = argv[1];
+        HashValue h = forWrite(ctx, key);
+        int first = fieldsAt(argv, 3, Errors.HASH_NUMBER_OF_FIELDS);
+        if (h == null) return allNoField(argv.length - first);
+        long before = h.memoryBytes();
+        Reply[] out = new Reply[argv.length - first];
+        for (int i = first; i < argv.length; i++) out[i - first] = Reply.integer(h.persist(argv[i]));
+        settle(ctx, key, h, before);
+        return Reply.array(out);
+    }
+}
