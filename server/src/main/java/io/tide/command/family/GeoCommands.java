@@ -49,13 +49,13 @@ public final class GeoCommands {
                 "Returns the longitude and latitude of members from a geospatial index.", GeoCommands::geopos);
         t.add("georadius", -6, "write denyoom", 1, 1, 1, "@geo", "3.2.0",
                 "Queries a geospatial index for members within a distance from a coordinate, optionally stores "
-                        + "the result.", GeoCommands::georadius).keysBy(GeoCommands::radiusKeys);
+                        + "the result.", GeoCommands::georadius).keysBy(radiusKeys(6));
         t.add("georadius_ro", -6, "readonly", 1, 1, 1, "@geo", "3.2.10",
                 "Returns members from a geospatial index that are within a distance from a coordinate.",
                 GeoCommands::georadiusRo);
         t.add("georadiusbymember", -5, "write denyoom", 1, 1, 1, "@geo", "3.2.0",
                 "Queries a geospatial index for members within a distance from a member, optionally stores the "
-                        + "result.", GeoCommands::georadiusbymember).keysBy(GeoCommands::radiusKeys);
+                        + "result.", GeoCommands::georadiusbymember).keysBy(radiusKeys(5));
         t.add("georadiusbymember_ro", -5, "readonly", 1, 1, 1, "@geo", "3.2.10",
                 "Returns members from a geospatial index that are within a distance from a member.",
                 GeoCommands::georadiusbymemberRo);
@@ -66,17 +66,36 @@ public final class GeoCommands {
                         + "the result.", GeoCommands::geosearchstore);
     }
 
-    /** GEORADIUS[BYMEMBER]'s keys (georadiusGetKeys): the source, and the last STORE/STOREDIST key after argv[4]. */
-    static byte[][] radiusKeys(byte[][] argv) {
-        if (argv.length < 2) return new byte[0][];
-        int stored = -1;
-        for (int i = 5; i < argv.length; i++) {
-            if ((Args.is(argv[i], "store") || Args.is(argv[i], "storedist")) && i + 1 < argv.length) {
-                stored = i + 1;
-                i++;
+    /**
+     * GEORADIUS[BYMEMBER]'s keys, as Redis's key specs find them: the source, then the key after the first
+     * STORE and the key after the first STOREDIST among the options (from argv[{@code optionsFrom}]); then any
+     * later STORE/STOREDIST key, since the last one given is the one written.
+     */
+    static CommandSpec.KeyFinder radiusKeys(int optionsFrom) {
+        return argv -> {
+            if (argv.length < 2) return new byte[0][];
+            List<byte[]> keys = new ArrayList<>(3);
+            keys.add(argv[1]);
+            List<Integer> taken = new ArrayList<>();
+            for (String keyword : new String[] {"store", "storedist"}) {
+                for (int i = optionsFrom; i < argv.length; i++) {
+                    if (Args.is(argv[i], keyword)) {
+                        if (i + 1 < argv.length) {
+                            keys.add(argv[i + 1]);
+                            taken.add(i + 1);
+                        }
+                        break;
+                    }
+                }
             }
-        }
-        return stored < 0 ? new byte[][] {argv[1]} : new byte[][] {argv[1], argv[stored]};
+            for (int i = optionsFrom; i < argv.length; i++) {
+                if ((Args.is(argv[i], "store") || Args.is(argv[i], "storedist")) && i + 1 < argv.length) {
+                    if (!taken.contains(i + 1)) keys.add(argv[i + 1]);
+                    i++;
+                }
+            }
+            return keys.toArray(new byte[0][]);
+        };
     }
 
     // ------------------------------------------------------------------ formatting

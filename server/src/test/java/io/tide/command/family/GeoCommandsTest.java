@@ -155,7 +155,17 @@ class GeoCommandsTest {
             assertThat(keys.toString()).isNotNull();
             @SuppressWarnings("unchecked")
             List<byte[]> list = (List<byte[]>) keys;
-            assertThat(list).extracting(String::new).containsExactly("src-geo", "x2");
+            assertThat(list).extracting(String::new).containsExactly("src-geo", "x1", "x2");
+            // a repeated STORE writes the last key: it is routed too (Redis's key specs only name the first)
+            assertThat(j.georadiusByMemberStore("src-geo", "Palermo", 100, GeoUnit.KM,
+                    GeoRadiusParam.geoRadiusParam(), GeoRadiusStoreParam.geoRadiusStoreParam().store("st-a")))
+                    .isEqualTo(2);
+            for (int i = 0; i < 20; i++) {
+                j.sendCommand(Protocol.Command.GEORADIUS, "src-geo", "15", "37", "200", "km", "STORE", "first",
+                        "STORE", "last" + i);
+                assertThat(j.zcard("last" + i)).isEqualTo(3);
+            }
+            assertThat(j.exists("first")).isFalse();
         }
     }
 
