@@ -186,8 +186,9 @@ final class ZSetSkipList {
 
     /** Links {@code x} (not in the list) at its place, keeping its level. */
     private void link(Node x) {
-        Node[] update = new Node[MAX_LEVEL];
-        int[] rank = new int[MAX_LEVEL];
+        int size = Math.max(level, x.level());
+        Node[] update = new Node[size];
+        int[] rank = new int[size];
         Node cur = header;
         for (int i = level - 1; i >= 0; i--) {
             rank[i] = i == level - 1 ? 0 : rank[i + 1];
@@ -222,7 +223,7 @@ final class ZSetSkipList {
 
     /** Unlinks {@code x} from the list (the member map is left alone). */
     private void unlink(Node x) {
-        Node[] update = new Node[MAX_LEVEL];
+        Node[] update = new Node[level];
         Node cur = header;
         for (int i = level - 1; i >= 0; i--) {
             Node f;
@@ -272,7 +273,7 @@ final class ZSetSkipList {
 
     /** Removes the nodes of 1-based ranks [start, end]; returns how many. */
     int removeRanks(int start, int end) {
-        Node[] update = new Node[MAX_LEVEL];
+        Node[] update = new Node[level];
         int traversed = 0;
         Node x = header;
         for (int i = level - 1; i >= 0; i--) {
