@@ -555,4 +555,71 @@ class ZSetCommandsVsRedisTest {
         int flags = Integer.parseInt(parts[5].substring(1));
         return String.join("\r\n", java.util.Arrays.copyOf(parts, 6 + flags + 3));
     }
+
+    /**
+     * Random operations on a small (listpack) and a large (skiplist) set compared reply by reply: scores are
+     * integers or halves so both Redis versions print them alike; lexicographic ranges on the skiplist use a set
+     * whose scores are all equal (with unequal scores Redis's answer depends on its skip list's random levels).
+     */
+    @Test
+    void randomOperations_sameReplies() throws IOException {
+        java.util.Random rnd = new java.util.Random(20240607);
+        String[] keys = {k("small"), k("large"), k("lexonly")};
+        List<String> fill = new ArrayList<>(List.of("ZADD", keys[1]));
+        for (int i = 0; i < 400; i++) {
+            fill.add(Integer.toString(rnd.nextInt(60)));
+            fill.add("m" + i);
+        }
+        same(fill.toArray(new String[0]));
+        for (int step = 0; step < 3000; step++) {
+            int which = rnd.nextInt(3);
+            String key = keys[which];
+            int span = which == 0 ? 20 : 500;
+            String member = (which == 2 ? "w" : "m") + rnd.nextInt(span);
+            String score = which == 2 ? "0" : (rnd.nextInt(120) - 30) / 2.0 + "";
+            String a = Integer.toString(rnd.nextInt(span) - span / 4);
+            String b = Integer.toString(rnd.nextInt(span) - span / 4);
+            String lo = (rnd.nextBoolean() ? "(" : "") + (rnd.nextInt(70) - 5);
+            String hi = (rnd.nextBoolean() ? "(" : "") + (rnd.nextInt(70) - 5);
+            String lexA = rnd.nextInt(8) == 0 ? "-" : (rnd.nextBoolean() ? "[" : "(") + "m" + rnd.nextInt(span);
+            String lexB = rnd.nextInt(8) == 0 ? "+" : (rnd.nextBoolean() ? "[" : "(") + "m" + rnd.nextInt(span);
+            if (which == 2) {
+                lexA = lexA.replace('m', 'w');
+                lexB = lexB.replace('m', 'w');
+            }
+            boolean lexOk = which != 1;
+            switch (rnd.nextInt(16)) {
+                case 0, 1, 2 -> same("ZADD", key, score, member);
+                case 3 -> same("ZINCRBY", key, score, member);
+                case 4 -> same("ZREM", key, member);
+                case 5 -> same("ZRANGE", key, a, b, "WITHSCORES");
+                case 6 -> same("ZRANGE", key, lo, hi, "BYSCORE", "LIMIT", Integer.toString(rnd.nextInt(5)),
+                        Integer.toString(rnd.nextInt(8) - 1), "WITHSCORES");
+                case 7 -> same("ZRANGE", key, hi, lo, "BYSCORE", "REV", "WITHSCORES");
+                case 8 -> same("ZCOUNT", key, lo, hi);
+                case 9 -> same("ZRANK", key, member);
+                case 10 -> {
+                    if (lexOk) same("ZRANGE", key, lexA, lexB, "BYLEX", "LIMIT", "0", "5");
+                }
+                case 11 -> {
+                    if (lexOk) same("ZLEXCOUNT", key, lexA, lexB);
+                }
+                case 12 -> {
+                    if (lexOk) same("ZREVRANGEBYLEX", key, lexB, lexA);
+                }
+                case 13 -> {
+                    if (rnd.nextInt(10) == 0) same("ZREMRANGEBYSCORE", key, lo, hi);
+                }
+                case 14 -> {
+                    if (rnd.nextInt(10) == 0) same("ZREMRANGEBYRANK", key, a, b);
+                    else if (lexOk && rnd.nextInt(5) == 0) same("ZREMRANGEBYLEX", key, lexA, lexB);
+                }
+                default -> same("ZSCORE", key, member);
+            }
+        }
+        for (String key : keys) {
+            same("ZRANGE", key, "0", "-1", "WITHSCORES");
+            same("OBJECT", "ENCODING", key);
+        }
+    }
 }
