@@ -90,6 +90,15 @@ public final class Errors {
     public static final String PFDEBUG_NOT_SPARSE = "ERR HLL encoding is not sparse";
     /** Followed by the subcommand as sent and a closing quote. */
     public static final String PFDEBUG_UNKNOWN_PREFIX = "ERR Unknown PFDEBUG subcommand '";
+    // Lists (ListCommands)
+    public static final String LIST_INDEX_OUT_OF_RANGE = "ERR index out of range";
+    public static final String LIST_NOT_IN_LONG_RANGE =
+            "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807";
+    public static final String LIST_RANK_ZERO = "ERR RANK can't be zero: use 1 to start from the first match, "
+            + "2 from the second ... or use negative to start from the end of the list";
+    public static final String LIST_COUNT_NEGATIVE = "ERR COUNT can't be negative";
+    public static final String LIST_MAXLEN_NEGATIVE = "ERR MAXLEN can't be negative";
+    public static final String LIST_COUNT_NOT_POSITIVE = "ERR count should be greater than 0";
 
     // Hashes (HashCommands).
     public static final String HASH_VALUE_NOT_INTEGER = "ERR hash value is not an integer";

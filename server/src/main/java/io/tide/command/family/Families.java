@@ -17,6 +17,7 @@ public final class Families {
         BitCommands.register(table);
         HyperLogLogCommands.register(table);
         HashCommands.register(table);
+        ListCommands.register(table);
         ZSetCommands.register(table);
         GeoCommands.register(table);
     }

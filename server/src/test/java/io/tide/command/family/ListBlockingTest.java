@@ -1,0 +1,283 @@
+package io.tide.command.family;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.lettuce.core.KeyValue;
+import io.lettuce.core.LMoveArgs;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.tide.Server;
+import io.tide.shard.ShardSet;
+import io.tide.testing.RawClient;
+import io.tide.testing.TestServers;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.AfterParameterizedClassInvocation;
+import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.ValueSource;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.args.ListDirection;
+
+/**
+ * The blocking list commands while they wait: BRPOP, BLMPOP, BRPOPLPUSH and BLMOVE woken by pushes (also from
+ * other shards, and by moves that create their key), first blocked first served, fractional timeouts with
+ * Redis's null replies, disconnects, and keys that come back with another type.
+ */
+@ParameterizedClass(name = "shards={0}")
+@ValueSource(ints = {1, 2})
+class ListBlockingTest {
+
+    static Server server;
+    static ExecutorService pool;
+
+    @Parameter
+    int shards;
+
+    @BeforeParameterizedClassInvocation
+    static void start(int shards) {
+        server = TestServers.start(shards);
+        pool = Executors.newCachedThreadPool();
+    }
+
+    @AfterParameterizedClassInvocation
+    static void stop() {
+        pool.shutdownNow();
+        if (server != null) server.close();
+        server = null;
+    }
+
+    private static Jedis jedis(int proto) {
+        return TestServers.jedis(server.port(), proto);
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Two keys on different shards when there are several. */
+    private static String[] keysOnTwoShards(String prefix) {
+        ShardSet set = server.context().shards();
+        String a = prefix + ":a";
+        for (int i = 0; ; i++) {
+            String b = prefix + ":b" + i;
+            if (set.size() == 1 || set.shardOf(bytes(a)) != set.shardOf(bytes(b))) return new String[] {a, b};
+        }
+    }
+
+    private static long blockedClients(Jedis j) {
+        for (String line : j.info("clients").split("\r\n")) {
+            if (line.startsWith("blocked_clients:")) return Long.parseLong(line.substring(16));
+        }
+        throw new AssertionError("no blocked_clients in INFO");
+    }
+
+    private static void awaitBlocked(Jedis j, long n) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (blockedClients(j) != n) {
+            if (System.nanoTime() > deadline) throw new AssertionError("blocked_clients never reached " + n);
+            Thread.sleep(5);
+        }
+    }
+
+    @Test
+    void brpop_isServedFromTheTail_byAPushOnAnotherShard() throws Exception {
+        String[] k = keysOnTwoShards("brpop");
+        try (Jedis admin = jedis(2)) {
+            Future<List<String>> f = pool.submit(() -> {
+                try (Jedis j = jedis(2)) {
+                    return j.brpop(0, k[0], k[1]);
+                }
+            });
+            awaitBlocked(admin, 1);
+            admin.lpush(k[1], "a", "b", "c"); // [c b a]: the tail is "a"
+            assertThat(f.get(10, TimeUnit.SECONDS)).containsExactly(k[1], "a");
+            assertThat(admin.lrange(k[1], 0, -1)).containsExactly("c", "b");
+            admin.del(k[1]);
+        }
+    }
+
+    @Test
+    void waitersOnOneKey_areServedInBlockingOrder_oneElementEach() throws Exception {
+        String key = "order";
+        try (Jedis admin = jedis(2)) {
+            List<Future<List<String>>> waiters = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                waiters.add(pool.submit(() -> {
+                    try (Jedis j = jedis(2)) {
+                        return j.brpop(0, key);
+                    }
+                }));
+                awaitBlocked(admin, i + 1);
+            }
+            admin.rpush(key, "1", "2", "3", "4");
+            assertThat(waiters.get(0).get(10, TimeUnit.SECONDS)).containsExactly(key, "4");
+            assertThat(waiters.get(1).get(10, TimeUnit.SECONDS)).containsExactly(key, "3");
+            assertThat(waiters.get(2).get(10, TimeUnit.SECONDS)).containsExactly(key, "2");
+            assertThat(admin.lrange(key, 0, -1)).containsExactly("1");
+            admin.del(key);
+        }
+    }
+
+    @Test
+    void blmpop_withCount_takesUpToCountFromTheFirstKeyThatGetsElements() throws Exception {
+        String[] k = keysOnTwoShards("blmpop");
+        try (Jedis admin = jedis(3)) {
+            Future<redis.clients.jedis.util.KeyValue<String, List<String>>> f = pool.submit(() -> {
+                try (Jedis j = jedis(3)) {
+                    return j.blmpop(0, ListDirection.LEFT, 3, k[0], k[1]);
+                }
+            });
+            awaitBlocked(admin, 1);
+            admin.rpush(k[1], "a", "b", "c", "d");
+            var got = f.get(10, TimeUnit.SECONDS);
+            assertThat(got.getKey()).isEqualTo(k[1]);
+            assertThat(got.getValue()).containsExactly("a", "b", "c");
+            assertThat(admin.lrange(k[1], 0, -1)).containsExactly("d");
+            admin.del(k[1]);
+        }
+    }
+
+    @Test
+    void brpoplpush_movesAcrossShards_andItsPushWakesTheNextWaiter() throws Exception {
+        String[] k = keysOnTwoShards("relay");
+        try (Jedis admin = jedis(2)) {
+            Future<List<String>> last = pool.submit(() -> {
+                try (Jedis j = jedis(2)) {
+                    return j.blpop(0, k[1]);
+                }
+            });
+            awaitBlocked(admin, 1);
+            Future<String> mover = pool.submit(() -> {
+                try (Jedis j = jedis(2)) {
+                    return j.brpoplpush(k[0], k[1], 0);
+                }
+            });
+            awaitBlocked(admin, 2);
+            admin.rpush(k[0], "x", "y");
+            assertThat(mover.get(10, TimeUnit.SECONDS)).isEqualTo("y");
+            assertThat(last.get(10, TimeUnit.SECONDS)).containsExactly(k[1], "y");
+            assertThat(admin.lrange(k[0], 0, -1)).containsExactly("x");
+            assertThat(admin.exists(k[1])).isFalse();
+            admin.del(k[0]);
+        }
+    }
+
+    @Test
+    void blpop_isWokenByAnLmoveThatCreatesItsKey() throws Exception {
+        String[] k = keysOnTwoShards("created");
+        try (Jedis admin = jedis(2)) {
+            admin.rpush(k[0], "moved");
+            Future<List<String>> f = pool.submit(() -> {
+                try (Jedis j = jedis(2)) {
+                    return j.blpop(0, k[1]);
+                }
+            });
+            awaitBlocked(admin, 1);
+            assertThat(admin.lmove(k[0], k[1], ListDirection.LEFT, ListDirection.LEFT)).isEqualTo("moved");
+            assertThat(f.get(10, TimeUnit.SECONDS)).containsExactly(k[1], "moved");
+            assertThat(admin.exists(k[0], k[1])).isZero();
+        }
+    }
+
+    @Test
+    void timeouts_areFractional_andReplyNullArrays_evenForBlmove() throws Exception {
+        try (RawClient c = new RawClient(server.port())) {
+            long t0 = System.nanoTime();
+            assertThat(c.call("BRPOP", "t:none", "0.2")).isEqualTo("*-1\r\n");
+            assertThat((System.nanoTime() - t0) / 1_000_000).isBetween(190L, 5000L);
+            t0 = System.nanoTime();
+            assertThat(c.call("BLMOVE", "t:none", "t:dst", "LEFT", "RIGHT", "0.15")).isEqualTo("*-1\r\n");
+            assertThat((System.nanoTime() - t0) / 1_000_000).isBetween(140L, 5000L);
+            assertThat(c.call("BRPOPLPUSH", "t:none", "t:dst", "0.05")).isEqualTo("*-1\r\n");
+            assertThat(c.call("BLMPOP", "0.05", "2", "t:none", "t:none2", "RIGHT")).isEqualTo("*-1\r\n");
+            assertThat(c.call("HELLO", "3")).startsWith("%");
+            assertThat(c.call("BLPOP", "t:none", "0.05")).isEqualTo("_\r\n");
+            assertThat(c.call("BLMOVE", "t:none", "t:dst", "LEFT", "RIGHT", "0.05")).isEqualTo("_\r\n");
+            assertThat(c.call("EXISTS", "t:dst")).isEqualTo(":0\r\n");
+        }
+    }
+
+    @Test
+    void disconnectingAWaitingBlmove_freesIt_andMovesNothing() throws Exception {
+        String[] k = keysOnTwoShards("dc");
+        try (Jedis admin = jedis(2)) {
+            RawClient raw = new RawClient(server.port());
+            raw.sendCommand("BLMOVE", k[0], k[1], "LEFT", "LEFT", "0");
+            awaitBlocked(admin, 1);
+            raw.close();
+            awaitBlocked(admin, 0);
+            admin.rpush(k[0], "stays");
+            assertThat(admin.lrange(k[0], 0, -1)).containsExactly("stays");
+            assertThat(admin.exists(k[1])).isFalse();
+            admin.del(k[0]);
+        }
+    }
+
+    @Test
+    void aKeyThatComesBackAsAString_doesNotWakeTheWaiter_butAListLaterDoes() throws Exception {
+        String key = "retype";
+        try (Jedis admin = jedis(2)) {
+            Future<List<String>> f = pool.submit(() -> {
+                try (Jedis j = jedis(2)) {
+                    return j.blpop(0, key);
+                }
+            });
+            awaitBlocked(admin, 1);
+            admin.set(key, "not a list");
+            Thread.sleep(100);
+            assertThat(f.isDone()).isFalse(); // Redis keeps waiting: the key does not hold a list
+            awaitBlocked(admin, 1);
+            admin.del(key);
+            admin.rpush(key, "now");
+            assertThat(f.get(10, TimeUnit.SECONDS)).containsExactly(key, "now");
+            awaitBlocked(admin, 0);
+        }
+    }
+
+    @Test
+    void blmove_whoseDestinationBecameAString_repliesWrongTypeWhenServed() throws Exception {
+        String[] k = keysOnTwoShards("wtdst");
+        try (Jedis admin = jedis(2); RawClient raw = new RawClient(server.port())) {
+            raw.sendCommand("BLMOVE", k[0], k[1], "LEFT", "LEFT", "0");
+            awaitBlocked(admin, 1);
+            admin.set(k[1], "string");
+            admin.rpush(k[0], "x");
+            assertThat(raw.readReply()).isEqualTo("-WRONGTYPE Operation against a key holding the wrong kind of value\r\n");
+            assertThat(admin.lrange(k[0], 0, -1)).containsExactly("x");
+            admin.del(k[0], k[1]);
+        }
+    }
+
+    @Test
+    void lettuce_blockingPopsAndMoves_resp3() throws Exception {
+        String[] k = keysOnTwoShards("lt");
+        RedisClient client = TestServers.lettuce(server.port(), 3);
+        try (StatefulRedisConnection<String, String> waiter = client.connect();
+             StatefulRedisConnection<String, String> mover = client.connect();
+             Jedis admin = jedis(3)) {
+            RedisAsyncCommands<String, String> w = waiter.async();
+            var popped = w.blpop(5.0, k[0]);
+            awaitBlocked(admin, 1);
+            var moved = mover.async().blmove(k[1], k[0], LMoveArgs.Builder.rightLeft(), 5.0);
+            awaitBlocked(admin, 2);
+            admin.rpush(k[1], "first", "second");
+            assertThat(moved.get(10, TimeUnit.SECONDS)).isEqualTo("second");
+            KeyValue<String, String> kv = popped.get(10, TimeUnit.SECONDS);
+            assertThat(kv.getKey()).isEqualTo(k[0]);
+            assertThat(kv.getValue()).isEqualTo("second");
+            assertThat(w.brpop(0.05, k[0]).get(10, TimeUnit.SECONDS)).isNull();
+            admin.del(k[1]);
+        } finally {
+            client.shutdown();
+        }
+    }
+}
