@@ -121,8 +121,6 @@ public final class Errors {
     public static final String MIN_MAX_NOT_FLOAT = "ERR min or max is not a float";
     public static final String MIN_MAX_NOT_LEX = "ERR min or max not valid string range item";
     public static final String WEIGHT_NOT_FLOAT = "ERR weight value is not a float";
-    public static final String COUNT_NOT_POSITIVE = "ERR count should be greater than 0";
-    public static final String VALUE_OUT_OF_RANGE = "ERR value is out of range";
     /** Followed by {@code <min> and <max>} (getRangeLongFromObjectOrReply). */
     public static final String VALUE_MUST_BE_BETWEEN = "ERR value is out of range, value must between ";
     /** Followed by {@code <command>' command}. */

@@ -193,7 +193,10 @@ public final class GeoHash {
 
     // ---------------------------------------------------------------- search areas
 
-    /** A search shape: a circle of {@code radius} or a {@code width} x {@code height} box, in units of {@code conversion} meters. */
+    /**
+     * A search shape around (longitude, latitude): a circle of {@code radius} or a {@code width} x
+     * {@code height} box, in units of {@code conversion} meters.
+     */
     public record Shape(double longitude, double latitude, boolean circle, double radius, double width,
                         double height, double conversion) {
 

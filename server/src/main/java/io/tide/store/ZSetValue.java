@@ -303,7 +303,9 @@ public final class ZSetValue implements CollectionValue {
             }
             return;
         }
-        ZSetSkipList.Node x = rank == 0 ? skiplist.first() : rank == n - 1 ? skiplist.last() : skiplist.byRank(rank + 1);
+        ZSetSkipList.Node x = rank == 0 ? skiplist.first()
+                : rank == n - 1 ? skiplist.last()
+                : skiplist.byRank(rank + 1);
         while (x != null) {
             if (!v.visit(x.member, x.score)) return;
             x = reverse ? x.backward : x.next();

@@ -49,7 +49,8 @@ public final class ZSetCommands {
     public static void register(CommandTable t) {
         t.group("sorted-set");
         t.add("zadd", -4, "write denyoom fast", 1, 1, 1, "@sortedset", "1.2.0",
-                "Adds one or more members to a sorted set, or updates their scores. Creates the key if it doesn't exist.",
+                "Adds one or more members to a sorted set, or updates their scores. Creates the key if it "
+                        + "doesn't exist.",
                 ZSetCommands::zadd);
         t.add("zincrby", 4, "write denyoom fast", 1, 1, 1, "@sortedset", "1.2.0",
                 "Increments the score of a member in a sorted set.", ZSetCommands::zincrby);
@@ -895,7 +896,7 @@ public final class ZSetCommands {
             boolean more = argv.length - 1 - j > 0;
             if (count == -1 && Args.is(argv[j], "count") && more) {
                 j++;
-                count = rangeLong(argv[j], 1, Long.MAX_VALUE, Errors.COUNT_NOT_POSITIVE);
+                count = rangeLong(argv[j], 1, Long.MAX_VALUE, Errors.LIST_COUNT_NOT_POSITIVE);
             } else {
                 throw Errors.syntax();
             }
@@ -949,7 +950,9 @@ public final class ZSetCommands {
                 throw Errors.syntax();
             } else if (argv.length == 4) {
                 withScores = true;
-                if (l < -Long.MAX_VALUE / 2 || l > Long.MAX_VALUE / 2) throw Errors.error(Errors.VALUE_OUT_OF_RANGE);
+                if (l < -Long.MAX_VALUE / 2 || l > Long.MAX_VALUE / 2) {
+                    throw Errors.error(Errors.HASH_VALUE_OUT_OF_RANGE);
+                }
             }
             return randWithCount(ctx, argv[1], l, withScores);
         }

@@ -126,7 +126,8 @@ class GeoCommandsTest {
                 List<GeoRadiusResponse> byMember = j.georadiusByMemberReadonly(k, "Palermo", 100, GeoUnit.KM);
                 assertThat(byMember).extracting(GeoRadiusResponse::getMemberByString)
                         .containsExactlyInAnyOrder("Palermo", "Agrigento");
-                assertThatThrownBy(() -> j.sendCommand(Protocol.Command.GEOSEARCH, k, "BYRADIUS", "1", "km", "ASC", "WITHDIST"))
+                assertThatThrownBy(() -> j.sendCommand(Protocol.Command.GEOSEARCH, k, "BYRADIUS", "1", "km", "ASC",
+                        "WITHDIST"))
                         .hasMessage("ERR exactly one of FROMMEMBER or FROMLONLAT can be specified for GEOSEARCH");
             }
         }
