@@ -199,6 +199,41 @@ public final class Errors {
         return "ERR unknown subcommand or wrong number of arguments for '" + abbreviate(sub) + "'. Try "
                 + container.toUpperCase(java.util.Locale.ROOT) + " HELP.";
     }
+    // Sorted sets and geo (ZSetCommands, GeoCommands).
+    public static final String ZADD_XX_NX = "ERR XX and NX options at the same time are not compatible";
+    public static final String ZADD_GT_LT_NX = "ERR GT, LT, and/or NX options at the same time are not compatible";
+    public static final String ZADD_INCR_PAIRS = "ERR INCR option supports a single increment-element pair";
+    public static final String ZSET_NAN = "ERR resulting score is not a number (NaN)";
+    public static final String MIN_MAX_NOT_FLOAT = "ERR min or max is not a float";
+    public static final String MIN_MAX_NOT_LEX = "ERR min or max not valid string range item";
+    public static final String WEIGHT_NOT_FLOAT = "ERR weight value is not a float";
+    /** Followed by {@code <min> and <max>} (getRangeLongFromObjectOrReply). */
+    public static final String VALUE_MUST_BE_BETWEEN = "ERR value is out of range, value must between ";
+    /** Followed by {@code <command>' command}. */
+    public static final String AT_LEAST_ONE_KEY = "ERR at least 1 input key is needed for '";
+    public static final String ZRANGE_LIMIT_BY_RANK =
+            "ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX";
+    public static final String ZRANGE_WITHSCORES_BYLEX =
+            "ERR syntax error, WITHSCORES not supported in combination with BYLEX";
+    /** Followed by {@code <longitude>,<latitude>} printed with %f. */
+    public static final String GEO_INVALID_PAIR = "ERR invalid longitude,latitude pair ";
+    public static final String GEO_UNIT = "ERR unsupported unit provided. please use M, KM, FT, MI";
+    public static final String GEO_NEED_RADIUS = "ERR need numeric radius";
+    public static final String GEO_RADIUS_NEGATIVE = "ERR radius cannot be negative";
+    public static final String GEO_NEED_WIDTH = "ERR need numeric width";
+    public static final String GEO_NEED_HEIGHT = "ERR need numeric height";
+    public static final String GEO_BOX_NEGATIVE = "ERR height or width cannot be negative";
+    public static final String GEO_MEMBER = "ERR could not decode requested zset member";
+    public static final String GEO_COUNT = "ERR COUNT must be > 0";
+    public static final String GEO_ANY_NEEDS_COUNT = "ERR the ANY argument requires COUNT argument";
+    public static final String GEORADIUS_STORE_OPTIONS =
+            "ERR STORE option in GEORADIUS is not compatible with WITHDIST, WITHHASH and WITHCOORD options";
+    public static final String GEOSEARCHSTORE_OPTIONS =
+            "ERR GEOSEARCHSTORE is not compatible with WITHDIST, WITHHASH and WITHCOORD options";
+    /** Followed by the command name as the client typed it. */
+    public static final String GEO_FROM = "ERR exactly one of FROMMEMBER or FROMLONLAT can be specified for ";
+    /** Followed by the command name as the client typed it. */
+    public static final String GEO_BY = "ERR exactly one of BYRADIUS and BYBOX can be specified for ";
 
     private Errors() {}
 

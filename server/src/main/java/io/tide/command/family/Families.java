@@ -19,5 +19,8 @@ public final class Families {
         HashCommands.register(table);
         ListCommands.register(table);
         StreamCommands.register(table);
+        ZSetCommands.register(table);
+        GeoCommands.register(table);
+        SortCommands.register(table);
     }
 }

@@ -1,0 +1,259 @@
+package io.tide.command.family;
+
+import io.tide.command.Args;
+import io.tide.command.CommandContext;
+import io.tide.command.CommandSpec;
+import io.tide.command.CommandTable;
+import io.tide.command.Errors;
+import io.tide.protocol.Reply;
+import io.tide.store.Database;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * SORT and SORT_RO (Redis's {@code sort.c}). Thread-safe (stateless). A SORT with a BY or GET pattern may
+ * read any key, so its key finder answers {@link CommandSpec#ALL_KEYS} and it runs with every shard
+ * parked; without patterns it touches only the sorted key (and the STORE destination).
+ */
+public final class SortCommands {
+
+    private SortCommands() {}
+
+    public static void register(CommandTable t) {
+        t.group("generic");
+        t.add("sort", -2, "write denyoom", 1, 1, 1, "@set @sortedset @list", "1.0.0",
+                "Sort the elements in a list, set or sorted set, optionally storing the result",
+                (ctx, argv) -> sort(ctx, argv, false)).keysBy(argv -> keys(argv, false));
+        t.add("sort_ro", -2, "readonly", 1, 1, 1, "@set @sortedset @list", "7.0.0",
+                "Sort the elements in a list, set or sorted set. Read-only variant of SORT.",
+                (ctx, argv) -> sort(ctx, argv, true)).keysBy(argv -> keys(argv, true));
+    }
+
+    /** The sorted key and STORE's destination, or every key when a BY/GET pattern may name any. */
+    static byte[][] keys(byte[][] argv, boolean readOnly) {
+        List<byte[]> out = new ArrayList<>();
+        out.add(argv[1]);
+        for (int i = 2; i < argv.length; i++) {
+            String a = Args.lower(argv[i]);
+            if ((a.equals("by") || a.equals("get")) && i + 1 < argv.length) {
+                byte[] pattern = argv[i + 1];
+                boolean nosort = a.equals("by") && indexOf(pattern, (byte) '*') < 0;
+                boolean self = a.equals("get") && Arrays.equals(pattern, HASH);
+                if (!nosort && !self) return CommandSpec.ALL_KEYS;
+                i++;
+            } else if (a.equals("limit")) {
+                i += 2;
+            } else if (a.equals("store") && !readOnly && i + 1 < argv.length) {
+                out.add(argv[++i]);
+            }
+        }
+        return out.toArray(new byte[0][]);
+    }
+
+    private static final byte[] HASH = {'#'};
+
+    /** One element being sorted: the element, and its weight (a number, or the bytes for ALPHA). */
+    private static final class Item {
+        final byte[] element;
+        double score;
+        byte[] by;
+
+        Item(byte[] element) {
+            this.element = element;
+        }
+    }
+
+    static Reply sort(CommandContext ctx, byte[][] argv, boolean readOnly) {
+        byte[] key = argv[1];
+        boolean desc = false;
+        boolean alpha = false;
+        boolean dontsort = false;
+        long limitStart = 0;
+        long limitCount = -1;
+        byte[] byPattern = null;
+        byte[] store = null;
+        List<byte[]> gets = new ArrayList<>();
+        for (int i = 2; i < argv.length; i++) {
+            String a = Args.lower(argv[i]);
+            int left = argv.length - i - 1;
+            switch (a) {
+                case "asc" -> desc = false;
+                case "desc" -> desc = true;
+                case "alpha" -> alpha = true;
+                case "limit" -> {
+                    if (left < 2) throw Errors.syntax();
+                    limitStart = Args.parseLong(argv[i + 1]);
+                    limitCount = Args.parseLong(argv[i + 2]);
+                    i += 2;
+                }
+                case "store" -> {
+                    if (readOnly || left < 1) throw Errors.syntax();
+                    store = argv[++i];
+                }
+                case "by" -> {
+                    if (left < 1) throw Errors.syntax();
+                    byPattern = argv[++i];
+                    // A BY pattern without '*' means "don't sort" (BY nosort is the idiom).
+                    if (indexOf(byPattern, (byte) '*') < 0) dontsort = true;
+                }
+                case "get" -> {
+                    if (left < 1) throw Errors.syntax();
+                    gets.add(argv[++i]);
+                }
+                default -> throw Errors.syntax();
+            }
+        }
+
+        Object v = ctx.readForWrite(key);
+        List<byte[]> elements;
+        String type = v == null ? "none" : KeyCommands.typeName(v);
+        switch (type) {
+            case "none" -> elements = List.of();
+            case "list", "set", "zset" -> elements = null;
+            default -> throw Errors.wrongType();
+        }
+        // When sorting a set without an order, sort alphabetically anyway so replicas and scripts agree
+        // (Redis does this for STORE and scripts; we do it for STORE).
+        if (dontsort && type.equals("set") && store != null) {
+            dontsort = false;
+            alpha = true;
+            byPattern = null;
+        }
+        long size = v == null ? 0 : SortSources.size(v);
+        long start = limitStart < 0 ? 0 : limitStart;
+        long end = limitCount < 0 ? size - 1 : start + limitCount - 1;
+        if (start >= size) {
+            start = size - 1;
+            end = size - 2;
+        }
+        if (end >= size) end = size - 1;
+
+        if (v != null) {
+            if (dontsort && (type.equals("zset") || type.equals("list"))) {
+                // Lists and sorted sets keep their own order: only the LIMIT range is read, from the end for DESC.
+                elements = SortSources.range(v, start, end, desc);
+                end -= start;
+                start = 0;
+            } else {
+                elements = SortSources.elements(v);
+            }
+        }
+
+        List<Item> items = new ArrayList<>(elements.size());
+        for (byte[] e : elements) items.add(new Item(e));
+        if (!dontsort) {
+            for (Item it : items) {
+                byte[] byValue = null;
+                if (byPattern != null) {
+                    byValue = lookupByPattern(ctx, byPattern, it.element);
+                    if (byValue == null) continue; // missing weight: sorts as 0 / as a null string
+                }
+                if (alpha) {
+                    it.by = byPattern != null ? byValue : it.element;
+                } else {
+                    byte[] text = byPattern != null ? byValue : it.element;
+                    it.score = parseScore(text);
+                }
+            }
+            boolean alphaF = alpha;
+            boolean byF = byPattern != null;
+            boolean descF = desc;
+            items.sort((x, y) -> {
+                int cmp;
+                if (!alphaF) {
+                    cmp = Double.compare(x.score, y.score);
+                    if (x.score == y.score) cmp = Arrays.compareUnsigned(x.element, y.element);
+                } else if (byF) {
+                    if (x.by == null || y.by == null) cmp = x.by == y.by ? 0 : (x.by == null ? -1 : 1);
+                    else cmp = Arrays.compareUnsigned(x.by, y.by);
+                } else {
+                    cmp = Arrays.compareUnsigned(x.by, y.by);
+                }
+                return descF ? -cmp : cmp;
+            });
+        }
+
+        List<byte[]> out = new ArrayList<>();
+        List<Reply> replies = new ArrayList<>();
+        for (long j = start; j <= end && j < items.size(); j++) {
+            Item it = items.get((int) j);
+            if (gets.isEmpty()) {
+                out.add(it.element);
+                replies.add(Reply.bulk(it.element));
+            } else {
+                for (byte[] g : gets) {
+                    byte[] val = lookupByPattern(ctx, g, it.element);
+                    out.add(val == null ? new byte[0] : val);
+                    replies.add(val == null ? Reply.NULL : Reply.bulk(val));
+                }
+            }
+        }
+        if (store == null) return Reply.array(replies);
+        Database dst = ctx.db(store);
+        if (out.isEmpty()) {
+            dst.remove(store);
+        } else {
+            dst.put(store, SortSources.newList(ctx, out), 0, ctx.now());
+        }
+        return Reply.integer(out.size());
+    }
+
+    /** Redis's strtod rules for SORT weights: a number, else the conversion error. */
+    private static double parseScore(byte[] text) {
+        String s = new String(text, StandardCharsets.US_ASCII).trim();
+        try {
+            if (s.isEmpty()) throw new NumberFormatException();
+            String l = s.toLowerCase(java.util.Locale.ROOT);
+            double d = switch (l) {
+                case "inf", "+inf", "infinity", "+infinity" -> Double.POSITIVE_INFINITY;
+                case "-inf", "-infinity" -> Double.NEGATIVE_INFINITY;
+                default -> {
+                    if (!l.matches("[+-]?(\\d+\\.?\\d*|\\.\\d+)(e[+-]?\\d+)?")) throw new NumberFormatException();
+                    yield Double.parseDouble(s);
+                }
+            };
+            if (Double.isNaN(d)) throw new NumberFormatException();
+            return d;
+        } catch (NumberFormatException e) {
+            throw Errors.error(Errors.SORT_NOT_DOUBLE);
+        }
+    }
+
+    /**
+     * Redis's lookupKeyByPattern: {@code #} is the element itself; otherwise the first {@code *} is replaced
+     * by the element, and a {@code ->field} suffix reads that hash field. Null when there is no such value.
+     */
+    static byte[] lookupByPattern(CommandContext ctx, byte[] pattern, byte[] element) {
+        if (Arrays.equals(pattern, HASH)) return element;
+        int star = indexOf(pattern, (byte) '*');
+        if (star < 0) return null;
+        int arrow = -1;
+        for (int i = star + 1; i + 1 < pattern.length; i++) {
+            if (pattern[i] == '-' && pattern[i + 1] == '>') {
+                arrow = i;
+                break;
+            }
+        }
+        // "->" followed by at least one byte names a hash field.
+        boolean field = arrow >= 0 && arrow + 2 < pattern.length;
+        int keyEnd = field ? arrow : pattern.length;
+        byte[] k = new byte[star + element.length + (keyEnd - star - 1)];
+        System.arraycopy(pattern, 0, k, 0, star);
+        System.arraycopy(element, 0, k, star, element.length);
+        System.arraycopy(pattern, star + 1, k, star + element.length, keyEnd - star - 1);
+        Object v = ctx.db(k).get(k, ctx.now());
+        if (v == null) return null;
+        if (field) {
+            byte[] f = Arrays.copyOfRange(pattern, arrow + 2, pattern.length);
+            return SortSources.hashField(v, f, ctx.now());
+        }
+        return StringValues.isString(v) ? StringValues.bytes(v) : null;
+    }
+
+    private static int indexOf(byte[] a, byte b) {
+        for (int i = 0; i < a.length; i++) if (a[i] == b) return i;
+        return -1;
+    }
+}

@@ -1,0 +1,162 @@
+package io.tide.command.family;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tide.Server;
+import io.tide.testing.RawClient;
+import io.tide.testing.RealRedis;
+import io.tide.testing.TestServers;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * SORT and SORT_RO against a real redis-server, byte for byte, in RESP2 and RESP3. Tide runs two shards,
+ * so BY and GET patterns read keys on both (the command then runs with every shard parked).
+ */
+class SortCommandsVsRedisTest {
+
+    private static RealRedis redis;
+    private static Server tide;
+    private static int round;
+
+    private RawClient r;
+    private RawClient t;
+    private String p;
+
+    @BeforeAll
+    static void startServers() throws Exception {
+        redis = RealRedis.start();
+        tide = TestServers.start(2);
+    }
+
+    @AfterAll
+    static void stopServers() {
+        if (tide != null) tide.close();
+        if (redis != null) redis.close();
+    }
+
+    @BeforeEach
+    void connect() throws IOException {
+        r = new RawClient(redis.port());
+        t = new RawClient(tide.port());
+        p = "s" + (round++) + ":";
+    }
+
+    @AfterEach
+    void disconnect() throws IOException {
+        r.close();
+        t.close();
+    }
+
+    private void protocol(int proto) throws IOException {
+        if (proto == 3) {
+            assertThat(r.call("HELLO", "3")).startsWith("%");
+            assertThat(t.call("HELLO", "3")).startsWith("%");
+        }
+    }
+
+    private String same(String... args) throws IOException {
+        String expected = r.call(args);
+        String actual = t.call(args);
+        assertThat(actual).as(String.join(" ", args)).isEqualTo(expected);
+        return expected;
+    }
+
+    private String k(String name) {
+        return p + name;
+    }
+
+    @ParameterizedTest(name = "resp{0}")
+    @ValueSource(ints = {2, 3})
+    void lists_numericAlphaDescLimitStore(int proto) throws IOException {
+        protocol(proto);
+        same("RPUSH", k("l"), "3", "10", "-2.5", "1e2", "7", "10", "0");
+        same("SORT", k("l"));
+        same("SORT", k("l"), "DESC");
+        same("SORT", k("l"), "ALPHA");
+        same("SORT", k("l"), "ALPHA", "DESC");
+        same("SORT", k("l"), "LIMIT", "1", "3");
+        same("SORT", k("l"), "LIMIT", "-5", "2");
+        same("SORT", k("l"), "LIMIT", "2", "-1");
+        same("SORT", k("l"), "LIMIT", "100", "5");
+        same("SORT", k("l"), "LIMIT", "0", "0");
+        same("SORT", k("l"), "BY", "nosort");
+        same("SORT", k("l"), "BY", "nosort", "DESC", "LIMIT", "1", "2");
+        same("SORT", k("l"), "STORE", k("dst"));
+        same("LRANGE", k("dst"), "0", "-1");
+        same("TYPE", k("dst"));
+        same("SORT", k("missing"), "STORE", k("dst"));
+        same("EXISTS", k("dst"));
+        same("SORT_RO", k("l"), "DESC");
+        same("SORT_RO", k("l"), "STORE", k("dst"));
+        same("SORT", k("missing"));
+        same("SORT", k("l"), "LIMIT", "a", "1");
+        same("SORT", k("l"), "LIMIT", "1");
+        same("SORT", k("l"), "BOGUS");
+        same("RPUSH", k("words"), "pear", "apple", "fig");
+        same("SORT", k("words"));
+        same("SORT", k("words"), "ALPHA");
+        same("SET", k("str"), "x");
+        same("SORT", k("str"));
+    }
+
+    @ParameterizedTest(name = "resp{0}")
+    @ValueSource(ints = {2, 3})
+    void patterns_byAndGet_overStringsAndHashFields(int proto) throws IOException {
+        protocol(proto);
+        same("RPUSH", k("ids"), "1", "2", "3", "4", "5");
+        Random rnd = new Random(3);
+        for (int i = 1; i <= 5; i++) {
+            if (i != 4) same("SET", k("w_") + i, Integer.toString(rnd.nextInt(100) - 50));
+            same("SET", k("name_") + i, "user" + (char) ('e' - i));
+            if (i != 2) same("HSET", k("h_") + i, "age", Integer.toString(20 + rnd.nextInt(40)), "nick", "n" + i);
+        }
+        same("SORT", k("ids"), "BY", k("w_*"));
+        same("SORT", k("ids"), "BY", k("w_*"), "DESC");
+        same("SORT", k("ids"), "BY", k("name_*"), "ALPHA");
+        same("SORT", k("ids"), "BY", k("h_*->age"));
+        same("SORT", k("ids"), "BY", k("h_*->age"), "GET", "#", "GET", k("h_*->nick"), "GET", k("name_*"));
+        same("SORT", k("ids"), "BY", k("w_*"), "GET", k("missing_*"), "GET", "#");
+        same("SORT", k("ids"), "GET", k("name_*"), "LIMIT", "1", "2");
+        same("SORT", k("ids"), "BY", "nosort", "GET", k("h_*->nick"));
+        same("SORT", k("ids"), "BY", k("w_*"), "GET", k("name_*"), "STORE", k("out"));
+        same("LRANGE", k("out"), "0", "-1");
+        same("SORT", k("ids"), "BY", k("name_*"));
+        same("SORT", k("ids"), "GET", k("nostar"));
+        same("SORT", k("ids"), "BY", k("h_*->"), "GET", k("h_*->"));
+    }
+
+    @ParameterizedTest(name = "resp{0}")
+    @ValueSource(ints = {2, 3})
+    void setsAndSortedSets(int proto) throws IOException {
+        protocol(proto);
+        List<String> members = new ArrayList<>();
+        for (int i = 0; i < 40; i++) members.add(Integer.toString((i * 37) % 101));
+        List<String> sadd = new ArrayList<>(List.of("SADD", k("s")));
+        sadd.addAll(members);
+        same(sadd.toArray(new String[0]));
+        same("SORT", k("s"));
+        same("SORT", k("s"), "DESC", "LIMIT", "3", "5");
+        same("SORT", k("s"), "ALPHA");
+        same("SORT", k("s"), "BY", "nosort", "STORE", k("sd"));
+        same("LRANGE", k("sd"), "0", "-1");
+        same("SADD", k("ws"), "b", "a", "c");
+        same("SORT", k("ws"), "ALPHA");
+        same("SORT", k("ws"));
+        for (int i = 0; i < 20; i++) same("ZADD", k("z"), Integer.toString((i * 7) % 13), "m" + i);
+        same("SORT", k("z"), "BY", "nosort");
+        same("SORT", k("z"), "BY", "nosort", "DESC");
+        same("SORT", k("z"), "BY", "nosort", "LIMIT", "2", "5");
+        same("SORT", k("z"), "BY", "nosort", "DESC", "LIMIT", "2", "5");
+        same("SORT", k("z"), "ALPHA");
+        same("SORT", k("z"), "ALPHA", "DESC", "LIMIT", "0", "4");
+    }
+}
