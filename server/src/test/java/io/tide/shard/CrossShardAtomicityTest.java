@@ -137,4 +137,121 @@ class CrossShardAtomicityTest {
         for (Future<String> f : readers) assertThat(f.get(30, TimeUnit.SECONDS)).isNull();
         pool.shutdown();
     }
+
+    /**
+     * Runs {@code mover} against two readers for a while; each reader returns null or what it saw wrong.
+     */
+    private static void race(java.util.concurrent.Callable<String> mover, java.util.concurrent.Callable<String> reader)
+            throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(3);
+        List<Future<String>> all = new ArrayList<>();
+        all.add(pool.submit(mover));
+        all.add(pool.submit(reader));
+        all.add(pool.submit(reader));
+        for (Future<String> f : all) assertThat(f.get(60, TimeUnit.SECONDS)).isNull();
+        pool.shutdown();
+    }
+
+    @Test
+    void smoveAcrossShards_keepsTheUnionWhole_forSunionAndSunionstore() throws Exception {
+        String[] p = pairOnDifferentShards("smove");
+        String dest = pairOnDifferentShards("smove-dest")[1];
+        int members = 20;
+        try (Jedis init = TestServers.jedis(server.port(), 2)) {
+            init.del(p[0], p[1], dest);
+            for (int i = 0; i < members; i++) init.sadd(p[0], "m" + i);
+        }
+        long until = System.currentTimeMillis() + 2000;
+        race(() -> {
+            try (Jedis j = TestServers.jedis(server.port(), 2)) {
+                for (int n = 0; System.currentTimeMillis() < until; n++) {
+                    String m = "m" + (n % members);
+                    if (j.smove(p[0], p[1], m) == 0) j.smove(p[1], p[0], m);
+                }
+            }
+            return null;
+        }, () -> {
+            try (Jedis j = TestServers.jedis(server.port(), 2)) {
+                long seen = 0;
+                while (System.currentTimeMillis() < until) {
+                    int union = j.sunion(p[0], p[1]).size();
+                    if (union != members) return "SUNION saw " + union + " members";
+                    long stored = j.sunionstore(dest, p[0], p[1]);
+                    if (stored != members) return "SUNIONSTORE stored " + stored;
+                    seen++;
+                }
+                return seen > 10 ? null : "too few reads: " + seen;
+            }
+        });
+    }
+
+    @Test
+    void lmoveAcrossShards_neverLosesOrDuplicatesTheElement() throws Exception {
+        String[] p = pairOnDifferentShards("lmove");
+        try (Jedis init = TestServers.jedis(server.port(), 2)) {
+            init.del(p[0], p[1]);
+            init.rpush(p[0], "token");
+        }
+        long until = System.currentTimeMillis() + 2000;
+        race(() -> {
+            try (Jedis j = TestServers.jedis(server.port(), 2)) {
+                for (int n = 0; System.currentTimeMillis() < until; n++) {
+                    String from = n % 2 == 0 ? p[0] : p[1];
+                    String to = n % 2 == 0 ? p[1] : p[0];
+                    j.lmove(from, to, redis.clients.jedis.args.ListDirection.LEFT,
+                            redis.clients.jedis.args.ListDirection.RIGHT);
+                }
+            }
+            return null;
+        }, () -> {
+            try (Jedis j = TestServers.jedis(server.port(), 2)) {
+                long seen = 0;
+                while (System.currentTimeMillis() < until) {
+                    long count = j.exists(p[0], p[1]);
+                    if (count != 1) return "EXISTS saw " + count + " lists";
+                    seen++;
+                }
+                return seen > 10 ? null : "too few reads: " + seen;
+            }
+        });
+    }
+
+    @Test
+    void zincrbyTransfers_areSeenWhole_byZunionstoreAcrossShards() throws Exception {
+        String[] p = pairOnDifferentShards("zsum");
+        String dest = pairOnDifferentShards("zsum-dest")[1];
+        try (Jedis init = TestServers.jedis(server.port(), 2)) {
+            init.del(p[0], p[1], dest);
+            init.zadd(p[0], 100, "balance");
+        }
+        long until = System.currentTimeMillis() + 2000;
+        race(() -> {
+            try (Jedis j = TestServers.jedis(server.port(), 2)) {
+                // ZUNIONSTORE over both keys into the second one moves the whole score there atomically;
+                // then it goes back the same way. The sum a + b is 100 at every instant.
+                for (int n = 0; System.currentTimeMillis() < until; n++) {
+                    String from = n % 2 == 0 ? p[0] : p[1];
+                    String to = n % 2 == 0 ? p[1] : p[0];
+                    j.zunionstore(to, from, to);
+                    j.del(from);
+                }
+            }
+            return null;
+        }, () -> {
+            try (Jedis j = TestServers.jedis(server.port(), 2)) {
+                long seen = 0;
+                while (System.currentTimeMillis() < until) {
+                    List<redis.clients.jedis.resps.Tuple> sum = j.zunionWithScores(
+                            new redis.clients.jedis.params.ZParams(), p[0], p[1]);
+                    if (sum.size() != 1 || sum.get(0).getScore() != 100) {
+                        // Between ZUNIONSTORE and DEL both hold 100: that is a state of two commands, so
+                        // only a sum of 100 or 200 can be seen, never 0 or a partial value.
+                        if (sum.size() != 1 || (sum.get(0).getScore() != 200)) return "ZUNION saw " + sum;
+                    }
+                    seen++;
+                }
+                return seen > 10 ? null : "too few reads: " + seen;
+            }
+        });
+    }
 }
