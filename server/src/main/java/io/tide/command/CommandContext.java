@@ -24,6 +24,8 @@ public final class CommandContext {
     private BlockRequest blockRequest;
     /** False where a blocking command must not block: inside MULTI/EXEC and scripts, and on a retry. */
     private boolean mayBlock = true;
+    /** True while the dispatcher re-runs a parked command after one of its keys was signalled. */
+    private boolean retry;
 
     CommandContext(ServerContext server) {
         this.server = server;
@@ -40,6 +42,7 @@ public final class CommandContext {
         this.noTouch = noTouch;
         this.blockRequest = null;
         this.mayBlock = true;
+        this.retry = false;
         return this;
     }
 
@@ -78,7 +81,16 @@ public final class CommandContext {
         return r;
     }
 
-    /** Forbids blocking for the rest of this command (transactions, scripts, retries). */
+    /** Whether this run is a parked command's retry (a {@link #block} call then means "keep waiting"). */
+    public boolean isRetry() {
+        return retry;
+    }
+
+    void markRetry() {
+        retry = true;
+    }
+
+    /** Forbids blocking for the rest of this command (transactions, scripts). */
     public void disallowBlocking() {
         mayBlock = false;
     }

@@ -340,6 +340,7 @@ public final class Dispatcher {
             }
             CommandContext ctx = coordinated ? coordinatorContext : shardContexts[s.id()];
             ctx.reset(coordinated ? null : s, coordinated, w.client, w.db(), System.currentTimeMillis(), w.noTouch);
+            ctx.markRetry();
             tryServe(w, ctx);
         }
         s.blocking().prune(k);

@@ -438,24 +438,15 @@ public final class ListCommands {
 
     // ------------------------------------------------------------------ blocking forms
 
-    /**
-     * {@code argv[0]} of the argv a parked list command is retried with (identity marks a retry). Redis retries a
-     * client blocked on lists only when a key it waits on now holds a list; Tide's dispatcher retries on any
-     * signal (a key created with another type, or deleted), so a retry that finds no list among its keys waits
-     * on rather than answering WRONGTYPE.
+    /*
+     * Redis retries a client blocked on lists only when a key it waits on now holds a list; Tide's dispatcher
+     * retries on any signal (a key created with another type, or deleted), so a retry that finds no list among
+     * its keys waits on rather than answering WRONGTYPE.
      */
-    private static final byte[] RETRY = "retry".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-
-    private static byte[][] retryArgv(byte[][] argv) {
-        if (argv[0] == RETRY) return argv;
-        byte[][] r = argv.clone();
-        r[0] = RETRY;
-        return r;
-    }
 
     /** On a retry, whether none of {@code keys} holds a list, so that the waiter keeps waiting. */
     private static boolean retryWithoutList(CommandContext ctx, byte[][] argv, byte[][] keys) {
-        if (argv[0] != RETRY) return false;
+        if (!ctx.isRetry()) return false;
         for (byte[] key : keys) {
             if (ctx.readForWrite(key) instanceof ListValue) return false;
         }
@@ -476,7 +467,7 @@ public final class ListCommands {
                 return Reply.array(Reply.bulk(key), Reply.bulk(v));
             }
         }
-        return ctx.block(keys, deadline, Reply.NULL_ARRAY, retryArgv(argv));
+        return ctx.block(keys, deadline, Reply.NULL_ARRAY, argv);
     }
 
     static Reply blmove(CommandContext ctx, byte[][] argv) {
@@ -500,7 +491,7 @@ public final class ListCommands {
                                       long deadline) {
         byte[][] keys = {argv[1]};
         if (retryWithoutList(ctx, argv, keys) || list(ctx.readForWrite(argv[1])) == null) {
-            Reply r = ctx.block(keys, deadline, Reply.NULL_ARRAY, retryArgv(argv));
+            Reply r = ctx.block(keys, deadline, Reply.NULL_ARRAY, argv);
             return r == null ? null : Reply.NULL;
         }
         return move(ctx, argv[1], argv[2], fromHead, toHead);
@@ -510,6 +501,6 @@ public final class ListCommands {
         MpopArgs a = mpopArgs(argv, 2);
         long deadline = Args.timeoutSeconds(argv[1], ctx.now());
         Reply r = retryWithoutList(ctx, argv, a.keys) ? null : mpop(ctx, a.keys, a.head, a.count);
-        return r != null ? r : ctx.block(a.keys, deadline, Reply.NULL_ARRAY, retryArgv(argv));
+        return r != null ? r : ctx.block(a.keys, deadline, Reply.NULL_ARRAY, argv);
     }
 }
