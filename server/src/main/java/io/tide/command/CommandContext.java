@@ -81,6 +81,30 @@ public final class CommandContext {
         return r;
     }
 
+    /**
+     * Runs another command inside the current one (EXEC's queued commands, a script's {@code redis.call}):
+     * same client, database, clock and parked shards; blocking commands answer as on timeout. The caller has
+     * checked arity and that the command's keys are reachable from here (all shards for scripts). A command
+     * error comes back as an error reply; anything else propagates.
+     */
+    public Reply call(CommandSpec spec, byte[][] argv) {
+        boolean couldBlock = mayBlock;
+        mayBlock = false;
+        try {
+            return spec.handler().execute(this, argv);
+        } catch (CommandException e) {
+            return Reply.error(e.getMessage());
+        } finally {
+            blockRequest = null;
+            mayBlock = couldBlock;
+        }
+    }
+
+    /** Follows a SELECT run through {@link #call}: later calls use the client's new database. */
+    public void selectDb(int index) {
+        dbIndex = index;
+    }
+
     /** Whether this run is a parked command's retry (a {@link #block} call then means "keep waiting"). */
     public boolean isRetry() {
         return retry;
