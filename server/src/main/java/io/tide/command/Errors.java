@@ -234,6 +234,14 @@ public final class Errors {
     public static final String GEO_FROM = "ERR exactly one of FROMMEMBER or FROMLONLAT can be specified for ";
     /** Followed by the command name as the client typed it. */
     public static final String GEO_BY = "ERR exactly one of BYRADIUS and BYBOX can be specified for ";
+    // Scripting and functions (ScriptCommands, FunctionCommands, io.tide.script).
+    public static final String NOSCRIPT = "NOSCRIPT No matching script. Please use EVAL.";
+    public static final String NOTBUSY = "NOTBUSY No scripts in execution right now.";
+    public static final String SCRIPT_NUMKEYS_TOO_MANY = "ERR Number of keys can't be greater than number of args";
+    public static final String SCRIPT_NUMKEYS_NEGATIVE = "ERR Number of keys can't be negative";
+    public static final String SCRIPT_FLUSH_OPTION = "ERR SCRIPT FLUSH only support SYNC|ASYNC option";
+    public static final String SCRIPT_RO_WITH_WRITE_FLAG =
+            "ERR Can not execute a script with write flag using *_ro command.";
 
     private Errors() {}
 

@@ -31,6 +31,7 @@ public final class ServerContext {
     private volatile int tcpPort;
     private volatile Runnable shutdownRequest = () -> { };
     private volatile EncodingLimits limits;
+    private final io.tide.script.Scripting scripting;
 
     public ServerContext(ConfigRegistry config, CommandTable table, ShardSet shards, String version, String ioDriver) {
         this.config = config;
@@ -38,6 +39,7 @@ public final class ServerContext {
         this.shards = shards;
         this.version = version;
         this.ioDriver = ioDriver;
+        this.scripting = new io.tide.script.Scripting(version);
         byte[] r = new byte[20];
         new SecureRandom().nextBytes(r);
         this.runId = HexFormat.of().formatHex(r);
@@ -75,6 +77,8 @@ public final class ServerContext {
     }
 
     public ConfigRegistry config() { return config; }
+    /** Lua scripts and functions: the engine and the script cache. */
+    public io.tide.script.Scripting scripting() { return scripting; }
     /** Collection encoding thresholds, kept current with CONFIG SET. */
     public EncodingLimits limits() { return limits; }
     public CommandTable table() { return table; }
