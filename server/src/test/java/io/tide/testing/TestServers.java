@@ -7,12 +7,14 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.protocol.ProtocolVersion;
 import io.tide.Server;
 import io.tide.Tide;
+import io.tide.shard.Shard;
 import io.tide.shard.ShardSet;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
@@ -63,6 +65,12 @@ public final class TestServers {
 
     public static StatefulRedisConnection<String, String> connect(RedisClient client) {
         return client.connect();
+    }
+
+    /** Runs {@code task} on the thread of the shard that owns {@code key}, as only that thread may touch its data. */
+    public static <T> T onShard(Server server, String key, Callable<T> task) throws Exception {
+        Shard s = server.context().shards().shardOf(utf8(key));
+        return s.loop().submit(task).get();
     }
 
     /** Two keys, {@code prefix:a} and {@code prefix:bN}, on different shards when the server has several. */
