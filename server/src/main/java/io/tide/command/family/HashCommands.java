@@ -8,7 +8,6 @@ import io.tide.protocol.Reply;
 import io.tide.store.Database;
 import io.tide.store.EncodingLimits;
 import io.tide.store.HashValue;
-import io.tide.util.Glob;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -37,7 +36,6 @@ public final class HashCommands {
      */
     static final long MAX_RANDOM_REPLY = 1L << 24;
 
-    private static final Reply EMPTY_SCAN = Reply.array(Reply.bulk("0"), Reply.EMPTY_ARRAY);
     private static final Reply EMPTY_MAP = Reply.map();
     private static final Reply NO_FIELD = Reply.integer(HashValue.EXPIRE_NO_FIELD);
     private static final Reply NO_TTL = Reply.integer(-1);
@@ -435,36 +433,15 @@ public final class HashCommands {
     static Reply hscan(CommandContext ctx, byte[][] argv) {
         long cursor = KeyCommands.parseCursor(argv[2]);
         HashValue h = forRead(ctx, argv[1]);
-        if (h == null) return EMPTY_SCAN;
-        long count = 10;
-        byte[] pattern = null;
-        boolean noValues = false;
-        for (int i = 3; i < argv.length; ) {
-            boolean pair = argv.length - i >= 2;
-            if (Args.is(argv[i], "count") && pair) {
-                count = Args.parseLong(argv[i + 1]);
-                if (count < 1) throw Errors.syntax();
-                i += 2;
-            } else if (Args.is(argv[i], "match") && pair) {
-                byte[] p = argv[i + 1];
-                pattern = p.length == 1 && p[0] == '*' ? null : p;
-                i += 2;
-            } else if (Args.is(argv[i], "novalues")) {
-                noValues = true;
-                i++;
-            } else {
-                throw Errors.syntax();
-            }
-        }
-        byte[] match = pattern;
-        boolean values = !noValues;
+        if (h == null) return ScanOptions.EMPTY;
+        ScanOptions o = ScanOptions.parse(argv, 3, null, false);
         List<Reply> out = new ArrayList<>();
-        long next = h.scan(cursor, (int) Math.min(count, Integer.MAX_VALUE), (f, v) -> {
-            if (match != null && !Glob.matches(match, f, false)) return;
+        long next = h.scan(cursor, o.limit(), (f, v) -> {
+            if (!o.matches(f)) return;
             out.add(Reply.bulk(f));
-            if (values) out.add(Reply.bulk(v));
+            if (!o.noValues()) out.add(Reply.bulk(v));
         });
-        return Reply.array(Reply.bulk(Long.toUnsignedString(next)), Reply.array(out));
+        return ScanOptions.reply(next, out);
     }
 
     // ------------------------------------------------------------------ field expiry (Redis 7.4)

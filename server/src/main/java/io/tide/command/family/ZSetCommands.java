@@ -14,7 +14,6 @@ import io.tide.store.SetValue;
 import io.tide.store.ZSetValue;
 import io.tide.store.ZSetValue.LexRange;
 import io.tide.store.ZSetValue.ScoreRange;
-import io.tide.util.Glob;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -31,7 +30,6 @@ import java.util.concurrent.ThreadLocalRandom;
  */
 public final class ZSetCommands {
 
-    private static final Reply EMPTY_SCAN = Reply.array(Reply.bulk("0"), Reply.EMPTY_ARRAY);
 
     // Kinds of range (zrange_type) and set operation.
     private static final int RANK = 0;
@@ -1285,27 +1283,11 @@ public final class ZSetCommands {
     static Reply zscan(CommandContext ctx, byte[][] argv) {
         long cursor = KeyCommands.parseCursor(argv[2]);
         ZSetValue z = zset(ctx.read(argv[1]));
-        if (z == null) return EMPTY_SCAN;
-        long count = 10;
-        byte[] pattern = null;
-        for (int i = 3; i < argv.length; ) {
-            boolean pair = argv.length - i >= 2;
-            if (Args.is(argv[i], "count") && pair) {
-                count = Args.parseLong(argv[i + 1]);
-                if (count < 1) throw Errors.syntax();
-                i += 2;
-            } else if (Args.is(argv[i], "match") && pair) {
-                byte[] p = argv[i + 1];
-                pattern = p.length == 1 && p[0] == '*' ? null : p;
-                i += 2;
-            } else {
-                throw Errors.syntax();
-            }
-        }
+        if (z == null) return ScanOptions.EMPTY;
+        ScanOptions o = ScanOptions.parse(argv, 3, Errors.SYNTAX, false);
         List<Reply> out = new ArrayList<>();
-        byte[] pat = pattern;
         ZSetValue.EntryVisitor add = (m, s) -> {
-            if (pat == null || Glob.matches(pat, m, false)) {
+            if (o.matches(m)) {
                 out.add(Reply.bulk(m));
                 out.add(Reply.bulk(RespWriter.formatDouble(s)));
             }
@@ -1315,8 +1297,8 @@ public final class ZSetCommands {
         if (z.isListpack()) {
             z.forEach(false, add);
         } else {
-            next = z.scan(cursor, (int) Math.min(count, Integer.MAX_VALUE), add);
+            next = z.scan(cursor, o.limit(), add);
         }
-        return Reply.array(Reply.bulk(Long.toUnsignedString(next)), Reply.array(out));
+        return ScanOptions.reply(next, out);
     }
 }
