@@ -304,7 +304,7 @@ public final class HashCommands {
         if (argv.length >= 3) {
             Long count = Args.parseLongOrNull(argv[2]);
             if (count == null) throw Errors.notInteger();
-            if (count == Long.MIN_VALUE) throw Errors.error(Errors.SRANDMEMBER_COUNT_RANGE);
+            if (count == Long.MIN_VALUE) throw Errors.error(Errors.NOT_IN_LONG_RANGE);
             if (argv.length > 4 || (argv.length == 4 && !Args.is(argv[3], "withvalues"))) throw Errors.syntax();
             boolean withValues = argv.length == 4;
             if (withValues && (count < -Long.MAX_VALUE / 2 || count > Long.MAX_VALUE / 2)) {

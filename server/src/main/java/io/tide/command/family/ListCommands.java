@@ -125,7 +125,7 @@ public final class ListCommands {
     /** An integer in [-LONG_MAX, LONG_MAX], as Redis's getRangeLongFromObjectOrReply checks RANK and LREM's count. */
     private static long symmetricLong(byte[] arg) {
         long v = Args.parseLong(arg);
-        if (v == Long.MIN_VALUE) throw Errors.error(Errors.LIST_NOT_IN_LONG_RANGE);
+        if (v == Long.MIN_VALUE) throw Errors.error(Errors.NOT_IN_LONG_RANGE);
         return v;
     }
 

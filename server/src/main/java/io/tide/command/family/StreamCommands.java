@@ -867,7 +867,7 @@ public final class StreamCommands {
             int moreargs = argv.length - 1 - j;
             if (opt(argv[j], "count") && moreargs > 0) {
                 Long c = Args.parseLongOrNull(argv[j + 1]);
-                if (c == null || c < 1 || c > AUTOCLAIM_MAX_COUNT) throw Errors.error(Errors.STREAM_XAUTOCLAIM_COUNT);
+                if (c == null || c < 1 || c > AUTOCLAIM_MAX_COUNT) throw Errors.error(Errors.COUNT_NOT_ABOVE_ZERO);
                 count = c;
                 j++;
             } else if (opt(argv[j], "justid")) {
