@@ -301,17 +301,7 @@ public final class HashCommands {
 
     /** HRANDFIELD key [count [WITHVALUES]]: the count and option are checked before the key, as in Redis. */
     static Reply hrandfield(CommandContext ctx, byte[][] argv) {
-        if (argv.length >= 3) {
-            Long count = Args.parseLongOrNull(argv[2]);
-            if (count == null) throw Errors.notInteger();
-            if (count == Long.MIN_VALUE) throw Errors.error(Errors.NOT_IN_LONG_RANGE);
-            if (argv.length > 4 || (argv.length == 4 && !Args.is(argv[3], "withvalues"))) throw Errors.syntax();
-            boolean withValues = argv.length == 4;
-            if (withValues && (count < -Long.MAX_VALUE / 2 || count > Long.MAX_VALUE / 2)) {
-                throw Errors.error(Errors.HASH_VALUE_OUT_OF_RANGE);
-            }
-            return randomFields(ctx, argv[1], count, withValues);
-        }
+        if (argv.length >= 3) return randomFields(ctx, argv[1], randomCount(argv, "withvalues"), argv.length == 4);
         HashValue h = forRead(ctx, argv[1]);
         if (h == null) return Reply.NULL;
         ThreadLocalRandom rnd = ThreadLocalRandom.current();
@@ -320,6 +310,20 @@ public final class HashCommands {
             return Reply.bulk(flat[2 * rnd.nextInt(h.size())]);
         }
         return Reply.bulk(h.fieldAtSlot(h.randomSlot(rnd)));
+    }
+
+    /**
+     * The count of {@code HRANDFIELD key count [WITHVALUES]} and {@code ZRANDMEMBER key count [WITHSCORES]},
+     * checked before the key as in Redis: an integer in [-LONG_MAX, LONG_MAX], nothing after it but
+     * {@code option}, and with the option a count whose doubled length still fits in a long.
+     */
+    static long randomCount(byte[][] argv, String option) {
+        long count = Args.parseSymmetricLong(argv[2]);
+        if (argv.length > 4 || (argv.length == 4 && !Args.is(argv[3], option))) throw Errors.syntax();
+        if (argv.length == 4 && (count < -Long.MAX_VALUE / 2 || count > Long.MAX_VALUE / 2)) {
+            throw Errors.error(Errors.HASH_VALUE_OUT_OF_RANGE);
+        }
+        return count;
     }
 
     /** Redis's hrandfieldWithCountCommand and its cases, with RESP3's field-value pairs for WITHVALUES. */

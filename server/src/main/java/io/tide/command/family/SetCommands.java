@@ -266,8 +266,7 @@ public final class SetCommands {
 
     /** Redis's srandmemberWithCountCommand: repeated picks for a negative count, distinct members otherwise. */
     private static Reply srandmemberWithCount(CommandContext ctx, byte[][] argv) {
-        long l = Args.parseLong(argv[2]);
-        if (l == Long.MIN_VALUE) throw Errors.error(Errors.NOT_IN_LONG_RANGE);
+        long l = Args.parseSymmetricLong(argv[2]);
         boolean unique = l >= 0;
         long count = Math.abs(l);
         SetValue set = asSet(ctx.read(argv[1]));

@@ -942,17 +942,7 @@ public final class ZSetCommands {
 
     static Reply zrandmember(CommandContext ctx, byte[][] argv) {
         if (argv.length >= 3) {
-            long l = rangeLong(argv[2], -Long.MAX_VALUE, Long.MAX_VALUE, null);
-            boolean withScores = false;
-            if (argv.length > 4 || (argv.length == 4 && !Args.is(argv[3], "withscores"))) {
-                throw Errors.syntax();
-            } else if (argv.length == 4) {
-                withScores = true;
-                if (l < -Long.MAX_VALUE / 2 || l > Long.MAX_VALUE / 2) {
-                    throw Errors.error(Errors.HASH_VALUE_OUT_OF_RANGE);
-                }
-            }
-            return randWithCount(ctx, argv[1], l, withScores);
+            return randWithCount(ctx, argv[1], HashCommands.randomCount(argv, "withscores"), argv.length == 4);
         }
         ZSetValue z = zset(ctx.read(argv[1]));
         if (z == null) return Reply.NULL;
