@@ -20,6 +20,7 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.ToIntFunction;
 
 /**
  * Thread-safe (stateless). The sorted-set commands (Redis's t_zset.c), with Redis's argument parsing, error
@@ -780,39 +781,31 @@ public final class ZSetCommands {
     static Reply zremrangebyrank(CommandContext ctx, byte[][] argv) {
         long start = Args.parseLong(argv[2]);
         long end = Args.parseLong(argv[3]);
-        byte[] key = argv[1];
-        ZSetValue z = zset(ctx.readForWrite(key));
-        if (z == null) return Reply.ZERO;
-        long llen = z.size();
-        if (start < 0) start = llen + start;
-        if (end < 0) end = llen + end;
-        if (start < 0) start = 0;
-        if (start > end || start >= llen) return Reply.ZERO;
-        if (end >= llen) end = llen - 1;
-        long before = z.memoryBytes();
-        int removed = z.removeRanks((int) start, (int) end);
-        written(ctx.db(key), key, z, before);
-        return Reply.integer(removed);
+        return removeRange(ctx, argv[1], z -> {
+            long llen = z.size();
+            long from = Math.max(start < 0 ? llen + start : start, 0);
+            long to = end < 0 ? llen + end : end;
+            if (from > to || from >= llen) return 0;
+            return z.removeRanks((int) from, (int) Math.min(to, llen - 1));
+        });
     }
 
     static Reply zremrangebyscore(CommandContext ctx, byte[][] argv) {
         ScoreRange r = parseScoreRange(argv[2], argv[3]);
-        byte[] key = argv[1];
-        ZSetValue z = zset(ctx.readForWrite(key));
-        if (z == null) return Reply.ZERO;
-        long before = z.memoryBytes();
-        int removed = z.removeRange(r);
-        written(ctx.db(key), key, z, before);
-        return Reply.integer(removed);
+        return removeRange(ctx, argv[1], z -> z.removeRange(r));
     }
 
     static Reply zremrangebylex(CommandContext ctx, byte[][] argv) {
         LexRange r = parseLexRange(argv[2], argv[3]);
-        byte[] key = argv[1];
+        return removeRange(ctx, argv[1], z -> z.removeLex(r));
+    }
+
+    /** ZREMRANGEBY*: {@code remove} takes its range out of the sorted set at {@code key}; replies how many. */
+    private static Reply removeRange(CommandContext ctx, byte[] key, ToIntFunction<ZSetValue> remove) {
         ZSetValue z = zset(ctx.readForWrite(key));
         if (z == null) return Reply.ZERO;
         long before = z.memoryBytes();
-        int removed = z.removeLex(r);
+        int removed = remove.applyAsInt(z);
         written(ctx.db(key), key, z, before);
         return Reply.integer(removed);
     }
@@ -954,12 +947,6 @@ public final class ZSetCommands {
         return Reply.bulk(m[0]);
     }
 
-    /**
-     * Longest reply this server builds for ZRANDMEMBER with a negative count (Redis streams it); beyond it the
-     * count is refused as out of range, as SRANDMEMBER does here.
-     */
-    private static final long MAX_RANDOM_REPLY = Integer.MAX_VALUE - 8;
-
     private static Reply randWithCount(CommandContext ctx, byte[] key, long l, boolean withScores) {
         ZSetValue z = zset(ctx.read(key));
         if (z == null) return Reply.EMPTY_ARRAY;
@@ -971,7 +958,9 @@ public final class ZSetCommands {
         ThreadLocalRandom rnd = ThreadLocalRandom.current();
         if (!uniq || count == 1) {
             // CASE 1: count samples with repetition, in random order.
-            long most = MAX_RANDOM_REPLY / (withScores ? 2 : 1);
+            // Redis streams the reply; this server builds it, so a count past the longest array it can hold
+            // is refused as out of range, as SRANDMEMBER does here.
+            long most = SetCommands.MAX_REPLY_ELEMENTS / (withScores ? 2 : 1);
             if (count > most) throw Errors.error(Errors.VALUE_MUST_BE_BETWEEN + -most + " and " + Long.MAX_VALUE);
             if (z.isListpack()) {
                 Entries all = Entries.of(z);
