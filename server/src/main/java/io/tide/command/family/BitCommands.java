@@ -183,8 +183,8 @@ public final class BitCommands {
     }
 
     /**
-     * BITCOUNT's and BITPOS's range in bytes, {@code start} to {@code end} inclusive; for a BIT range, masks of
-     * the bits of the first and last byte that lie outside it (0 for none).
+     * Immutable. BITCOUNT's and BITPOS's range in bytes, {@code start} to {@code end} inclusive; for a BIT
+     * range, masks of the bits of the first and last byte that lie outside it (0 for none).
      */
     private record ByteRange(long start, long end, int firstMask, int lastMask) {
 

@@ -7,8 +7,9 @@ import io.tide.util.Glob;
 import java.util.List;
 
 /**
- * The options of SCAN, HSCAN, SSCAN and ZSCAN: {@code [MATCH pattern] [COUNT count] [NOVALUES] [TYPE type]}.
- * Immutable, thread-safe. {@code pattern} is null for none (or {@code *}), {@code type} null for none.
+ * Thread-safe (immutable; the arrays are the command's own arguments). The options of SCAN, HSCAN, SSCAN and
+ * ZSCAN, {@code [MATCH pattern] [COUNT count] [NOVALUES] [TYPE type]}: {@code pattern} is null for none (or
+ * {@code *}), {@code type} null for none.
  */
 record ScanOptions(long count, byte[] pattern, boolean noValues, byte[] type) {
 
