@@ -21,6 +21,9 @@ public final class Errors {
     public static final String WATCH_IN_MULTI = "ERR WATCH inside MULTI is not allowed";
     public static final String EXECABORT = "EXECABORT Transaction discarded because of previous errors.";
     public static final String NOT_IN_MULTI = "ERR Command not allowed inside a transaction";
+    public static final String PAUSE_MODE = "ERR CLIENT PAUSE mode must be WRITE or ALL";
+    public static final String UNBLOCK_REASON = "ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR";
+    public static final String UNBLOCKED = "UNBLOCKED client unblocked via CLIENT UNBLOCK";
     public static final String SORT_NOT_DOUBLE = "ERR One or more scores can't be converted into double";
     public static final String OVERFLOW = "ERR increment or decrement would overflow";
     public static final String INCR_NAN_OR_INF = "ERR increment would produce NaN or Infinity";
