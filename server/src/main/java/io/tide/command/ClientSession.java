@@ -2,7 +2,10 @@ package io.tide.command;
 
 import io.tide.protocol.Reply;
 import io.tide.shard.Shard;
+import io.tide.shard.WatchedKeys;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * One client connection's state: selected database, protocol version, name, auth, flags, and the
@@ -17,6 +20,7 @@ public final class ClientSession {
     private final long id;
     private final ClientConnection connection;
     private final Shard home;
+    private final io.tide.shard.ShardSet shards;
     private final long createdAtMs;
 
     int db;
@@ -45,9 +49,22 @@ public final class ClientSession {
     boolean barrierInFlight;
     /** The blocking command this client is parked on, or null. */
     BlockedCommand blockedOn;
+    /** Held back by CLIENT PAUSE: its next request is at the head of {@link #deferred}. */
+    boolean postponed;
+    /** Commands queued since MULTI, or null outside a transaction. */
+    private ArrayList<Queued> multi;
+    /** A command was rejected while queueing: EXEC answers EXECABORT. */
+    private boolean multiFailed;
+    /** The keys this client WATCHes, or null. */
+    private WatchedKeys.Watch watch;
 
-    public ClientSession(long id, ClientConnection connection, Shard home, boolean authenticated, long nowMs) {
+    /** A command queued inside MULTI, already checked (name, arity, auth). */
+    public record Queued(CommandSpec spec, byte[][] argv) {}
+
+    public ClientSession(long id, ClientConnection connection, Shard home, io.tide.shard.ShardSet shards,
+                         boolean authenticated, long nowMs) {
         this.id = id;
+        this.shards = shards;
         this.connection = connection;
         this.home = home;
         this.authenticated = authenticated;
@@ -91,6 +108,40 @@ public final class ClientSession {
     public boolean isClosed() { return closed; }
     public int pendingReplies() { return pending.size(); }
     public int deferredRequests() { return deferred.size(); }
+    /**
+     * CLIENT UNBLOCK: answers this client's blocking command with {@code error}, or with its timeout reply when
+     * null. Callable from any thread (the waiter's state word decides); the reply is delivered on the home shard.
+     * True if the client was blocked and is now answered.
+     */
+    public boolean unblock(Reply error) {
+        BlockedCommand w = blockedOn;
+        if (w == null || !w.finish()) return false;
+        home.loop().execute(() -> w.cancelled(error != null ? error : w.timeoutReply));
+        return true;
+    }
+
+    /** Whether MULTI was called and neither EXEC nor DISCARD yet. */
+    public boolean inMulti() { return multi != null; }
+    public void startMulti() {
+        multi = new ArrayList<>();
+        multiFailed = false;
+    }
+    /** The queued commands; the transaction ends (EXEC, DISCARD, RESET). */
+    public List<Queued> endMulti() {
+        List<Queued> q = multi;
+        multi = null;
+        multiFailed = false;
+        return q;
+    }
+    List<Queued> queued() { return multi; }
+    void queue(CommandSpec spec, byte[][] argv) { multi.add(new Queued(spec, argv)); }
+    /** Redis's flagTransaction: an error while queueing makes EXEC fail. */
+    void failMulti() { if (multi != null) multiFailed = true; }
+    public boolean multiFailed() { return multiFailed; }
+    /** The client's WATCH state, or null when it watches nothing. */
+    public WatchedKeys.Watch watch() { return watch; }
+    public void watch(WatchedKeys.Watch w) { watch = w; }
+
     /** Whether the client is parked by a blocking command (INFO blocked_clients, CLIENT LIST flag b). */
     public boolean isBlocked() { return blockedOn != null; }
 
@@ -181,8 +232,24 @@ public final class ClientSession {
     public void markClosed() {
         closed = true;
         if (blockedOn != null) blockedOn.cancel(null);
+        multi = null;
+        unwatchFromHome();
         pending.clear();
         deferred.clear();
+    }
+
+    /**
+     * Forgets the watched keys, from the home shard: the removals are posted to the keys' shards (the watch
+     * object is dropped here, so a late touch only marks a state nobody reads).
+     */
+    public void unwatchFromHome() {
+        WatchedKeys.Watch w = watch;
+        if (w == null) return;
+        watch = null;
+        for (io.tide.shard.BlockedKeys.DbKey k : w.keys) {
+            io.tide.shard.Shard s = shards.shardOf(k.key());
+            s.loop().execute(() -> s.watched().remove(w, k));
+        }
     }
 
     /** A place in the reply order. */

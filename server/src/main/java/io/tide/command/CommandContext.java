@@ -91,12 +91,34 @@ public final class CommandContext {
         boolean couldBlock = mayBlock;
         mayBlock = false;
         try {
-            return spec.handler().execute(this, argv);
+            Reply r = spec.handler().execute(this, argv);
+            touchWritten(spec, argv);
+            return r;
         } catch (CommandException e) {
             return Reply.error(e.getMessage());
         } finally {
             blockRequest = null;
             mayBlock = couldBlock;
+        }
+    }
+
+    /**
+     * After a write command succeeded: marks the WATCHes of its keys dirty (Redis's signalModifiedKey). A
+     * write that changed nothing (SET NX on an existing key) touches too: such a transaction fails where
+     * Redis's would run, never the other way round.
+     */
+    void touchWritten(CommandSpec spec, byte[][] argv) {
+        if (!spec.has(CommandSpec.WRITE)) return;
+        if (spec.keyFinder() != null) {
+            byte[][] keys = spec.keyFinder().keys(argv);
+            for (byte[] key : keys) shardOf(key).watched().touch(dbIndex, key);
+            return;
+        }
+        if (spec.firstKey() <= 0) return;
+        int last = Math.min(spec.lastKeyIndex(argv.length), argv.length - 1);
+        for (int i = spec.firstKey(); i <= last; i += spec.keyStep()) {
+            Shard s = shardOf(argv[i]);
+            if (!s.watched().isEmpty()) s.watched().touch(dbIndex, argv[i]);
         }
     }
 

@@ -34,6 +34,7 @@ public final class Dispatcher {
     private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);
     /** Deferred requests beyond which the client's socket stops being read until they drain. */
     private static final int DEFER_PAUSE_THRESHOLD = 4096;
+    private static final Reply QUEUED = Reply.simple("QUEUED");
 
     private final ServerContext server;
     private final CommandTable table;
@@ -43,6 +44,12 @@ public final class Dispatcher {
     private final boolean single;
     /** Per home shard: hops gathered during the current loop iteration. */
     private final Outbox[] outboxes;
+    private final CommandSpec execSpec;
+    private final CommandSpec watchSpec;
+    private final CommandSpec multiSpec;
+    private final CommandSpec discardSpec;
+    private final CommandSpec quitSpec;
+    private final CommandSpec resetSpec;
 
     public Dispatcher(ServerContext server) {
         this.server = server;
@@ -54,6 +61,17 @@ public final class Dispatcher {
         this.coordinatorContext = new CommandContext(server);
         this.outboxes = new Outbox[shards.size()];
         for (int i = 0; i < outboxes.length; i++) outboxes[i] = new Outbox(shards.get(i));
+        this.execSpec = spec("exec");
+        this.watchSpec = spec("watch");
+        this.multiSpec = spec("multi");
+        this.discardSpec = spec("discard");
+        this.quitSpec = spec("quit");
+        this.resetSpec = spec("reset");
+        server.onUnpause(this::resumeAllPostponed);
+    }
+
+    private CommandSpec spec(String name) {
+        return table.lookup(name.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
     }
 
     /** Handles one request on the client's home shard thread. */
@@ -75,6 +93,7 @@ public final class Dispatcher {
 
         CommandSpec spec = table.lookup(argv[0]);
         if (spec == null) {
+            c.failMulti();
             c.reply(Reply.error(Errors.unknownCommand(argv)), silent);
             return;
         }
@@ -99,6 +118,23 @@ public final class Dispatcher {
             reject(c, spec, home, Errors.NOAUTH, silent);
             return;
         }
+        long pausedUntil = server.pausedUntil(now, mayReplicate(c, spec));
+        if (pausedUntil != 0) {
+            if (silent && c.replyMode() != ClientSession.ReplyMode.OFF) c.skipNextReply(); // SKIP applies when it runs
+            postpone(c, argv, pausedUntil, now);
+            return;
+        }
+        if (c.inMulti()) {
+            if (spec.has(CommandSpec.NO_MULTI)) {
+                reject(c, spec, home, Errors.NOT_IN_MULTI, silent);
+                return;
+            }
+            if (!runsInsideMulti(spec)) {
+                c.queue(spec, argv);
+                c.reply(QUEUED, silent);
+                return;
+            }
+        }
         c.lastCommand = spec.fullName();
         home.stats().commandsProcessed++; // as Redis's total_commands_processed: commands that get to run
 
@@ -112,7 +148,14 @@ public final class Dispatcher {
         }
         Shard target = null;
         long involved = 0;
-        if (spec.keyFinder() != null) {
+        if (spec == execSpec && c.inMulti()) {
+            involved = execShards(c);
+            if (involved == -1L) {
+                runCoordinated(c, spec, argv, shards.all(), silent);
+                return;
+            }
+            if (involved != 0) target = shards.get(Long.numberOfTrailingZeros(involved));
+        } else if (spec.keyFinder() != null) {
             byte[][] keys = spec.keyFinder().keys(argv);
             if (keys == CommandSpec.ALL_KEYS) {
                 runCoordinated(c, spec, argv, shards.all(), silent);
@@ -171,8 +214,9 @@ public final class Dispatcher {
 
     private void hop(ClientSession c, CommandSpec spec, byte[][] argv, Shard target, boolean silent) {
         Hop h = new Hop(c, spec, argv, c.reserve(silent), c.db, c.noTouch);
-        if (spec.has(CommandSpec.BLOCKING)) {
-            // Like Redis, a client's later requests wait until its blocking command has been answered.
+        if (spec.has(CommandSpec.BLOCKING) || spec == execSpec || spec == watchSpec) {
+            // Like Redis, a client's later requests wait until its blocking command has been answered; EXEC
+            // and WATCH change the client's transaction state where they run, so the next request waits too.
             h.barrier = true;
             c.barrierInFlight = true;
         }
@@ -267,6 +311,7 @@ public final class Dispatcher {
         try {
             Reply r = spec.handler().execute(ctx, argv);
             BlockRequest b = ctx.takeBlockRequest();
+            if (b == null) ctx.touchWritten(spec, argv);
             return new Outcome(r, false, b);
         } catch (CommandException e) {
             ctx.takeBlockRequest();
@@ -381,7 +426,81 @@ public final class Dispatcher {
         if (o.failed) st.failedCalls++;
     }
 
+    // ---------------------------------------------------------------- CLIENT PAUSE
+
+    /** Redis's is_may_replicate_command: writes, may-replicate commands, and an EXEC queueing either. */
+    private boolean mayReplicate(ClientSession c, CommandSpec spec) {
+        if (spec.has(CommandSpec.WRITE) || spec.has(CommandSpec.MAY_REPLICATE)) return true;
+        if (spec != execSpec || !c.inMulti()) return false;
+        for (ClientSession.Queued q : c.queued()) {
+            if (q.spec().has(CommandSpec.WRITE) || q.spec().has(CommandSpec.MAY_REPLICATE)) return true;
+        }
+        return false;
+    }
+
+    /** Holds the client's request (and all after it) until the pause ends or CLIENT UNPAUSE. */
+    private void postpone(ClientSession c, byte[][] argv, long until, long now) {
+        c.deferred.addFirst(argv);
+        c.barrierInFlight = true;
+        if (!c.postponed) {
+            c.postponed = true;
+            c.home().loop().schedule(() -> resumePostponed(c), Math.max(1, until - now),
+                    java.util.concurrent.TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** On the client's home shard, at the pause's end or on CLIENT UNPAUSE. */
+    private void resumePostponed(ClientSession c) {
+        if (!c.postponed || c.closed) return;
+        c.postponed = false;
+        resume(c); // its first request is checked against the pause again
+    }
+
+    /** CLIENT UNPAUSE: every postponed client runs again, on its home shard. */
+    private void resumeAllPostponed() {
+        for (ClientSession c : server.clients().values()) {
+            c.home().loop().execute(() -> resumePostponed(c));
+        }
+    }
+
+    /** MULTI, EXEC, DISCARD, WATCH, QUIT and RESET run at once inside MULTI; everything else is queued. */
+    private boolean runsInsideMulti(CommandSpec spec) {
+        return spec == execSpec || spec == watchSpec || spec == multiSpec || spec == discardSpec
+                || spec == quitSpec || spec == resetSpec;
+    }
+
+    /** The shards EXEC needs parked: those of its queued commands and watched keys; -1 for all of them. */
+    private long execShards(ClientSession c) {
+        long mask = 0;
+        for (ClientSession.Queued q : c.queued()) {
+            long m = routeMask(q.spec(), q.argv());
+            if (m == -1L) return -1L;
+            mask |= m;
+        }
+        io.tide.shard.WatchedKeys.Watch w = c.watch();
+        if (w != null) {
+            for (BlockedKeys.DbKey k : w.keys) mask |= 1L << shards.shardOf(k.key()).id();
+        }
+        return mask;
+    }
+
+    /** The shards a command's keys live on, as a mask; -1 when it needs every shard; 0 without keys. */
+    private long routeMask(CommandSpec spec, byte[][] argv) {
+        if (spec.has(CommandSpec.ALL_SHARDS)) return -1L;
+        long mask = 0;
+        if (spec.keyFinder() != null) {
+            byte[][] keys = spec.keyFinder().keys(argv);
+            if (keys == CommandSpec.ALL_KEYS) return -1L;
+            for (byte[] k : keys) mask |= 1L << shards.shardOf(k).id();
+        } else if (spec.hasKeys() && argv.length > spec.firstKey()) {
+            int last = Math.min(spec.lastKeyIndex(argv.length), argv.length - 1);
+            for (int i = spec.firstKey(); i <= last; i += spec.keyStep()) mask |= 1L << shards.shardOf(argv[i]).id();
+        }
+        return mask;
+    }
+
     private void reject(ClientSession c, CommandSpec spec, Shard home, String error, boolean silent) {
+        c.failMulti();
         spec.stats(home.id()).rejectedCalls++;
         c.reply(Reply.error(error), silent);
     }

@@ -345,31 +345,12 @@ public final class KeyCommands {
      */
     static Reply scan(CommandContext ctx, byte[][] argv) {
         long cursor = parseCursor(argv[1]);
-        long count = 10;
-        byte[] pattern = null;
-        byte[] typeName = null;
-        for (int i = 2; i < argv.length; ) {
-            boolean pair = argv.length - i >= 2;
-            if (Args.is(argv[i], "count") && pair) {
-                count = Args.parseLong(argv[i + 1]);
-                if (count < 1) throw Errors.syntax();
-                i += 2;
-            } else if (Args.is(argv[i], "match") && pair) {
-                byte[] p = argv[i + 1];
-                pattern = p.length == 1 && p[0] == '*' ? null : p;
-                i += 2;
-            } else if (Args.is(argv[i], "type") && pair) {
-                typeName = argv[i + 1];
-                i += 2;
-            } else {
-                throw Errors.syntax();
-            }
-        }
+        ScanOptions o = ScanOptions.parse(argv, 2, Errors.SYNTAX, true);
         Database[] dbs = ctx.allDbs(ctx.dbIndex());
         int n = dbs.length;
         int shard = (int) Long.remainderUnsigned(cursor, n);
         long tableCursor = Long.divideUnsigned(cursor, n);
-        int want = (int) Math.min(count, Integer.MAX_VALUE);
+        int want = o.limit();
         List<byte[]> keys = new ArrayList<>();
         List<Database> owners = new ArrayList<>();
         long next = 0;
@@ -389,18 +370,18 @@ public final class KeyCommands {
             }
         }
         long now = ctx.now();
-        String type = typeName == null ? null : new String(typeName, StandardCharsets.UTF_8);
+        String type = o.type() == null ? null : new String(o.type(), StandardCharsets.UTF_8);
         List<Reply> out = new ArrayList<>(keys.size());
         for (int i = 0; i < keys.size(); i++) {
             byte[] k = keys.get(i);
-            if (pattern != null && !Glob.matches(pattern, k, false)) continue;
+            if (!o.matches(k)) continue;
             Database d = owners.get(i);
             Object v = d.peek(k, now); // deletes the key if it has expired, as Redis's SCAN does
             if (v == null) continue;
             if (type != null && !typeName(v).equalsIgnoreCase(type)) continue;
             out.add(Reply.bulk(k));
         }
-        return Reply.array(Reply.bulk(Long.toUnsignedString(next)), Reply.array(out));
+        return ScanOptions.reply(next, out);
     }
 
     /**
@@ -493,14 +474,24 @@ public final class KeyCommands {
 
     static Reply flushdb(CommandContext ctx, byte[][] argv) {
         flushMode(argv);
-        for (Database d : ctx.allDbs(ctx.dbIndex())) d.clear();
+        long now = ctx.now();
+        for (Shard s : ctx.shards().all()) {
+            Database d = s.db(ctx.dbIndex());
+            s.watched().touchAll(d.id(), key -> d.exists(key, now));
+            d.clear();
+        }
         return Reply.OK;
     }
 
     static Reply flushall(CommandContext ctx, byte[][] argv) {
         flushMode(argv);
+        long now = ctx.now();
         for (Shard s : ctx.shards().all()) {
-            for (int i = 0; i < s.databases(); i++) s.db(i).clear();
+            for (int i = 0; i < s.databases(); i++) {
+                Database d = s.db(i);
+                s.watched().touchAll(i, key -> d.exists(key, now));
+                d.clear();
+            }
         }
         return Reply.OK;
     }
@@ -511,7 +502,15 @@ public final class KeyCommands {
         int dbs = databases(ctx);
         if (a < 0 || a >= dbs || b < 0 || b >= dbs) throw Errors.error(Errors.DB_INDEX_OUT_OF_RANGE);
         if (a != b) {
-            for (Shard s : ctx.shards().all()) s.db(a).swapContents(s.db(b));
+            long now = ctx.now();
+            for (Shard s : ctx.shards().all()) {
+                Database da = s.db(a);
+                Database dbb = s.db(b);
+                // A watched key changes if it exists on either side of the swap, as Redis's touchAllWatchedKeysInDb.
+                s.watched().touchAll(a, key -> da.exists(key, now) || dbb.exists(key, now));
+                s.watched().touchAll(b, key -> da.exists(key, now) || dbb.exists(key, now));
+                da.swapContents(dbb);
+            }
         }
         return Reply.OK;
     }
