@@ -31,15 +31,12 @@ public final class ServerContext {
     private volatile int tcpPort;
     private volatile Runnable shutdownRequest = () -> { };
     private volatile EncodingLimits limits;
-<<<<<<< HEAD
     private final io.tide.script.Scripting scripting;
-=======
     /** CLIENT PAUSE: end (unix ms, 0 = not paused) and whether every command pauses (ALL) or only writes. */
     private long pauseEndMs;
     private boolean pauseAll;
     private final Object pauseLock = new Object();
     private volatile Runnable unpauseHook = () -> { };
->>>>>>> main
 
     public ServerContext(ConfigRegistry config, CommandTable table, ShardSet shards, String version, String ioDriver) {
         this.config = config;
