@@ -91,7 +91,7 @@ final class BlockedCommand extends Waiter {
     /** Posts the removal to the shards that own the keys (the coordinator is not needed: only queues change). */
     private void unregisterFromHome() {
         for (Shard s : shards.all()) {
-            if ((shardMask() & (1L << s.id())) != 0) s.loop().execute(() -> s.blocking().remove(this, shards, s));
+            if ((shardMask() & (1L << s.id())) != 0) s.executeOnData(() -> s.blocking().remove(this, shards, s));
         }
     }
 

@@ -248,7 +248,7 @@ public final class ClientSession {
         watch = null;
         for (io.tide.shard.BlockedKeys.DbKey k : w.keys) {
             io.tide.shard.Shard s = shards.shardOf(k.key());
-            s.loop().execute(() -> s.watched().remove(w, k));
+            s.executeOnData(() -> s.watched().remove(w, k));
         }
     }
 

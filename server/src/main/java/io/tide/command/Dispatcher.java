@@ -50,6 +50,9 @@ public final class Dispatcher {
     private final CommandSpec discardSpec;
     private final CommandSpec quitSpec;
     private final CommandSpec resetSpec;
+    private final CommandSpec shutdownSpec;
+    private final io.tide.shard.Coordinator coordinator;
+    private final io.tide.script.ScriptWatchdog watchdog;
 
     public Dispatcher(ServerContext server) {
         this.server = server;
@@ -67,6 +70,9 @@ public final class Dispatcher {
         this.discardSpec = spec("discard");
         this.quitSpec = spec("quit");
         this.resetSpec = spec("reset");
+        this.shutdownSpec = spec("shutdown");
+        this.coordinator = shards.coordinator();
+        this.watchdog = server.scripting().watchdog();
         server.onUnpause(this::resumeAllPostponed);
     }
 
@@ -118,6 +124,7 @@ public final class Dispatcher {
             reject(c, spec, home, Errors.NOAUTH, silent);
             return;
         }
+        if (coordinator.lent() && refusedWhileBusy(c, spec, argv, home, silent)) return;
         long pausedUntil = server.pausedUntil(now, mayReplicate(c, spec));
         if (pausedUntil != 0) {
             if (silent && c.replyMode() != ClientSession.ReplyMode.OFF) c.skipNextReply(); // SKIP applies when it runs
@@ -139,7 +146,8 @@ public final class Dispatcher {
         home.stats().commandsProcessed++; // as Redis's total_commands_processed: commands that get to run
 
         if (single) {
-            runInline(c, spec, argv, home, now, silent);
+            if (needsCoordinator(c, spec, argv)) runCoordinated(c, spec, argv, shards.all(), silent);
+            else runInline(c, spec, argv, home, now, silent);
             return;
         }
         if (spec.has(CommandSpec.ALL_SHARDS)) {
@@ -209,7 +217,7 @@ public final class Dispatcher {
         } else {
             c.reply(o.reply, silent);
         }
-        serveReady(home);
+        if (!home.dataLent()) serveReady(home); // while a busy script holds the data, the coordinator serves later
     }
 
     private void hop(ClientSession c, CommandSpec spec, byte[][] argv, Shard target, boolean silent) {
@@ -225,6 +233,10 @@ public final class Dispatcher {
 
     /** Runs a batch of hops on {@code target}'s thread, then posts their replies home in one task. */
     private void runHops(Shard target, Shard home, Hop[] batch) {
+        if (target.dataLent()) {
+            refuseHopsWhileBusy(target, home, batch);
+            return;
+        }
         CommandContext ctx = shardContexts[target.id()];
         for (Hop h : batch) {
             ctx.reset(target, false, h.client, h.db, System.currentTimeMillis(), h.noTouch);
@@ -424,6 +436,77 @@ public final class Dispatcher {
         st.calls++;
         st.micros += nanos / 1000;
         if (o.failed) st.failedCalls++;
+    }
+
+    // ---------------------------------------------------------------- busy scripts
+
+    /**
+     * With one shard, the commands that would run on the coordinator with several: scripts (their key finder
+     * answers "all keys") and an EXEC that queues one. They run on the coordinator thread with the shard parked,
+     * so that a script past busy-reply-threshold can hand the shard thread back to answer -BUSY and SCRIPT KILL.
+     */
+    private boolean needsCoordinator(ClientSession c, CommandSpec spec, byte[][] argv) {
+        if (spec.keyFinder() != null) return spec.keyFinder().keys(argv) == CommandSpec.ALL_KEYS;
+        if (spec != execSpec || !c.inMulti()) return false;
+        for (ClientSession.Queued q : c.queued()) {
+            if (q.spec().keyFinder() != null && q.spec().keyFinder().keys(q.argv()) == CommandSpec.ALL_KEYS) return true;
+        }
+        return false;
+    }
+
+    /**
+     * On the home shard while a busy script holds the data (Redis's processCommand with
+     * isInsideYieldingLongCommand): -BUSY for every command not flagged allow_busy and for SHUTDOWN without
+     * NOSAVE; WATCH, which registers in a shard's watched keys, waits until the script ends. The other
+     * allow_busy commands (MULTI, DISCARD, UNWATCH, RESET, AUTH, HELLO, QUIT, SCRIPT KILL, FUNCTION KILL,
+     * SHUTDOWN NOSAVE) run: they touch only the client's state, and their removals from watched or blocked keys
+     * go through {@link Shard#executeOnData}. Returns true when the request was answered or held back.
+     */
+    private boolean refusedWhileBusy(ClientSession c, CommandSpec spec, byte[][] argv, Shard home, boolean silent) {
+        if (!spec.has(CommandSpec.ALLOW_BUSY) || (spec == shutdownSpec && !hasNoSave(argv))) {
+            reject(c, spec, home, watchdog.busyError(), silent);
+            return true;
+        }
+        if (spec == watchSpec) {
+            if (silent && c.replyMode() != ClientSession.ReplyMode.OFF) c.skipNextReply();
+            c.deferred.addFirst(argv);
+            c.barrierInFlight = true;
+            home.executeOnData(() -> {
+                if (!c.closed) resume(c);
+            });
+            return true;
+        }
+        return false;
+    }
+
+    private static boolean hasNoSave(byte[][] argv) {
+        for (int i = 1; i < argv.length; i++) if (Args.is(argv[i], "nosave")) return true;
+        return false;
+    }
+
+    /**
+     * On a target shard while a busy script holds the data: hops that were on their way are answered -BUSY
+     * without running, except WATCH, which runs once the script has ended (the client waits for it anyway).
+     */
+    private void refuseHopsWhileBusy(Shard target, Shard home, Hop[] batch) {
+        ArrayList<Hop> later = new ArrayList<>();
+        ArrayList<Hop> answered = new ArrayList<>();
+        for (Hop h : batch) {
+            if (h.spec == watchSpec) {
+                later.add(h);
+            } else {
+                h.outcome = new Outcome(Reply.error(watchdog.busyError()), true, null);
+                answered.add(h);
+            }
+        }
+        if (!later.isEmpty()) {
+            Hop[] rest = later.toArray(new Hop[0]);
+            target.executeOnData(() -> runHops(target, home, rest));
+        }
+        if (!answered.isEmpty()) {
+            Hop[] done = answered.toArray(new Hop[0]);
+            home.loop().execute(() -> completeHops(home, done));
+        }
     }
 
     // ---------------------------------------------------------------- CLIENT PAUSE

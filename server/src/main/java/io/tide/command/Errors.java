@@ -250,6 +250,15 @@ public final class Errors {
     public static final String SCRIPT_FLUSH_OPTION = "ERR SCRIPT FLUSH only support SYNC|ASYNC option";
     public static final String SCRIPT_RO_WITH_WRITE_FLAG =
             "ERR Can not execute a script with write flag using *_ro command.";
+    // Busy scripts (SCRIPT KILL, FUNCTION KILL, busy-reply-threshold; io.tide.script.ScriptWatchdog).
+    public static final String BUSY_EVAL =
+            "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.";
+    public static final String BUSY_FUNCTION =
+            "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE.";
+    public static final String UNKILLABLE = "UNKILLABLE Sorry the script already executed write commands against the"
+            + " dataset. You can either wait the script termination or kill the server in a hard way using the"
+            + " SHUTDOWN NOSAVE command.";
+    public static final String SCRIPT_KILLED = "ERR Script killed by user with SCRIPT KILL...";
 
     private Errors() {}
 

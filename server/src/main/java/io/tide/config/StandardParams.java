@@ -50,6 +50,10 @@ final class StandardParams {
                         .description("Largest query buffer of one client.").build(),
                 integer("hz", 0, Integer.MAX_VALUE, "10")
                         .description("Background task frequency per second.").build(),
+                ConfigParam.builder("busy-reply-threshold", Type.LONG).range(0, Long.MAX_VALUE).defaultValue("5000")
+                        .aliases("lua-time-limit")
+                        .description("Milliseconds a script may run before other clients get -BUSY and SCRIPT KILL"
+                                + " / FUNCTION KILL may stop it.").build(),
                 ConfigParam.builder("daemonize", Type.BOOL).defaultValue("no").immutable()
                         .description("Unsupported: only 'no'; use your service manager.").build(),
                 ConfigParam.builder("pidfile", Type.STRING).defaultValue("").immutable()

@@ -58,6 +58,8 @@ public final class LuaEngine {
     private final Rand48 rand = new Rand48();
     private final String version;
     private ScriptRun run;
+    /** Set by {@link Scripting}: busy-reply-threshold and SCRIPT KILL; null for a bare engine. */
+    ScriptWatchdog watchdog;
 
     public LuaEngine(String version) {
         this.version = version;
@@ -482,9 +484,11 @@ public final class LuaEngine {
     /** Runs a compiled script or function body for {@code r}, giving the reply Redis would send. */
     public synchronized Reply execute(LuaValue fn, ScriptRun r, Varargs callArgs) {
         run = r;
-        hook.reset(() -> { });
+        ScriptWatchdog dog = watchdog;
+        hook.reset(dog == null ? () -> { } : () -> dog.check(hook));
         globals.rawset("KEYS", stringArray(r.keys));
         globals.rawset("ARGV", stringArray(r.args));
+        if (dog != null) dog.begin(r);
         try {
             LuaValue result = fn.invoke(callArgs).arg1();
             return ScriptConversions.toReply(result, r.resp);
@@ -493,6 +497,7 @@ public final class LuaEngine {
         } catch (StackOverflowError e) {
             return Reply.error("ERR Error running script: stack overflow script: " + r.name);
         } finally {
+            if (dog != null) dog.end(); // after the script's last data access; before the caller's
             run = null;
             globals.rawset("KEYS", LuaValue.NIL);
             globals.rawset("ARGV", LuaValue.NIL);

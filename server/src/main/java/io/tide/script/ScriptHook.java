@@ -9,7 +9,8 @@ import org.luaj.vm2.lib.DebugLib;
 /**
  * LuaJ's per-instruction hook, used without the debug library's call-stack bookkeeping: it remembers the
  * line of the last instruction run (Redis names it in error lines, even after a tail call) and every few
- * thousand instructions gives {@link #periodic} a chance to stop the script. Confined to the thread running
+ * thousand instructions gives {@link #periodic} ({@link ScriptWatchdog#check}) a chance to mark the script busy
+ * or stop it. Confined to the thread running
  * scripts, apart from the volatile fields it reads.
  */
 final class ScriptHook extends DebugLib {
@@ -18,6 +19,7 @@ final class ScriptHook extends DebugLib {
     private int depth;
     private LuaClosure last;
     private int lastPc;
+    private int interval = 4096;
     private int countdown = 4096;
     private Runnable periodic = () -> { };
 
@@ -25,8 +27,15 @@ final class ScriptHook extends DebugLib {
         depth = 0;
         last = null;
         lastPc = 0;
+        interval = 4096;
         countdown = 4096;
         periodic = check;
+    }
+
+    /** From now until the next reset, the check runs at every instruction (a killed script cannot catch it). */
+    void checkEveryInstruction() {
+        interval = 1;
+        countdown = 1;
     }
 
     @Override
@@ -50,7 +59,7 @@ final class ScriptHook extends DebugLib {
         if (depth > 0) last = frames[depth - 1];
         lastPc = pc;
         if (--countdown <= 0) {
-            countdown = 4096;
+            countdown = interval;
             periodic.run();
         }
     }

@@ -29,6 +29,7 @@ public final class Scripting {
     private final String version;
     private final Map<String, Script> cache = new ConcurrentHashMap<>();
     private volatile LuaEngine engine;
+    private final ScriptWatchdog watchdog = new ScriptWatchdog();
 
     public Scripting(String version) {
         this.version = version;
@@ -39,11 +40,29 @@ public final class Scripting {
         LuaEngine e = engine;
         if (e == null) {
             synchronized (this) {
-                if (engine == null) engine = new LuaEngine(version);
+                if (engine == null) {
+                    LuaEngine created = new LuaEngine(version);
+                    created.watchdog = watchdog;
+                    engine = created;
+                }
                 e = engine;
             }
         }
         return e;
+    }
+
+    /** The running script's busy state: what the dispatcher's -BUSY gate and SCRIPT/FUNCTION KILL consult. */
+    public ScriptWatchdog watchdog() {
+        return watchdog;
+    }
+
+    /**
+     * SCRIPT KILL ({@code function} false) and FUNCTION KILL ({@code function} true): +OK when the busy script
+     * will stop; throws NOTBUSY, UNKILLABLE or -BUSY (a script of the other kind) as Redis does.
+     */
+    public io.tide.protocol.Reply kill(boolean function) {
+        watchdog.kill(function);
+        return io.tide.protocol.Reply.OK;
     }
 
     public Script lookup(String sha) {

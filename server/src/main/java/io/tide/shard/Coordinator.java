@@ -35,10 +35,15 @@ public final class Coordinator {
     private final LinkedBlockingQueue<Op> queue = new LinkedBlockingQueue<>();
     private final Thread thread;
     private volatile boolean closed;
+    /** The shards parked for the current batch and their release latch; coordinator thread only. */
+    private Shard[] parked;
+    private CountDownLatch release;
+    /** See {@link #lend()}. */
+    private volatile boolean lent;
 
     private record Op(Shard[] shards, Runnable body, Runnable onRejected) {}
 
-    Coordinator() {
+    public Coordinator() {
         thread = new Thread(this::loop, "tide-coordinator");
         thread.setDaemon(true);
         thread.start();
@@ -93,36 +98,96 @@ public final class Coordinator {
         while ((left = queue.poll()) != null) left.onRejected.run();
     }
 
-    private static void coordinate(Shard[] shards, List<Op> batch) {
-        CountDownLatch arrived = new CountDownLatch(shards.length);
-        CountDownLatch release = new CountDownLatch(1);
-        try {
-            for (Shard s : shards) {
-                s.loop().execute(() -> {
-                    arrived.countDown();
-                    awaitUninterruptibly(release);
-                });
-            }
-        } catch (RejectedExecutionException e) {
-            release.countDown();
+    private void coordinate(Shard[] shards, List<Op> batch) {
+        if (!park(shards)) {
             for (Op op : batch) op.onRejected.run();
             return;
         }
         try {
-            if (awaitArrival(arrived)) {
-                for (Op op : batch) {
-                    try {
-                        op.body.run();
-                    } catch (RuntimeException e) {
-                        LOG.error("multi-shard operation failed", e);
-                    }
+            for (Op op : batch) {
+                if (release == null) { // lent out and not taken back (shutting down)
+                    op.onRejected.run();
+                    continue;
                 }
-            } else {
-                for (Op op : batch) op.onRejected.run();
+                try {
+                    op.body.run();
+                } catch (RuntimeException e) {
+                    LOG.error("multi-shard operation failed", e);
+                } finally {
+                    if (lent) reclaim(); // an operation must never leave the data lent out
+                }
             }
         } finally {
-            release.countDown();
+            if (release != null) release.countDown();
+            release = null;
+            parked = null;
         }
+    }
+
+    /** Posts a barrier to each shard and waits until all have parked; false (none left parked) on failure. */
+    private boolean park(Shard[] shards) {
+        CountDownLatch arrived = new CountDownLatch(shards.length);
+        CountDownLatch rel = new CountDownLatch(1);
+        try {
+            for (Shard s : shards) {
+                s.loop().execute(() -> {
+                    arrived.countDown();
+                    awaitUninterruptibly(rel);
+                });
+            }
+        } catch (RejectedExecutionException e) {
+            rel.countDown();
+            return false;
+        }
+        if (!awaitArrival(arrived)) {
+            rel.countDown();
+            return false;
+        }
+        parked = shards;
+        release = rel;
+        return true;
+    }
+
+    /**
+     * Called by the operation running on the coordinator thread (a script past {@code busy-reply-threshold}):
+     * releases the parked shards early while the operation keeps the data. From the volatile write of
+     * {@link #lent()} until {@link #reclaim()} the shard threads run their loops but must not touch their data
+     * (databases, blocked and watched keys): they answer -BUSY, skip the cron's data work and postpone data
+     * tasks ({@link Shard#executeOnData}). Does nothing off the coordinator thread or with nothing parked.
+     */
+    public void lend() {
+        if (Thread.currentThread() != thread || release == null || lent) return;
+        lent = true; // published before the release: a shard that runs again sees it
+        release.countDown();
+    }
+
+    /**
+     * Takes the data back after {@link #lend()}: parks the same shards again, then clears {@link #lent()} (the
+     * operation's last data access happens before that write). Called on the coordinator thread; the operation
+     * body may go on touching data afterwards as before. If the shards cannot park (shutdown), the remaining
+     * operations of the batch are rejected.
+     */
+    public void reclaim() {
+        if (Thread.currentThread() != thread || !lent) return;
+        Shard[] shards = parked;
+        release = null;
+        if (!park(shards)) parked = null;
+        lent = false;
+    }
+
+    /** True while a coordinated operation holds the data with the shards released (a busy script). */
+    public boolean lent() {
+        return lent;
+    }
+
+    /** Whether the calling thread is the coordinator's (where scripts run). */
+    public boolean isCoordinatorThread() {
+        return Thread.currentThread() == thread;
+    }
+
+    /** Set by close(): the server is stopping (a busy script stops at its next check). */
+    public boolean closed() {
+        return closed;
     }
 
     private static boolean awaitArrival(CountDownLatch arrived) {

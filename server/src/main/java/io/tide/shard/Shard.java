@@ -15,6 +15,12 @@ import java.util.function.LongSupplier;
  * <p>The shard also runs Redis's {@code serverCron} duties for its slice, {@code hz} times a second:
  * the active expiry cycle (adaptive effort, bounded time), incremental rehash steps and idle-client
  * timeouts.
+ *
+ * <p>Busy scripts: while the coordinator has {@linkplain Coordinator#lend() lent} the data to a script that ran
+ * past {@code busy-reply-threshold}, this thread runs its loop again but must not touch its data (databases,
+ * blocked keys, watched keys): the dispatcher answers -BUSY, the cron skips expiry, field expiry and rehashing,
+ * and tasks that change blocked or watched keys go through {@link #executeOnData}, which postpones them until
+ * the coordinator has taken the data back. See docs/decisions/0006-busy-scripts.md.
  */
 public final class Shard {
 
@@ -24,6 +30,8 @@ public final class Shard {
     private final ShardStats stats = new ShardStats();
     private final BlockedKeys blocking = new BlockedKeys();
     private final WatchedKeys watched = new WatchedKeys();
+
+    private Coordinator coordinator;
 
     public Shard(int id, EventLoop loop, int databases) {
         this.id = id;
@@ -53,6 +61,32 @@ public final class Shard {
     /** The cron frequency actually used for a configured {@code hz}: clamped to 1..500, as Redis does. */
     public static int effectiveHz(int configured) {
         return Math.max(1, Math.min(500, configured));
+    }
+
+    /** Set once by {@link ShardSet} before the server starts. */
+    void coordinator(Coordinator c) { coordinator = c; }
+
+    /** True while a busy script holds the data and this thread must not touch it. */
+    public boolean dataLent() {
+        Coordinator c = coordinator;
+        return c != null && c.lent();
+    }
+
+    /**
+     * Runs {@code task}, which touches this shard's data (blocked or watched keys), on this shard's thread once no
+     * busy script holds the data; tasks postponed this way keep their order among themselves only loosely (they
+     * are retried every millisecond), which is enough for the removals that use it.
+     */
+    public void executeOnData(Runnable task) {
+        loop.execute(() -> runOnData(task));
+    }
+
+    private void runOnData(Runnable task) {
+        if (dataLent() && !loop.isShuttingDown()) {
+            loop.schedule(() -> runOnData(task), 1, TimeUnit.MILLISECONDS);
+            return;
+        }
+        task.run();
     }
 
     public int id() { return id; }
@@ -91,7 +125,7 @@ public final class Shard {
         loop.schedule(() -> {
             try {
                 stats.sample(clock.getAsLong());
-                cronTick(periodMicros, effort.getAsInt(), clock);
+                if (!dataLent()) cronTick(periodMicros, effort.getAsInt(), clock);
                 extra.run();
             } finally {
                 if (!loop.isShuttingDown()) {

@@ -20,7 +20,9 @@ public final class ShardSet {
         for (int slot = 0; slot < SLOTS; slot++) {
             slotToShard[slot] = (int) ((long) slot * shards.length / SLOTS);
         }
-        this.coordinator = shards.length > 1 ? new Coordinator() : null;
+        // Also with one shard: scripts run there so the shard thread stays free to answer -BUSY (decision 0006).
+        this.coordinator = new Coordinator();
+        for (Shard s : this.shards) s.coordinator(coordinator);
     }
 
     public int size() { return shards.length; }
@@ -37,6 +39,6 @@ public final class ShardSet {
     }
 
     public void close() {
-        if (coordinator != null) coordinator.close();
+        coordinator.close();
     }
 }

@@ -121,8 +121,9 @@ public final class ScriptCommands {
         return Reply.OK;
     }
 
+    /** Runs on the caller's home shard while the busy script holds the data; it only sets the kill flag. */
     private static Reply scriptKill(CommandContext ctx, byte[][] argv) {
-        throw Errors.error(Errors.NOTBUSY);
+        return scripting(ctx).kill(false);
     }
 
     private static Reply scriptHelp(CommandContext ctx, byte[][] argv) {
