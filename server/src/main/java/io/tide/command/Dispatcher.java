@@ -463,6 +463,13 @@ public final class Dispatcher {
      * go through {@link Shard#executeOnData}. Returns true when the request was answered or held back.
      */
     private boolean refusedWhileBusy(ClientSession c, CommandSpec spec, byte[][] argv, Shard home, boolean silent) {
+        if (spec == execSpec && c.inMulti()) { // Redis's rejectCommand: execCommandAbort discards the transaction
+            spec.stats(home.id()).rejectedCalls++;
+            c.endMulti();
+            c.unwatchFromHome();
+            c.reply(Reply.error(Errors.EXECABORT_BECAUSE + watchdog.busyError()), silent);
+            return true;
+        }
         if (!spec.has(CommandSpec.ALLOW_BUSY) || (spec == shutdownSpec && !hasNoSave(argv))) {
             reject(c, spec, home, watchdog.busyError(), silent);
             return true;

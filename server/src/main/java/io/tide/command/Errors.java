@@ -259,6 +259,8 @@ public final class Errors {
             + " dataset. You can either wait the script termination or kill the server in a hard way using the"
             + " SHUTDOWN NOSAVE command.";
     public static final String SCRIPT_KILLED = "ERR Script killed by user with SCRIPT KILL...";
+    /** Followed by the refusal without its dash: EXEC refused while busy (Redis's execCommandAbort). */
+    public static final String EXECABORT_BECAUSE = "EXECABORT Transaction discarded because of: ";
 
     private Errors() {}
 

@@ -166,7 +166,10 @@ class BusyScriptTest {
         startBusy(runner, other, LOOP);
         assertThat(other.call("MULTI")).isEqualTo("+OK\r\n");
         assertThat(other.call("SET", "busy:t", "1")).isEqualTo(BUSY);
-        assertThat(other.call("EXEC")).isEqualTo(BUSY);
+        assertThat(other.call("EXEC")).isEqualTo("-EXECABORT Transaction discarded because of: " + Errors.BUSY_EVAL
+                + "\r\n");
+        assertThat(other.call("DISCARD")).isEqualTo("-ERR DISCARD without MULTI\r\n");
+        assertThat(other.call("MULTI")).isEqualTo("+OK\r\n");
         assertThat(other.call("DISCARD")).isEqualTo("+OK\r\n");
         assertThat(other.call("UNWATCH")).isEqualTo("+OK\r\n");
         assertThat(other.call("SCRIPT", "KILL")).isEqualTo("+OK\r\n");
