@@ -26,6 +26,13 @@ import org.slf4j.LoggerFactory;
  * parking the shards is paid once per batch instead of once per command. A client never has two
  * operations in the queue: the dispatcher holds its next requests until the reply is back.
  * See docs/decisions/0002-multi-shard-atomicity.md.
+ *
+ * <p>Busy scripts. Scripts always run here (with one shard too). A script that runs past
+ * {@code busy-reply-threshold} calls {@link #lend()}: the shards are released early while the script keeps
+ * the data, and until {@link #reclaim()} (the script's end, before its caller touches data again) the shard
+ * threads answer -BUSY and leave their data alone. Exactly one side owns the data at any time: the volatile
+ * {@code lent} is written before the release and after the re-park. Operations queued meanwhile wait for
+ * the next barrier. See docs/decisions/0006-busy-scripts.md.
  */
 public final class Coordinator {
 
