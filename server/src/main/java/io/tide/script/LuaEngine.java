@@ -59,7 +59,7 @@ public final class LuaEngine {
      * What library code sees as its globals: during FUNCTION LOAD only {@link #loadApi}'s names, afterwards
      * (when its functions run) the script globals; writes fail either way.
      */
-    private final LuaTable functionEnv = new LuaTable();
+    private final Globals functionEnv = new Globals();
     private LuaTable loadApi;
     private final Rand48 rand = new Rand48();
     private final String version;
@@ -113,6 +113,7 @@ public final class LuaEngine {
         });
         fmeta.rawset(LuaValue.NEWINDEX, meta.rawget(LuaValue.NEWINDEX));
         functionEnv.setmetatable(fmeta);
+        functionEnv.debuglib = hook;
         env.debuglib = hook;
         // LuaJ appends a traceback to error messages when a debug hook is installed, unless the running
         // thread has an error function: this one leaves them as they are.
@@ -124,6 +125,7 @@ public final class LuaEngine {
             }
         };
         globals.rawset("_G", env);
+        functionEnv.running = env.running;
     }
 
     /** An error raised by the runtime, with Lua's "source:line:" prefix (LuaJ's own prefix differs). */
@@ -590,7 +592,16 @@ public final class LuaEngine {
             api.rawset(name, redis.rawget(name));
         }
         LuaTable apiMeta = new LuaTable();
-        apiMeta.rawset(LuaValue.INDEX, api);
+        apiMeta.rawset(LuaValue.INDEX, new TwoArgFunction() {
+            @Override
+            public LuaValue call(LuaValue t, LuaValue k) {
+                LuaValue v = api.rawget(k);
+                if (v.isnil()) {
+                    throw positioned("Script attempted to access nonexistent global variable '" + k.tojstring() + "'");
+                }
+                return v;
+            }
+        });
         apiMeta.rawset(LuaValue.NEWINDEX, ((LuaTable) env.getmetatable()).rawget(LuaValue.NEWINDEX));
         LuaTable readOnlyRedis = new LuaTable();
         readOnlyRedis.setmetatable(apiMeta);
