@@ -283,7 +283,7 @@ public final class LuaEngine {
             public Varargs invoke(Varargs a) {
                 if (a.narg() != 1 || a.type(1) != LuaValue.TSTRING) return errorTable("ERR wrong number or type of arguments");
                 String msg = a.arg1().tojstring();
-                return errorTable(msg.startsWith("-") ? errorBuffer(msg) : "ERR " + msg.strip());
+                return errorTable(errorBuffer(msg.startsWith("-") ? msg : "-" + msg)); // Redis adds the dash
             }
         });
         r.rawset("status_reply", new VarArgFunction() {

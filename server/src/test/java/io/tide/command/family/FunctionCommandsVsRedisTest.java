@@ -148,6 +148,7 @@ class FunctionCommandsVsRedisTest extends VsRedis {
         same("HSET", k("h"), "f", "v");
         same("FCALL", "f10", "1", k("h"));
         same("FCALL", "f11", "0");
+        same("EVAL", "return redis.error_reply('MY err')", "0");
         same("FCALL", "nope", "0");
         same("FCALL", "f1", "x");
         same("FCALL", "f1", "3", "a");
