@@ -245,4 +245,23 @@ class BlockingTest {
             assertThat(f.get(10, TimeUnit.SECONDS)).isNull();
         }
     }
+
+    @Test
+    void swapdb_wakesClientsBlockedOnKeysThatNowHoldData() throws Exception {
+        try (Jedis admin = jedis()) {
+            admin.select(1);
+            admin.rpush("swapped", "from-db1");
+            admin.select(0);
+            admin.del("swapped");
+            Future<List<String>> popped = pool.submit(() -> {
+                try (Jedis j = jedis()) {
+                    return j.blpop(0, "swapped");
+                }
+            });
+            awaitBlocked(admin, 1);
+            admin.swapDB(0, 1);
+            assertThat(popped.get(10, TimeUnit.SECONDS)).containsExactly("swapped", "from-db1");
+            admin.swapDB(0, 1);
+        }
+    }
 }

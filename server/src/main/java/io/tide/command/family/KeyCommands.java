@@ -510,6 +510,9 @@ public final class KeyCommands {
                 s.watched().touchAll(a, key -> da.exists(key, now) || dbb.exists(key, now));
                 s.watched().touchAll(b, key -> da.exists(key, now) || dbb.exists(key, now));
                 da.swapContents(dbb);
+                // Clients blocked on keys of either database may now find data (Redis's scanDatabaseForReadyKeys).
+                s.blocking().signalDb(a);
+                s.blocking().signalDb(b);
             }
         }
         return Reply.OK;
