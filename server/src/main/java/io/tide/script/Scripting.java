@@ -30,6 +30,7 @@ public final class Scripting {
     private final Map<String, Script> cache = new ConcurrentHashMap<>();
     private volatile LuaEngine engine;
     private final ScriptWatchdog watchdog = new ScriptWatchdog();
+    private final FunctionLibraries functions = new FunctionLibraries(this);
 
     public Scripting(String version) {
         this.version = version;
@@ -63,6 +64,11 @@ public final class Scripting {
     public io.tide.protocol.Reply kill(boolean function) {
         watchdog.kill(function);
         return io.tide.protocol.Reply.OK;
+    }
+
+    /** The libraries FUNCTION LOAD registered. */
+    public FunctionLibraries functions() {
+        return functions;
     }
 
     public Script lookup(String sha) {

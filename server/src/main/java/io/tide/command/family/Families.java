@@ -24,5 +24,6 @@ public final class Families {
         SortCommands.register(table);
         TransactionCommands.register(table);
         ScriptCommands.register(table);
+        FunctionCommands.register(table);
     }
 }

@@ -223,4 +223,24 @@ class BusyScriptTest {
         assertThat(other.call("SET", "busy:watched", "1")).isEqualTo("+QUEUED\r\n");
         assertThat(other.call("EXEC")).isEqualTo("*1\r\n+OK\r\n");
     }
+
+    @Test
+    void busyFunction_functionKillEndsIt_scriptKillRefused() throws Exception {
+        String lib = "#!lua name=busylib" + shards + "\nredis.register_function('spin', function(keys, args)"
+                + " local i = 0 while true do i = i + 1 end end)";
+        assertThat(other.call("FUNCTION", "LOAD", "REPLACE", lib)).isEqualTo("$8\r\nbusylib" + shards + "\r\n");
+        runner.sendCommand("FCALL", "spin", "0");
+        String busyFunction = "-" + Errors.BUSY_FUNCTION + "\r\n";
+        long deadline = System.currentTimeMillis() + 10_000;
+        while (!other.call("PING").equals(busyFunction)) {
+            if (System.currentTimeMillis() > deadline) throw new AssertionError("function never became busy");
+            Thread.sleep(20);
+        }
+        assertThat(other.call("GET", "busy:f")).isEqualTo(busyFunction);
+        assertThat(other.call("SCRIPT", "KILL")).isEqualTo(busyFunction);
+        assertThat(other.call("FUNCTION", "KILL")).isEqualTo("+OK\r\n");
+        assertThat(runner.readReply()).startsWith("-ERR Script killed by user with SCRIPT KILL...");
+        assertThat(other.call("FUNCTION", "KILL")).isEqualTo("-" + Errors.NOTBUSY + "\r\n");
+        assertThat(other.call("FUNCTION", "DELETE", "busylib" + shards)).isEqualTo("+OK\r\n");
+    }
 }
