@@ -1,6 +1,8 @@
 package io.tide.command;
 
 import io.tide.protocol.Reply;
+import io.tide.pubsub.PubSub;
+import io.tide.pubsub.Subscriber;
 import io.tide.shard.Shard;
 import java.util.ArrayDeque;
 
@@ -45,6 +47,8 @@ public final class ClientSession {
     boolean barrierInFlight;
     /** The blocking command this client is parked on, or null. */
     BlockedCommand blockedOn;
+    /** Pub/sub state, created by the first subscription. */
+    private Subscriber subscriber;
 
     public ClientSession(long id, ClientConnection connection, Shard home, boolean authenticated, long nowMs) {
         this.id = id;
@@ -177,12 +181,61 @@ public final class ClientSession {
         }
     }
 
+    /** This client's pub/sub side, created on first use. */
+    public Subscriber subscriber(PubSub registry) {
+        if (subscriber == null) subscriber = new Subscriber(registry, home.loop(), new SubscriberSink());
+        return subscriber;
+    }
+
+    /** The pub/sub side if the client ever subscribed, else null. */
+    public Subscriber subscriberOrNull() {
+        return subscriber;
+    }
+
+    /** Whether the client has an active subscription (RESP2 subscribe mode; the pubsub output class). */
+    public boolean inPubSubMode() {
+        return subscriber != null && subscriber.active();
+    }
+
     /** Called by the network layer when the connection is gone. */
     public void markClosed() {
         closed = true;
+        if (subscriber != null) subscriber.unsubscribeAll();
         if (blockedOn != null) blockedOn.cancel(null);
         pending.clear();
         deferred.clear();
+    }
+
+    /** Delivery of pub/sub messages into this client's connection, on its home thread. */
+    private final class SubscriberSink implements Subscriber.Sink {
+        @Override
+        public void write(Reply r) {
+            if (!closed) connection.write(r, protocol);
+        }
+
+        @Override
+        public void flush() {
+            connection.flush();
+        }
+
+        @Override
+        public boolean isClosed() {
+            return closed;
+        }
+
+        @Override
+        public long outputBytes() {
+            return connection.outputBufferBytes();
+        }
+
+        @Override
+        public void closeForLimit(long bytes) {
+            org.slf4j.LoggerFactory.getLogger(ClientSession.class).warn(
+                    "Client id={} addr={} closed for overcoming of output buffer limits ({} bytes).", id,
+                    connection.remoteAddress(), bytes);
+            markClosed();
+            connection.close();
+        }
     }
 
     /** A place in the reply order. */

@@ -99,6 +99,11 @@ public final class Dispatcher {
             reject(c, spec, home, Errors.NOAUTH, silent);
             return;
         }
+        if (c.protocol == 2 && c.inPubSubMode() && !allowedInSubscribeMode(spec)) {
+            reject(c, spec, home, Errors.PUBSUB_CONTEXT_PREFIX + spec.fullName() + Errors.PUBSUB_CONTEXT_SUFFIX,
+                    silent);
+            return;
+        }
         c.lastCommand = spec.fullName();
         home.stats().commandsProcessed++; // as Redis's total_commands_processed: commands that get to run
 
@@ -366,6 +371,15 @@ public final class Dispatcher {
         w.served();
         w.unregister();
         w.client.home().loop().execute(() -> w.deliver(o.reply));
+    }
+
+    /** RESP2 subscribe mode lets only these through, as Redis's processCommand. */
+    private static boolean allowedInSubscribeMode(CommandSpec spec) {
+        return switch (spec.fullName()) {
+            case "ping", "subscribe", "ssubscribe", "unsubscribe", "sunsubscribe", "psubscribe", "punsubscribe",
+                 "quit", "reset" -> true;
+            default -> false;
+        };
     }
 
     private static long maskOf(Shard[] involved) {

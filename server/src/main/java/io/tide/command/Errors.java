@@ -235,6 +235,11 @@ public final class Errors {
     /** Followed by the command name as the client typed it. */
     public static final String GEO_BY = "ERR exactly one of BYRADIUS and BYBOX can be specified for ";
 
+    // Pub/sub, keyspace notifications, client tracking, MONITOR
+    public static final String PUBSUB_CONTEXT_PREFIX = "ERR Can't execute '";
+    public static final String PUBSUB_CONTEXT_SUFFIX =
+            "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context";
+
     private Errors() {}
 
     public static CommandException error(String line) {

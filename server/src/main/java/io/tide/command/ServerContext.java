@@ -1,6 +1,7 @@
 package io.tide.command;
 
 import io.tide.config.ConfigRegistry;
+import io.tide.pubsub.PubSub;
 import io.tide.shard.ShardSet;
 import io.tide.store.EncodingLimits;
 import java.security.SecureRandom;
@@ -31,6 +32,7 @@ public final class ServerContext {
     private volatile int tcpPort;
     private volatile Runnable shutdownRequest = () -> { };
     private volatile EncodingLimits limits;
+    private final PubSub pubSub = new PubSub();
 
     public ServerContext(ConfigRegistry config, CommandTable table, ShardSet shards, String version, String ioDriver) {
         this.config = config;
@@ -42,6 +44,8 @@ public final class ServerContext {
         new SecureRandom().nextBytes(r);
         this.runId = HexFormat.of().formatHex(r);
         bindLimits();
+        pubSub.limits(config.get("client-output-buffer-limit"));
+        config.onChange("client-output-buffer-limit", v -> pubSub.limits(config.get("client-output-buffer-limit")));
     }
 
     /** Keeps {@link #limits()} equal to the encoding parameters, now and after every CONFIG SET. */
@@ -78,6 +82,8 @@ public final class ServerContext {
     /** Collection encoding thresholds, kept current with CONFIG SET. */
     public EncodingLimits limits() { return limits; }
     public CommandTable table() { return table; }
+    /** The pub/sub registry shared by every shard. */
+    public PubSub pubSub() { return pubSub; }
     public ShardSet shards() { return shards; }
     public Map<Long, ClientSession> clients() { return clients; }
     public long nextClientId() { return nextClientId.getAndIncrement(); }

@@ -278,12 +278,17 @@ public final class ClientCommands {
         sb.append(" idle=").append(Math.max(0, (nowMs - s.lastInteractionMs()) / 1000));
         sb.append(" flags=");
         int flagsAt = sb.length();
+        if (s.inPubSubMode()) sb.append('P');
         if (s.isBlocked()) sb.append('b');
         if (s.noEvict()) sb.append('e');
         if (s.noTouch()) sb.append('T');
         if (sb.length() == flagsAt) sb.append('N');
         sb.append(" db=").append(s.db());
-        sb.append(" sub=0 psub=0 ssub=0 multi=-1");
+        io.tide.pubsub.Subscriber sub = s.subscriberOrNull();
+        sb.append(" sub=").append(sub == null ? 0 : sub.count(io.tide.pubsub.PubSub.Kind.CHANNEL));
+        sb.append(" psub=").append(sub == null ? 0 : sub.count(io.tide.pubsub.PubSub.Kind.PATTERN));
+        sb.append(" ssub=").append(sub == null ? 0 : sub.count(io.tide.pubsub.PubSub.Kind.SHARD));
+        sb.append(" multi=-1");
         sb.append(" multi-mem=0");
         long obl = conn.replyBufferBytes();
         long total = conn.outputBufferBytes();

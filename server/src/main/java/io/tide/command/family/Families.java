@@ -22,5 +22,6 @@ public final class Families {
         ZSetCommands.register(table);
         GeoCommands.register(table);
         SortCommands.register(table);
+        PubSubCommands.register(table);
     }
 }
