@@ -4,7 +4,10 @@ import io.tide.protocol.Reply;
 import io.tide.pubsub.PubSub;
 import io.tide.pubsub.Subscriber;
 import io.tide.shard.Shard;
+import io.tide.shard.WatchedKeys;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * One client connection's state: selected database, protocol version, name, auth, flags, and the
@@ -19,6 +22,7 @@ public final class ClientSession {
     private final long id;
     private final ClientConnection connection;
     private final Shard home;
+    private final io.tide.shard.ShardSet shards;
     private final long createdAtMs;
 
     int db;
@@ -49,9 +53,20 @@ public final class ClientSession {
     BlockedCommand blockedOn;
     /** Pub/sub state, created by the first subscription. */
     private Subscriber subscriber;
+    /** Commands queued since MULTI, or null outside a transaction. */
+    private ArrayList<Queued> multi;
+    /** A command was rejected while queueing: EXEC answers EXECABORT. */
+    private boolean multiFailed;
+    /** The keys this client WATCHes, or null. */
+    private WatchedKeys.Watch watch;
 
-    public ClientSession(long id, ClientConnection connection, Shard home, boolean authenticated, long nowMs) {
+    /** A command queued inside MULTI, already checked (name, arity, auth). */
+    public record Queued(CommandSpec spec, byte[][] argv) {}
+
+    public ClientSession(long id, ClientConnection connection, Shard home, io.tide.shard.ShardSet shards,
+                         boolean authenticated, long nowMs) {
         this.id = id;
+        this.shards = shards;
         this.connection = connection;
         this.home = home;
         this.authenticated = authenticated;
@@ -95,6 +110,28 @@ public final class ClientSession {
     public boolean isClosed() { return closed; }
     public int pendingReplies() { return pending.size(); }
     public int deferredRequests() { return deferred.size(); }
+    /** Whether MULTI was called and neither EXEC nor DISCARD yet. */
+    public boolean inMulti() { return multi != null; }
+    public void startMulti() {
+        multi = new ArrayList<>();
+        multiFailed = false;
+    }
+    /** The queued commands; the transaction ends (EXEC, DISCARD, RESET). */
+    public List<Queued> endMulti() {
+        List<Queued> q = multi;
+        multi = null;
+        multiFailed = false;
+        return q;
+    }
+    List<Queued> queued() { return multi; }
+    void queue(CommandSpec spec, byte[][] argv) { multi.add(new Queued(spec, argv)); }
+    /** Redis's flagTransaction: an error while queueing makes EXEC fail. */
+    void failMulti() { if (multi != null) multiFailed = true; }
+    public boolean multiFailed() { return multiFailed; }
+    /** The client's WATCH state, or null when it watches nothing. */
+    public WatchedKeys.Watch watch() { return watch; }
+    public void watch(WatchedKeys.Watch w) { watch = w; }
+
     /** Whether the client is parked by a blocking command (INFO blocked_clients, CLIENT LIST flag b). */
     public boolean isBlocked() { return blockedOn != null; }
 
@@ -202,6 +239,8 @@ public final class ClientSession {
         closed = true;
         if (subscriber != null) subscriber.unsubscribeAll();
         if (blockedOn != null) blockedOn.cancel(null);
+        multi = null;
+        unwatchFromHome();
         pending.clear();
         deferred.clear();
     }
@@ -235,6 +274,20 @@ public final class ClientSession {
                     connection.remoteAddress(), bytes);
             markClosed();
             connection.close();
+        }
+    }
+
+    /**
+     * Forgets the watched keys, from the home shard: the removals are posted to the keys' shards (the watch
+     * object is dropped here, so a late touch only marks a state nobody reads).
+     */
+    public void unwatchFromHome() {
+        WatchedKeys.Watch w = watch;
+        if (w == null) return;
+        watch = null;
+        for (io.tide.shard.BlockedKeys.DbKey k : w.keys) {
+            io.tide.shard.Shard s = shards.shardOf(k.key());
+            s.loop().execute(() -> s.watched().remove(w, k));
         }
     }
 

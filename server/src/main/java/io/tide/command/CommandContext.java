@@ -81,6 +81,52 @@ public final class CommandContext {
         return r;
     }
 
+    /**
+     * Runs another command inside the current one (EXEC's queued commands, a script's {@code redis.call}):
+     * same client, database, clock and parked shards; blocking commands answer as on timeout. The caller has
+     * checked arity and that the command's keys are reachable from here (all shards for scripts). A command
+     * error comes back as an error reply; anything else propagates.
+     */
+    public Reply call(CommandSpec spec, byte[][] argv) {
+        boolean couldBlock = mayBlock;
+        mayBlock = false;
+        try {
+            Reply r = spec.handler().execute(this, argv);
+            touchWritten(spec, argv);
+            return r;
+        } catch (CommandException e) {
+            return Reply.error(e.getMessage());
+        } finally {
+            blockRequest = null;
+            mayBlock = couldBlock;
+        }
+    }
+
+    /**
+     * After a write command succeeded: marks the WATCHes of its keys dirty (Redis's signalModifiedKey). A
+     * write that changed nothing (SET NX on an existing key) touches too: such a transaction fails where
+     * Redis's would run, never the other way round.
+     */
+    void touchWritten(CommandSpec spec, byte[][] argv) {
+        if (!spec.has(CommandSpec.WRITE)) return;
+        if (spec.keyFinder() != null) {
+            byte[][] keys = spec.keyFinder().keys(argv);
+            for (byte[] key : keys) shardOf(key).watched().touch(dbIndex, key);
+            return;
+        }
+        if (spec.firstKey() <= 0) return;
+        int last = Math.min(spec.lastKeyIndex(argv.length), argv.length - 1);
+        for (int i = spec.firstKey(); i <= last; i += spec.keyStep()) {
+            Shard s = shardOf(argv[i]);
+            if (!s.watched().isEmpty()) s.watched().touch(dbIndex, argv[i]);
+        }
+    }
+
+    /** Follows a SELECT run through {@link #call}: later calls use the client's new database. */
+    public void selectDb(int index) {
+        dbIndex = index;
+    }
+
     /** Whether this run is a parked command's retry (a {@link #block} call then means "keep waiting"). */
     public boolean isRetry() {
         return retry;

@@ -34,6 +34,7 @@ public final class Dispatcher {
     private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);
     /** Deferred requests beyond which the client's socket stops being read until they drain. */
     private static final int DEFER_PAUSE_THRESHOLD = 4096;
+    private static final Reply QUEUED = Reply.simple("QUEUED");
 
     private final ServerContext server;
     private final CommandTable table;
@@ -43,6 +44,12 @@ public final class Dispatcher {
     private final boolean single;
     /** Per home shard: hops gathered during the current loop iteration. */
     private final Outbox[] outboxes;
+    private final CommandSpec execSpec;
+    private final CommandSpec watchSpec;
+    private final CommandSpec multiSpec;
+    private final CommandSpec discardSpec;
+    private final CommandSpec quitSpec;
+    private final CommandSpec resetSpec;
 
     public Dispatcher(ServerContext server) {
         this.server = server;
@@ -54,6 +61,16 @@ public final class Dispatcher {
         this.coordinatorContext = new CommandContext(server);
         this.outboxes = new Outbox[shards.size()];
         for (int i = 0; i < outboxes.length; i++) outboxes[i] = new Outbox(shards.get(i));
+        this.execSpec = spec("exec");
+        this.watchSpec = spec("watch");
+        this.multiSpec = spec("multi");
+        this.discardSpec = spec("discard");
+        this.quitSpec = spec("quit");
+        this.resetSpec = spec("reset");
+    }
+
+    private CommandSpec spec(String name) {
+        return table.lookup(name.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
     }
 
     /** Handles one request on the client's home shard thread. */
@@ -75,6 +92,7 @@ public final class Dispatcher {
 
         CommandSpec spec = table.lookup(argv[0]);
         if (spec == null) {
+            c.failMulti();
             c.reply(Reply.error(Errors.unknownCommand(argv)), silent);
             return;
         }
@@ -104,6 +122,17 @@ public final class Dispatcher {
                     silent);
             return;
         }
+        if (c.inMulti()) {
+            if (spec.has(CommandSpec.NO_MULTI)) {
+                reject(c, spec, home, Errors.NOT_IN_MULTI, silent);
+                return;
+            }
+            if (!runsInsideMulti(spec)) {
+                c.queue(spec, argv);
+                c.reply(QUEUED, silent);
+                return;
+            }
+        }
         c.lastCommand = spec.fullName();
         home.stats().commandsProcessed++; // as Redis's total_commands_processed: commands that get to run
 
@@ -117,7 +146,14 @@ public final class Dispatcher {
         }
         Shard target = null;
         long involved = 0;
-        if (spec.keyFinder() != null) {
+        if (spec == execSpec && c.inMulti()) {
+            involved = execShards(c);
+            if (involved == -1L) {
+                runCoordinated(c, spec, argv, shards.all(), silent);
+                return;
+            }
+            if (involved != 0) target = shards.get(Long.numberOfTrailingZeros(involved));
+        } else if (spec.keyFinder() != null) {
             byte[][] keys = spec.keyFinder().keys(argv);
             if (keys == CommandSpec.ALL_KEYS) {
                 runCoordinated(c, spec, argv, shards.all(), silent);
@@ -176,8 +212,9 @@ public final class Dispatcher {
 
     private void hop(ClientSession c, CommandSpec spec, byte[][] argv, Shard target, boolean silent) {
         Hop h = new Hop(c, spec, argv, c.reserve(silent), c.db, c.noTouch);
-        if (spec.has(CommandSpec.BLOCKING)) {
-            // Like Redis, a client's later requests wait until its blocking command has been answered.
+        if (spec.has(CommandSpec.BLOCKING) || spec == execSpec || spec == watchSpec) {
+            // Like Redis, a client's later requests wait until its blocking command has been answered; EXEC
+            // and WATCH change the client's transaction state where they run, so the next request waits too.
             h.barrier = true;
             c.barrierInFlight = true;
         }
@@ -272,6 +309,7 @@ public final class Dispatcher {
         try {
             Reply r = spec.handler().execute(ctx, argv);
             BlockRequest b = ctx.takeBlockRequest();
+            if (b == null) ctx.touchWritten(spec, argv);
             return new Outcome(r, false, b);
         } catch (CommandException e) {
             ctx.takeBlockRequest();
@@ -395,7 +433,44 @@ public final class Dispatcher {
         if (o.failed) st.failedCalls++;
     }
 
+    /** MULTI, EXEC, DISCARD, WATCH, QUIT and RESET run at once inside MULTI; everything else is queued. */
+    private boolean runsInsideMulti(CommandSpec spec) {
+        return spec == execSpec || spec == watchSpec || spec == multiSpec || spec == discardSpec
+                || spec == quitSpec || spec == resetSpec;
+    }
+
+    /** The shards EXEC needs parked: those of its queued commands and watched keys; -1 for all of them. */
+    private long execShards(ClientSession c) {
+        long mask = 0;
+        for (ClientSession.Queued q : c.queued()) {
+            long m = routeMask(q.spec(), q.argv());
+            if (m == -1L) return -1L;
+            mask |= m;
+        }
+        io.tide.shard.WatchedKeys.Watch w = c.watch();
+        if (w != null) {
+            for (BlockedKeys.DbKey k : w.keys) mask |= 1L << shards.shardOf(k.key()).id();
+        }
+        return mask;
+    }
+
+    /** The shards a command's keys live on, as a mask; -1 when it needs every shard; 0 without keys. */
+    private long routeMask(CommandSpec spec, byte[][] argv) {
+        if (spec.has(CommandSpec.ALL_SHARDS)) return -1L;
+        long mask = 0;
+        if (spec.keyFinder() != null) {
+            byte[][] keys = spec.keyFinder().keys(argv);
+            if (keys == CommandSpec.ALL_KEYS) return -1L;
+            for (byte[] k : keys) mask |= 1L << shards.shardOf(k).id();
+        } else if (spec.hasKeys() && argv.length > spec.firstKey()) {
+            int last = Math.min(spec.lastKeyIndex(argv.length), argv.length - 1);
+            for (int i = spec.firstKey(); i <= last; i += spec.keyStep()) mask |= 1L << shards.shardOf(argv[i]).id();
+        }
+        return mask;
+    }
+
     private void reject(ClientSession c, CommandSpec spec, Shard home, String error, boolean silent) {
+        c.failMulti();
         spec.stats(home.id()).rejectedCalls++;
         c.reply(Reply.error(error), silent);
     }

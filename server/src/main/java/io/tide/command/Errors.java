@@ -15,6 +15,12 @@ public final class Errors {
     public static final String TIMEOUT_NOT_INTEGER = "ERR timeout is not an integer or out of range";
     public static final String TIMEOUT_NEGATIVE = "ERR timeout is negative";
     public static final String TIMEOUT_OUT_OF_RANGE = "ERR timeout is out of range";
+    public static final String MULTI_NESTED = "ERR MULTI calls can not be nested";
+    public static final String EXEC_WITHOUT_MULTI = "ERR EXEC without MULTI";
+    public static final String DISCARD_WITHOUT_MULTI = "ERR DISCARD without MULTI";
+    public static final String WATCH_IN_MULTI = "ERR WATCH inside MULTI is not allowed";
+    public static final String EXECABORT = "EXECABORT Transaction discarded because of previous errors.";
+    public static final String NOT_IN_MULTI = "ERR Command not allowed inside a transaction";
     public static final String SORT_NOT_DOUBLE = "ERR One or more scores can't be converted into double";
     public static final String OVERFLOW = "ERR increment or decrement would overflow";
     public static final String INCR_NAN_OR_INF = "ERR increment would produce NaN or Infinity";

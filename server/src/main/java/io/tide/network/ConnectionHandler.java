@@ -64,7 +64,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
         if (channel instanceof UnixChannel u && u.fd() != null) fd = u.fd().intValue();
         server.connectionsReceived().incrementAndGet();
         boolean needsAuth = !server.config().get("requirepass").isEmpty();
-        session = new ClientSession(server.nextClientId(), this, home, !needsAuth, System.currentTimeMillis());
+        session = new ClientSession(server.nextClientId(), this, home, server.shards(), !needsAuth, System.currentTimeMillis());
         if (server.clients().size() >= server.config().getInt("maxclients")) {
             server.rejectedConnections().incrementAndGet();
             ByteBuf b = ctx.alloc().buffer();

@@ -23,6 +23,7 @@ public final class Shard {
     private final Database[] dbs;
     private final ShardStats stats = new ShardStats();
     private final BlockedKeys blocking = new BlockedKeys();
+    private final WatchedKeys watched = new WatchedKeys();
 
     public Shard(int id, EventLoop loop, int databases) {
         this.id = id;
@@ -30,7 +31,10 @@ public final class Shard {
         this.dbs = new Database[databases];
         for (int i = 0; i < databases; i++) {
             Database d = new Database(i);
-            d.setExpiryListener((db, key, value) -> stats.expiredKeys++);
+            d.setExpiryListener((db, key, value) -> {
+                stats.expiredKeys++;
+                watched.touch(db.id(), key);
+            });
             d.setKeyEventListener(new KeyEventListener() {
                 @Override
                 public void added(Database db, byte[] key) {
@@ -58,6 +62,8 @@ public final class Shard {
     public ShardStats stats() { return stats; }
     /** The clients blocked on this shard's keys, and the keys signalled ready for them. */
     public BlockedKeys blocking() { return blocking; }
+    /** The keys of this shard that clients WATCH. */
+    public WatchedKeys watched() { return watched; }
     /**
      * Runs {@code task} on this shard's thread once the current event-loop iteration has processed its
      * I/O and tasks (Netty's tail tasks); called from this shard's thread.

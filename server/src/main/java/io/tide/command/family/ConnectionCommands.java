@@ -58,6 +58,8 @@ public final class ConnectionCommands {
     static Reply reset(CommandContext ctx, byte[][] argv) {
         ClientSession c = ctx.client();
         if (c.subscriberOrNull() != null) c.subscriberOrNull().unsubscribeAll();
+        if (c.inMulti()) c.endMulti();
+        c.unwatchFromHome();
         c.selectDb(0);
         c.protocol(2);
         c.name(null);

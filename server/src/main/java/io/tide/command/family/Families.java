@@ -22,6 +22,7 @@ public final class Families {
         ZSetCommands.register(table);
         GeoCommands.register(table);
         SortCommands.register(table);
+        TransactionCommands.register(table);
         PubSubCommands.register(table);
     }
 }
