@@ -141,6 +141,24 @@ public final class CommandContext {
         mayBlock = false;
     }
 
+    // ---------------------------------------------------------------- keyspace notifications
+
+    /**
+     * Redis's notifyKeyspaceEvent for {@code key} in the selected database: {@code type} is a
+     * {@link io.tide.pubsub.KeyspaceEvents} class bit, {@code event} Redis's event name. One int test when
+     * notifications are off.
+     */
+    public void notify(int type, String event, byte[] key) {
+        io.tide.pubsub.KeyspaceEvents ev = server.keyspaceEvents();
+        if ((ev.flags() & type) != 0) ev.notify(type, event, key, dbIndex);
+    }
+
+    /** {@link #notify(int, String, byte[])} for database {@code db} (MOVE, COPY DB). */
+    public void notify(int type, String event, byte[] key, int db) {
+        io.tide.pubsub.KeyspaceEvents ev = server.keyspaceEvents();
+        if ((ev.flags() & type) != 0) ev.notify(type, event, key, db);
+    }
+
     public ServerContext server() { return server; }
     public ShardSet shards() { return shards; }
     /** The client that sent the command. Keyed handlers may run off its home thread: read, never mutate. */
@@ -176,8 +194,12 @@ public final class CommandContext {
         Shard s = shardOf(key);
         Database d = s.db(dbIndex);
         Object v = noTouch ? d.peek(key, now) : d.get(key, now);
-        if (v == null) s.stats().keyspaceMisses++;
-        else s.stats().keyspaceHits++;
+        if (v == null) {
+            s.stats().keyspaceMisses++;
+            notify(io.tide.pubsub.KeyspaceEvents.KEY_MISS, "keymiss", key);
+        } else {
+            s.stats().keyspaceHits++;
+        }
         return v;
     }
 

@@ -1,6 +1,7 @@
 package io.tide.command;
 
 import io.tide.config.ConfigRegistry;
+import io.tide.pubsub.KeyspaceEvents;
 import io.tide.pubsub.PubSub;
 import io.tide.shard.ShardSet;
 import io.tide.store.EncodingLimits;
@@ -33,6 +34,7 @@ public final class ServerContext {
     private volatile Runnable shutdownRequest = () -> { };
     private volatile EncodingLimits limits;
     private final PubSub pubSub = new PubSub();
+    private final KeyspaceEvents keyspaceEvents = new KeyspaceEvents(pubSub);
 
     public ServerContext(ConfigRegistry config, CommandTable table, ShardSet shards, String version, String ioDriver) {
         this.config = config;
@@ -46,6 +48,9 @@ public final class ServerContext {
         bindLimits();
         pubSub.limits(config.get("client-output-buffer-limit"));
         config.onChange("client-output-buffer-limit", v -> pubSub.limits(config.get("client-output-buffer-limit")));
+        keyspaceEvents.configure(config.get("notify-keyspace-events"));
+        config.onChange("notify-keyspace-events", v -> keyspaceEvents.configure(config.get("notify-keyspace-events")));
+        for (io.tide.shard.Shard s : shards.all()) s.keyspaceEvents(keyspaceEvents);
     }
 
     /** Keeps {@link #limits()} equal to the encoding parameters, now and after every CONFIG SET. */
@@ -84,6 +89,8 @@ public final class ServerContext {
     public CommandTable table() { return table; }
     /** The pub/sub registry shared by every shard. */
     public PubSub pubSub() { return pubSub; }
+    /** notify-keyspace-events and its publishing. */
+    public KeyspaceEvents keyspaceEvents() { return keyspaceEvents; }
     public ShardSet shards() { return shards; }
     public Map<Long, ClientSession> clients() { return clients; }
     public long nextClientId() { return nextClientId.getAndIncrement(); }

@@ -24,6 +24,8 @@ public final class Shard {
     private final ShardStats stats = new ShardStats();
     private final BlockedKeys blocking = new BlockedKeys();
     private final WatchedKeys watched = new WatchedKeys();
+    /** Keyspace notifications for expired and new keys; set once before any client connects. */
+    private io.tide.pubsub.KeyspaceEvents events;
 
     public Shard(int id, EventLoop loop, int databases) {
         this.id = id;
@@ -34,11 +36,13 @@ public final class Shard {
             d.setExpiryListener((db, key, value) -> {
                 stats.expiredKeys++;
                 watched.touch(db.id(), key);
+                if (events != null) events.notify(io.tide.pubsub.KeyspaceEvents.EXPIRED, "expired", key, db.id());
             });
             d.setKeyEventListener(new KeyEventListener() {
                 @Override
                 public void added(Database db, byte[] key) {
                     blocking.signal(db.id(), key);
+                    if (events != null) events.notify(io.tide.pubsub.KeyspaceEvents.NEW, "new", key, db.id());
                 }
 
                 @Override
@@ -53,6 +57,11 @@ public final class Shard {
     /** The cron frequency actually used for a configured {@code hz}: clamped to 1..500, as Redis does. */
     public static int effectiveHz(int configured) {
         return Math.max(1, Math.min(500, configured));
+    }
+
+    /** Wires keyspace notifications (expired, new); called once at startup, before clients connect. */
+    public void keyspaceEvents(io.tide.pubsub.KeyspaceEvents e) {
+        this.events = e;
     }
 
     public int id() { return id; }
