@@ -37,7 +37,10 @@ class KeyspaceEventsVsRedisTest {
         if (redis != null) redis.close();
     }
 
-    /** The notifications one server sends for {@code commands} (each a whitespace-separated command). */
+    /**
+     * The notifications one server sends for {@code commands} (each a whitespace-separated command; {@code @}
+     * is the key prefix; a leading {@code ~} drops the command's reply, for random ones).
+     */
     private static List<String> events(int port, String classes, String prefix, String... commands)
             throws Exception {
         List<String> out = new ArrayList<>();
@@ -49,6 +52,11 @@ class KeyspaceEventsVsRedisTest {
                 String[] argv = cmd.replace("@", prefix).split(" ");
                 if (argv[0].equals("SLEEP")) {
                     Thread.sleep(Long.parseLong(argv[1]));
+                    continue;
+                }
+                if (argv[0].startsWith("~")) { // a random reply: only its events are compared
+                    argv[0] = argv[0].substring(1);
+                    c.call(argv);
                     continue;
                 }
                 out.add("reply " + c.call(argv).replace("\r\n", "|"));
@@ -108,5 +116,29 @@ class KeyspaceEventsVsRedisTest {
     @Test
     void newAndKeyMissClasses_emitRedisEvents() throws Exception {
         same("KEAnm", "SET @a 1", "SET @a 2", "GET @zz", "LPUSH @l a", "RENAME @l @m", "GET @a");
+    }
+
+    @Test
+    void lists_emitRedisEvents() throws Exception {
+        same("KEA", "RPUSH @l a b c d", "LPUSH @l z", "LPUSHX @none x", "RPUSHX @l e", "LINSERT @l BEFORE c x",
+                "LINSERT @l BEFORE nope x", "LSET @l 0 y", "LPOP @l", "RPOP @l 2", "LREM @l 1 x", "LREM @l 1 nope",
+                "LTRIM @l 0 0", "LMOVE @l @m LEFT RIGHT", "RPUSH @l a b", "RPOPLPUSH @l @l", "LMOVE @l @m RIGHT LEFT",
+                "LMPOP 2 @none @m LEFT COUNT 5", "RPUSH @l q", "BLPOP @l 0", "LTRIM @m 5 10", "RPUSH @m 1",
+                "LTRIM @m 5 10", "LPOP @none");
+    }
+
+    @Test
+    void hashes_emitRedisEvents() throws Exception {
+        same("KEA", "HSET @h a 1 b 2", "HSET @h a 1", "HMSET @h c 3", "HSETNX @h a 9", "HSETNX @h d 4",
+                "HINCRBY @h n 5", "HINCRBYFLOAT @h f 1.5", "HDEL @h a zz", "HDEL @h zz", "HDEL @h b c d n f",
+                "HGET @h a");
+    }
+
+    @Test
+    void sets_emitRedisEvents() throws Exception {
+        same("KEA", "SADD @s a b c", "SADD @s a", "SREM @s a zz", "SREM @s zz", "SMOVE @s @t b", "SMOVE @s @t zz",
+                "SADD @t c", "SMOVE @s @t c", "SADD @u 1 2 3 4 5", "~SPOP @u", "SPOP @u 0", "~SPOP @u 1", "~SPOP @u 2",
+                "~SPOP @u 10", "SADD @a 1 2", "SADD @b 2 3", "SINTERSTORE @{d} @a @b", "SUNIONSTORE @d @a @b",
+                "SDIFFSTORE @d @a @a", "SDIFFSTORE @d @a @a", "SINTERSTORE @d @a @missing");
     }
 }
