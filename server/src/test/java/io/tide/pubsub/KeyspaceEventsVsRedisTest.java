@@ -141,4 +141,42 @@ class KeyspaceEventsVsRedisTest {
                 "~SPOP @u 10", "SADD @a 1 2", "SADD @b 2 3", "SINTERSTORE @{d} @a @b", "SUNIONSTORE @d @a @b",
                 "SDIFFSTORE @d @a @a", "SDIFFSTORE @d @a @a", "SINTERSTORE @d @a @missing");
     }
+
+    @Test
+    void sortedSetsAndGeo_emitRedisEvents() throws Exception {
+        same("KEA", "ZADD @z 1 a 2 b 3 c 4 d", "ZADD @z 1 a", "ZADD @z XX CH 5 a", "ZINCRBY @z 1 a", "ZADD @z INCR 1 b",
+                "ZREM @z zz", "ZREM @z d", "ZREMRANGEBYRANK @z 5 9", "ZREMRANGEBYRANK @z 0 0", "ZADD @z 0 x 0 y",
+                "ZREMRANGEBYLEX @z [x [y", "ZREMRANGEBYSCORE @z 100 200", "ZPOPMIN @z", "ZPOPMAX @z 5", "ZPOPMIN @z",
+                "ZADD @{a} 1 a 2 b", "ZADD @b 2 b 3 c", "ZUNIONSTORE @d 2 @a @b", "ZINTERSTORE @d 2 @a @b",
+                "ZDIFFSTORE @d 2 @a @a", "ZDIFFSTORE @d 2 @a @a", "ZRANGESTORE @d @a 0 -1", "ZRANGESTORE @d @a 5 9",
+                "ZMPOP 1 @a MIN COUNT 9", "BZPOPMAX @b 0", "GEOADD @g 13.361389 38.115556 Palermo",
+                "GEOADD @g 15.087269 37.502669 Catania", "GEOSEARCHSTORE @gs @g FROMLONLAT 15 37 BYRADIUS 200 km ASC",
+                "GEOSEARCHSTORE @gs @g FROMLONLAT 0 0 BYRADIUS 1 km ASC",
+                "GEORADIUS @g 15 37 200 km STORE @gr", "GEORADIUS @g 0 0 1 km STORE @gr");
+    }
+
+    @Test
+    void streams_emitRedisEvents() throws Exception {
+        same("KEA", "XADD @x 1-1 a 1", "XADD @x 2-1 b 2", "XADD @x MAXLEN 1 3-1 c 3", "XADD @x MAXLEN 5 4-1 d 4",
+                "XTRIM @x MAXLEN 5", "XTRIM @x MAXLEN 1", "XDEL @x 1-1", "XDEL @x 4-1", "XGROUP CREATE @x g 0",
+                "XGROUP CREATE @y g $ MKSTREAM", "XGROUP SETID @x g 0", "XGROUP CREATECONSUMER @x g c1",
+                "XGROUP CREATECONSUMER @x g c1", "XGROUP DELCONSUMER @x g c1", "XGROUP DELCONSUMER @x g c9",
+                "XGROUP DESTROY @x g", "XGROUP DESTROY @x g", "XSETID @x 10-1", "XADD @none NOMKSTREAM * a 1");
+    }
+
+    @Test
+    void bitmapsHyperLogLogAndSort_emitRedisEvents() throws Exception {
+        same("KEA", "SETBIT @b 7 1", "SETBIT @b 100 1", "BITOP OR @{d} @b @b", "BITOP AND @d @none @none",
+                "BITFIELD @f SET u8 0 255", "BITFIELD @f GET u8 0", "PFADD @h a b", "PFADD @h a", "PFADD @h2 c",
+                "PFMERGE @h3 @h @h2", "PFCOUNT @h", "RPUSH @l 3 1 2", "SORT @l STORE @s", "SORT @none STORE @s",
+                "SORT @l");
+    }
+
+    @Test
+    void offOrPartialClasses_filterEvents() throws Exception {
+        same("", "SET @a 1", "DEL @a");
+        same("K$", "SET @a 1", "DEL @a", "LPUSH @l a");
+        same("Eg", "SET @a 1", "DEL @a", "EXPIRE @zz 1");
+        same("El", "LPUSH @l a", "SET @a 1");
+    }
 }

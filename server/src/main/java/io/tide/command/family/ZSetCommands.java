@@ -6,6 +6,7 @@ import io.tide.command.CommandSpec;
 import io.tide.command.CommandTable;
 import io.tide.command.Errors;
 import io.tide.protocol.Reply;
+import io.tide.pubsub.KeyspaceEvents;
 import io.tide.protocol.RespWriter;
 import io.tide.store.ByteMap;
 import io.tide.store.Database;
@@ -506,6 +507,7 @@ public final class ZSetCommands {
         } else {
             written(db, key, z, before);
         }
+        if (added + updated > 0) ctx.notify(KeyspaceEvents.ZSET, incr ? "zincr" : "zadd", key);
         if (nan) throw Errors.error(Errors.ZSET_NAN);
         if (incr) return processed > 0 ? score(score) : Reply.NULL;
         return Reply.integer(ch ? added + updated : added);
@@ -521,7 +523,9 @@ public final class ZSetCommands {
             if (z.remove(argv[j])) deleted++;
             if (z.size() == 0) break;
         }
+        if (deleted > 0) ctx.notify(KeyspaceEvents.ZSET, "zrem", key);
         written(ctx.db(key), key, z, before);
+        if (z.size() == 0) ctx.notify(KeyspaceEvents.GENERIC, "del", key);
         return Reply.integer(deleted);
     }
 
@@ -716,7 +720,7 @@ public final class ZSetCommands {
     private static Reply storeRange(CommandContext ctx, byte[] dst, RangeCollector c, long hint) {
         Database db = ctx.db(dst);
         if (c == null || c.members.isEmpty()) {
-            db.remove(dst);
+            if (db.remove(dst) != null) ctx.notify(KeyspaceEvents.GENERIC, "del", dst);
             return Reply.ZERO;
         }
         EncodingLimits limits = limits(ctx);
@@ -724,6 +728,7 @@ public final class ZSetCommands {
         double[] ns = new double[1];
         for (int i = 0; i < c.members.size(); i++) out.add(c.scores.get(i), c.members.get(i), 0, limits, ns);
         db.put(dst, out, 0, ctx.now());
+        ctx.notify(KeyspaceEvents.ZSET, "zrangestore", dst);
         return Reply.integer(out.size());
     }
 
@@ -793,7 +798,9 @@ public final class ZSetCommands {
         if (end >= llen) end = llen - 1;
         long before = z.memoryBytes();
         int removed = z.removeRanks((int) start, (int) end);
+        if (removed > 0) ctx.notify(KeyspaceEvents.ZSET, "zremrangebyrank", key);
         written(ctx.db(key), key, z, before);
+        if (z.size() == 0) ctx.notify(KeyspaceEvents.GENERIC, "del", key);
         return Reply.integer(removed);
     }
 
@@ -804,7 +811,9 @@ public final class ZSetCommands {
         if (z == null) return Reply.ZERO;
         long before = z.memoryBytes();
         int removed = z.removeRange(r);
+        if (removed > 0) ctx.notify(KeyspaceEvents.ZSET, "zremrangebyscore", key);
         written(ctx.db(key), key, z, before);
+        if (z.size() == 0) ctx.notify(KeyspaceEvents.GENERIC, "del", key);
         return Reply.integer(removed);
     }
 
@@ -815,7 +824,9 @@ public final class ZSetCommands {
         if (z == null) return Reply.ZERO;
         long before = z.memoryBytes();
         int removed = z.removeLex(r);
+        if (removed > 0) ctx.notify(KeyspaceEvents.ZSET, "zremrangebylex", key);
         written(ctx.db(key), key, z, before);
+        if (z.size() == 0) ctx.notify(KeyspaceEvents.GENERIC, "del", key);
         return Reply.integer(removed);
     }
 
@@ -871,7 +882,9 @@ public final class ZSetCommands {
         long before = z.memoryBytes();
         if (max) z.removeRanks(n - rangelen, n - 1);
         else z.removeRanks(0, rangelen - 1);
+        ctx.notify(KeyspaceEvents.ZSET, max ? "zpopmax" : "zpopmin", key);
         written(ctx.db(key), key, z, before);
+        if (z.size() == 0) ctx.notify(KeyspaceEvents.GENERIC, "del", key);
         if (!emitKey) return Reply.array(items);
         if (!nested) {
             items.add(0, Reply.bulk(key));
@@ -1268,11 +1281,12 @@ public final class ZSetCommands {
         if (dst != null) {
             Database db = ctx.db(dst);
             if (size == 0) {
-                db.remove(dst);
+                if (db.remove(dst) != null) ctx.notify(KeyspaceEvents.GENERIC, "del", dst);
                 return Reply.ZERO;
             }
             ZSetValue out = ZSetValue.fromSorted(sortedMembers, sortedScores, size, limits(ctx));
             db.put(dst, out, 0, ctx.now());
+            ctx.notify(KeyspaceEvents.ZSET, name, dst);
             return Reply.integer(size);
         }
         Emitter e = new Emitter(withScores, resp3(ctx));
