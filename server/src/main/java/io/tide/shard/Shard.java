@@ -49,6 +49,13 @@ public final class Shard {
                 public void removed(Database db, byte[] key) {
                     blocking.signal(db.id(), key);
                 }
+
+                @Override
+                public void fieldsExpired(Database db, byte[] key, boolean keyDeleted) {
+                    if (events == null) return;
+                    events.notify(io.tide.pubsub.KeyspaceEvents.HASH, "hexpired", key, db.id());
+                    if (keyDeleted) events.notify(io.tide.pubsub.KeyspaceEvents.GENERIC, "del", key, db.id());
+                }
             });
             dbs[i] = d;
         }
