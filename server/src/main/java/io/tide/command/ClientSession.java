@@ -3,6 +3,7 @@ package io.tide.command;
 import io.tide.protocol.Reply;
 import io.tide.pubsub.PubSub;
 import io.tide.pubsub.Subscriber;
+import io.tide.pubsub.Tracking;
 import io.tide.shard.Shard;
 import io.tide.shard.WatchedKeys;
 import java.util.ArrayDeque;
@@ -51,8 +52,13 @@ public final class ClientSession {
     boolean barrierInFlight;
     /** The blocking command this client is parked on, or null. */
     BlockedCommand blockedOn;
-    /** Pub/sub state, created by the first subscription. */
-    private Subscriber subscriber;
+    /** Pub/sub state, created by the first subscription (or by tracking, from any thread). */
+    private volatile Subscriber subscriber;
+    /** CLIENT TRACKING options while on, else null; and the registry they were given to. */
+    private Tracking.Mode trackingMode;
+    private Tracking tracking;
+    /** CLIENT CACHING YES (1) or NO (-1) for the next command, else 0. */
+    private int caching;
     /** Commands queued since MULTI, or null outside a transaction. */
     private ArrayList<Queued> multi;
     /** A command was rejected while queueing: EXEC answers EXECABORT. */
@@ -220,9 +226,33 @@ public final class ClientSession {
 
     /** This client's pub/sub side, created on first use. */
     public Subscriber subscriber(PubSub registry) {
-        if (subscriber == null) subscriber = new Subscriber(registry, home.loop(), new SubscriberSink());
-        return subscriber;
+        Subscriber s = subscriber;
+        if (s != null) return s;
+        synchronized (this) {
+            if (subscriber == null) subscriber = new Subscriber(registry, home.loop(), new SubscriberSink());
+            return subscriber;
+        }
     }
+
+    /** CLIENT TRACKING ON: {@code t} starts sending this client invalidations. Home thread. */
+    public void trackingOn(Tracking t, Tracking.Mode m) {
+        tracking = t;
+        trackingMode = m;
+        t.on(id, m);
+    }
+
+    /** CLIENT TRACKING OFF (and RESET, disconnect). Home thread. */
+    public void trackingOff() {
+        if (tracking != null) tracking.off(id);
+        trackingMode = null;
+        caching = 0;
+    }
+
+    /** The tracking options while tracking is on, else null. */
+    public Tracking.Mode trackingMode() { return trackingMode; }
+    /** CLIENT CACHING's flag for the next command: 1 YES, -1 NO, 0 none. */
+    public int caching() { return caching; }
+    public void caching(int c) { caching = c; }
 
     /** The pub/sub side if the client ever subscribed, else null. */
     public Subscriber subscriberOrNull() {
@@ -238,6 +268,7 @@ public final class ClientSession {
     public void markClosed() {
         closed = true;
         if (subscriber != null) subscriber.unsubscribeAll();
+        trackingOff();
         if (blockedOn != null) blockedOn.cancel(null);
         multi = null;
         unwatchFromHome();
@@ -265,6 +296,16 @@ public final class ClientSession {
         @Override
         public long outputBytes() {
             return connection.outputBufferBytes();
+        }
+
+        @Override
+        public int protocol() {
+            return protocol;
+        }
+
+        @Override
+        public boolean inPubSubMode() {
+            return ClientSession.this.inPubSubMode();
         }
 
         @Override

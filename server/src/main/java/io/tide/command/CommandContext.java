@@ -108,6 +108,8 @@ public final class CommandContext {
      * Redis's would run, never the other way round.
      */
     void touchWritten(CommandSpec spec, byte[][] argv) {
+        io.tide.pubsub.Tracking t = server.tracking();
+        if (t.active()) track(t, spec, argv);
         if (!spec.has(CommandSpec.WRITE)) return;
         if (spec.keyFinder() != null) {
             byte[][] keys = spec.keyFinder().keys(argv);
@@ -120,6 +122,38 @@ public final class CommandContext {
             Shard s = shardOf(argv[i]);
             if (!s.watched().isEmpty()) s.watched().touch(dbIndex, argv[i]);
         }
+    }
+
+    /**
+     * Client tracking after a command (Redis's trackingRememberKeys and signalModifiedKey): a write invalidates
+     * its keys (FLUSHDB/FLUSHALL everything); a read by a tracking client remembers its keys, as OPTIN/OPTOUT
+     * and CLIENT CACHING allow. CLIENT CACHING's flag lasts until a command other than CLIENT runs.
+     */
+    private void track(io.tide.pubsub.Tracking t, CommandSpec spec, byte[][] argv) {
+        long origin = client == null ? 0 : client.id();
+        int caching = client == null ? 0 : client.caching();
+        if (caching != 0 && !spec.fullName().startsWith("client|")) client.caching(0); // as Redis's resetClient
+        if (spec.has(CommandSpec.WRITE)) {
+            if (spec.name().equals("flushdb") || spec.name().equals("flushall")) {
+                t.invalidateAll();
+                return;
+            }
+            for (byte[] k : keysOf(spec, argv)) t.invalidate(k, origin);
+            return;
+        }
+        io.tide.pubsub.Tracking.Mode m = client == null ? null : client.trackingMode();
+        if (m == null || m.bcast() || !spec.has(CommandSpec.READONLY)) return;
+        if ((m.optin() && caching != 1) || (m.optout() && caching == -1)) return;
+        for (byte[] k : keysOf(spec, argv)) t.remember(origin, k);
+    }
+
+    private static java.util.List<byte[]> keysOf(CommandSpec spec, byte[][] argv) {
+        if (spec.keyFinder() != null) return java.util.Arrays.asList(spec.keyFinder().keys(argv));
+        java.util.List<byte[]> out = new java.util.ArrayList<>();
+        if (spec.firstKey() <= 0) return out;
+        int last = Math.min(spec.lastKeyIndex(argv.length), argv.length - 1);
+        for (int i = spec.firstKey(); i <= last; i += spec.keyStep()) out.add(argv[i]);
+        return out;
     }
 
     /** Follows a SELECT run through {@link #call}: later calls use the client's new database. */

@@ -3,6 +3,7 @@ package io.tide.command;
 import io.tide.config.ConfigRegistry;
 import io.tide.pubsub.KeyspaceEvents;
 import io.tide.pubsub.PubSub;
+import io.tide.pubsub.Tracking;
 import io.tide.shard.ShardSet;
 import io.tide.store.EncodingLimits;
 import java.security.SecureRandom;
@@ -35,6 +36,10 @@ public final class ServerContext {
     private volatile EncodingLimits limits;
     private final PubSub pubSub = new PubSub();
     private final KeyspaceEvents keyspaceEvents = new KeyspaceEvents(pubSub);
+    private final Tracking tracking = new Tracking(id -> {
+        ClientSession c = clients.get(id);
+        return c == null || c.isClosed() ? null : c.subscriber(pubSub);
+    });
 
     public ServerContext(ConfigRegistry config, CommandTable table, ShardSet shards, String version, String ioDriver) {
         this.config = config;
@@ -50,6 +55,7 @@ public final class ServerContext {
         config.onChange("client-output-buffer-limit", v -> pubSub.limits(config.get("client-output-buffer-limit")));
         keyspaceEvents.configure(config.get("notify-keyspace-events"));
         config.onChange("notify-keyspace-events", v -> keyspaceEvents.configure(config.get("notify-keyspace-events")));
+        keyspaceEvents.tracking(tracking);
         for (io.tide.shard.Shard s : shards.all()) s.keyspaceEvents(keyspaceEvents);
     }
 
@@ -91,6 +97,8 @@ public final class ServerContext {
     public PubSub pubSub() { return pubSub; }
     /** notify-keyspace-events and its publishing. */
     public KeyspaceEvents keyspaceEvents() { return keyspaceEvents; }
+    /** CLIENT TRACKING's key and prefix tables. */
+    public Tracking tracking() { return tracking; }
     public ShardSet shards() { return shards; }
     public Map<Long, ClientSession> clients() { return clients; }
     public long nextClientId() { return nextClientId.getAndIncrement(); }

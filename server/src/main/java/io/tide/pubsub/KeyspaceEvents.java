@@ -32,9 +32,21 @@ public final class KeyspaceEvents {
 
     private final PubSub pubSub;
     private volatile int flags;
+    private volatile Tracking tracking;
 
     public KeyspaceEvents(PubSub pubSub) {
         this.pubSub = pubSub;
+    }
+
+    /** Client tracking, told of keys the server itself changes (expiry). */
+    public void tracking(Tracking t) {
+        tracking = t;
+    }
+
+    /** A key the server changed on its own (expired, or emptied by field expiry): tracking invalidates it. */
+    public void modified(byte[] key) {
+        Tracking t = tracking;
+        if (t != null) t.invalidate(key, 0);
     }
 
     /** The enabled classes (one int read: callers test their class bit before building anything). */

@@ -35,6 +35,12 @@ public final class Subscriber {
 
         /** Closes the client for overcoming the pubsub output buffer limit. */
         void closeForLimit(long bytes);
+
+        /** The client's protocol version now. */
+        int protocol();
+
+        /** Whether the client has an active subscription. */
+        boolean inPubSubMode();
     }
 
     private final PubSub registry;
@@ -51,8 +57,12 @@ public final class Subscriber {
     private volatile long lastOutputBytes;
     private volatile boolean dead;
 
-    /** A message with its estimated encoded size. */
-    private record Queued(Reply reply, long size) {}
+    /** A message with its estimated encoded size; an invalidation is shaped on delivery, by protocol. */
+    private record Queued(Reply reply, long size, boolean invalidation) {}
+
+    private static final Reply INVALIDATE = Reply.bulk("invalidate");
+    private static final Reply MESSAGE = Reply.bulk("message");
+    private static final Reply INVALIDATE_CHANNEL = Reply.bulk("__redis__:invalidate");
 
     public Subscriber(PubSub registry, Executor home, Sink sink) {
         this.registry = registry;
@@ -128,7 +138,18 @@ public final class Subscriber {
             });
             return;
         }
-        queue.offer(new Queued(message, size));
+        queue.offer(new Queued(message, size, false));
+        if (scheduled.compareAndSet(false, true)) home.execute(drainTask);
+    }
+
+    /**
+     * Queues a client-tracking invalidation ({@code keys} an array of keys, or null for "everything"): a RESP3
+     * client gets an {@code invalidate} push, a RESP2 client in subscribe mode (a REDIRECT target) a message on
+     * {@code __redis__:invalidate}, anyone else nothing, as in Redis. Any thread.
+     */
+    public void offerInvalidation(Reply keys) {
+        if (dead) return;
+        queue.offer(new Queued(keys, 0, true));
         if (scheduled.compareAndSet(false, true)) home.execute(drainTask);
     }
 
@@ -141,7 +162,18 @@ public final class Subscriber {
         while ((q = queue.poll()) != null) {
             drained += q.size;
             if (dead || sink.isClosed()) continue;
-            sink.write(q.reply);
+            if (q.invalidation) {
+                if (sink.protocol() == 3) {
+                    sink.write(new Reply.Push(new Reply[] {INVALIDATE, q.reply == null ? Reply.NULL : q.reply}));
+                } else if (sink.inPubSubMode()) {
+                    sink.write(new Reply.Push(new Reply[] {MESSAGE, INVALIDATE_CHANNEL,
+                        q.reply == null ? Reply.NULL : q.reply}));
+                } else {
+                    continue;
+                }
+            } else {
+                sink.write(q.reply);
+            }
             wrote = true;
         }
         if (wrote) sink.flush();

@@ -36,7 +36,10 @@ public final class Shard {
             d.setExpiryListener((db, key, value) -> {
                 stats.expiredKeys++;
                 watched.touch(db.id(), key);
-                if (events != null) events.notify(io.tide.pubsub.KeyspaceEvents.EXPIRED, "expired", key, db.id());
+                if (events != null) {
+                    events.notify(io.tide.pubsub.KeyspaceEvents.EXPIRED, "expired", key, db.id());
+                    events.modified(key);
+                }
             });
             d.setKeyEventListener(new KeyEventListener() {
                 @Override
@@ -54,6 +57,7 @@ public final class Shard {
                 public void fieldsExpired(Database db, byte[] key, boolean keyDeleted) {
                     if (events == null) return;
                     events.notify(io.tide.pubsub.KeyspaceEvents.HASH, "hexpired", key, db.id());
+                    events.modified(key);
                     if (keyDeleted) events.notify(io.tide.pubsub.KeyspaceEvents.GENERIC, "del", key, db.id());
                 }
             });

@@ -280,6 +280,9 @@ public final class ClientCommands {
         int flagsAt = sb.length();
         if (s.inPubSubMode()) sb.append('P');
         if (s.isBlocked()) sb.append('b');
+        io.tide.pubsub.Tracking.Mode tm = s.trackingMode();
+        if (tm != null) sb.append('t');
+        if (tm != null && tm.bcast()) sb.append('B');
         if (s.noEvict()) sb.append('e');
         if (s.noTouch()) sb.append('T');
         if (sb.length() == flagsAt) sb.append('N');
@@ -299,7 +302,7 @@ public final class ClientCommands {
         if (conn.reading()) sb.append('r');
         if (total > obl) sb.append('w');
         sb.append(" cmd=").append(s.lastCommand());
-        sb.append(" user=default redir=-1");
+        sb.append(" user=default redir=").append(tm == null ? -1 : tm.redirect());
         sb.append(" resp=").append(s.protocol());
         sb.append(" lib-name=").append(s.libName() == null ? "" : s.libName());
         sb.append(" lib-ver=").append(s.libVersion() == null ? "" : s.libVersion());

@@ -58,6 +58,7 @@ public final class ConnectionCommands {
     static Reply reset(CommandContext ctx, byte[][] argv) {
         ClientSession c = ctx.client();
         if (c.subscriberOrNull() != null) c.subscriberOrNull().unsubscribeAll();
+        c.trackingOff();
         if (c.inMulti()) c.endMulti();
         c.unwatchFromHome();
         c.selectDb(0);

@@ -24,5 +24,6 @@ public final class Families {
         SortCommands.register(table);
         TransactionCommands.register(table);
         PubSubCommands.register(table);
+        TrackingCommands.register(table);
     }
 }
