@@ -2,6 +2,7 @@ package io.tide.command;
 
 import io.tide.config.ConfigRegistry;
 import io.tide.pubsub.KeyspaceEvents;
+import io.tide.pubsub.Monitor;
 import io.tide.pubsub.PubSub;
 import io.tide.pubsub.Tracking;
 import io.tide.shard.ShardSet;
@@ -36,6 +37,7 @@ public final class ServerContext {
     private volatile EncodingLimits limits;
     private final PubSub pubSub = new PubSub();
     private final KeyspaceEvents keyspaceEvents = new KeyspaceEvents(pubSub);
+    private final Monitor monitor = new Monitor();
     private final Tracking tracking = new Tracking(id -> {
         ClientSession c = clients.get(id);
         return c == null || c.isClosed() ? null : c.subscriber(pubSub);
@@ -97,6 +99,8 @@ public final class ServerContext {
     public PubSub pubSub() { return pubSub; }
     /** notify-keyspace-events and its publishing. */
     public KeyspaceEvents keyspaceEvents() { return keyspaceEvents; }
+    /** The MONITOR clients. */
+    public Monitor monitor() { return monitor; }
     /** CLIENT TRACKING's key and prefix tables. */
     public Tracking tracking() { return tracking; }
     public ShardSet shards() { return shards; }

@@ -56,6 +56,8 @@ public final class Subscriber {
     private final Runnable drainTask = this::drain;
     private volatile long lastOutputBytes;
     private volatile boolean dead;
+    /** The MONITOR registry while this client monitors, else null. Home thread. */
+    private Monitor monitor;
 
     /** A message with its estimated encoded size; an invalidation is shaped on delivery, by protocol. */
     private record Queued(Reply reply, long size, boolean invalidation) {}
@@ -115,8 +117,21 @@ public final class Subscriber {
         return !channels.isEmpty() || !patterns.isEmpty() || !shardChannels.isEmpty();
     }
 
-    /** Drops every subscription (RESET, disconnect). Home thread. */
+    void monitor(Monitor m) {
+        monitor = m;
+    }
+
+    /** Whether the client is in MONITOR mode (CLIENT LIST flag O). */
+    public boolean isMonitor() {
+        return monitor != null;
+    }
+
+    /** Drops every subscription and MONITOR mode (RESET, disconnect). Home thread. */
     public void unsubscribeAll() {
+        if (monitor != null) {
+            monitor.remove(this);
+            monitor = null;
+        }
         for (PubSub.Kind k : PubSub.Kind.values()) {
             for (PubSub.Name n : set(k)) registry.remove(k, n, this);
             set(k).clear();

@@ -278,6 +278,7 @@ public final class ClientCommands {
         sb.append(" idle=").append(Math.max(0, (nowMs - s.lastInteractionMs()) / 1000));
         sb.append(" flags=");
         int flagsAt = sb.length();
+        if (s.subscriberOrNull() != null && s.subscriberOrNull().isMonitor()) sb.append('O');
         if (s.inPubSubMode()) sb.append('P');
         if (s.isBlocked()) sb.append('b');
         io.tide.pubsub.Tracking.Mode tm = s.trackingMode();

@@ -12,7 +12,7 @@ import java.util.List;
 
 /**
  * Pub/sub commands: SUBSCRIBE, UNSUBSCRIBE, PSUBSCRIBE, PUNSUBSCRIBE, SSUBSCRIBE, SUNSUBSCRIBE, PUBLISH,
- * SPUBLISH and PUBSUB. Thread-safe (stateless). The (un)subscribe commands run on the client's home shard
+ * SPUBLISH, PUBSUB and MONITOR. Thread-safe (stateless). The (un)subscribe commands run on the client's home shard
  * (they name no routing keys) and change its {@link Subscriber}; publishing reads the server-wide
  * {@link PubSub} registry from whichever shard runs it.
  */
@@ -52,6 +52,10 @@ public final class PubSubCommands {
                 "Posts a message to a channel.", PubSubCommands::publish);
         t.add("spublish", 3, "pubsub loading stale fast", 1, 1, 1, "", "7.0.0",
                 "Post a message to a shard channel", PubSubCommands::spublish);
+        t.group("server");
+        t.add("monitor", 1, "admin noscript loading stale", 0, 0, 0, "", "1.0.0",
+                "Listens for all requests received by the server in real-time.", PubSubCommands::monitor);
+        t.group("pubsub");
         CommandSpec pubsub = t.container("pubsub", -2, "", "", "2.8.0", "A container for Pub/Sub commands.");
         pubsub.sub("channels", -2, "pubsub loading stale", 0, 0, 0, "", "2.8.0",
                 "Returns the active channels.", PubSubCommands::channels);
@@ -149,6 +153,18 @@ public final class PubSubCommands {
 
     static Reply spublish(CommandContext ctx, byte[][] argv) {
         return Reply.integer(ctx.server().pubSub().spublish(argv[1], argv[2]));
+    }
+
+    /** MONITOR: from now on the client receives a line per command run by anyone; a second MONITOR is silent. */
+    static Reply monitor(CommandContext ctx, byte[][] argv) {
+        ClientSession c = ctx.client();
+        Subscriber s = c.subscriber(ctx.server().pubSub());
+        if (s.isMonitor()) {
+            c.suppressCurrentReply();
+            return Reply.OK;
+        }
+        ctx.server().monitor().add(s);
+        return Reply.OK;
     }
 
     // ---------------------------------------------------------------- PUBSUB
