@@ -39,6 +39,17 @@ public final class Args {
         return v;
     }
 
+    /**
+     * An integer in [-LONG_MAX, LONG_MAX], as Redis's getRangeLongFromObjectOrReply checks SRANDMEMBER's,
+     * HRANDFIELD's and ZRANDMEMBER's count, LPOS's RANK and LREM's count: {@code ERR value is not an integer
+     * or out of range} for a bad integer, {@link Errors#NOT_IN_LONG_RANGE} for LONG_MIN.
+     */
+    public static long parseSymmetricLong(byte[] s) {
+        long v = parseLong(s);
+        if (v == Long.MIN_VALUE) throw Errors.error(Errors.NOT_IN_LONG_RANGE);
+        return v;
+    }
+
     /** A 64-bit integer or null, with string2ll's rules. */
     public static Long parseLongOrNull(byte[] s) {
         int n = s.length;

@@ -82,6 +82,12 @@ final class BlockedCommand extends Waiter {
         return true;
     }
 
+    /** On the home shard, after another thread finished this waiter (CLIENT UNBLOCK): unregister and answer. */
+    void cancelled(Reply reply) {
+        unregisterFromHome();
+        deliver(reply);
+    }
+
     /** Posts the removal to the shards that own the keys (the coordinator is not needed: only queues change). */
     private void unregisterFromHome() {
         for (Shard s : shards.all()) {

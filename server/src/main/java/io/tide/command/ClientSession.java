@@ -59,6 +59,8 @@ public final class ClientSession {
     private Tracking tracking;
     /** CLIENT CACHING YES (1) or NO (-1) for the next command, else 0. */
     private int caching;
+    /** Held back by CLIENT PAUSE: its next request is at the head of {@link #deferred}. */
+    boolean postponed;
     /** Commands queued since MULTI, or null outside a transaction. */
     private ArrayList<Queued> multi;
     /** A command was rejected while queueing: EXEC answers EXECABORT. */
@@ -116,6 +118,18 @@ public final class ClientSession {
     public boolean isClosed() { return closed; }
     public int pendingReplies() { return pending.size(); }
     public int deferredRequests() { return deferred.size(); }
+    /**
+     * CLIENT UNBLOCK: answers this client's blocking command with {@code error}, or with its timeout reply when
+     * null. Callable from any thread (the waiter's state word decides); the reply is delivered on the home shard.
+     * True if the client was blocked and is now answered.
+     */
+    public boolean unblock(Reply error) {
+        BlockedCommand w = blockedOn;
+        if (w == null || !w.finish()) return false;
+        home.loop().execute(() -> w.cancelled(error != null ? error : w.timeoutReply));
+        return true;
+    }
+
     /** Whether MULTI was called and neither EXEC nor DISCARD yet. */
     public boolean inMulti() { return multi != null; }
     public void startMulti() {

@@ -67,6 +67,7 @@ public final class Dispatcher {
         this.discardSpec = spec("discard");
         this.quitSpec = spec("quit");
         this.resetSpec = spec("reset");
+        server.onUnpause(this::resumeAllPostponed);
     }
 
     private CommandSpec spec(String name) {
@@ -120,6 +121,12 @@ public final class Dispatcher {
         if (c.protocol == 2 && c.inPubSubMode() && !allowedInSubscribeMode(spec)) {
             reject(c, spec, home, Errors.PUBSUB_CONTEXT_PREFIX + spec.fullName() + Errors.PUBSUB_CONTEXT_SUFFIX,
                     silent);
+            return;
+        }
+        long pausedUntil = server.pausedUntil(now, mayReplicate(c, spec));
+        if (pausedUntil != 0) {
+            if (silent && c.replyMode() != ClientSession.ReplyMode.OFF) c.skipNextReply(); // SKIP applies when it runs
+            postpone(c, argv, pausedUntil, now);
             return;
         }
         if (c.inMulti()) {
@@ -456,6 +463,43 @@ public final class Dispatcher {
         st.calls++;
         st.micros += nanos / 1000;
         if (o.failed) st.failedCalls++;
+    }
+
+    // ---------------------------------------------------------------- CLIENT PAUSE
+
+    /** Redis's is_may_replicate_command: writes, may-replicate commands, and an EXEC queueing either. */
+    private boolean mayReplicate(ClientSession c, CommandSpec spec) {
+        if (spec.has(CommandSpec.WRITE) || spec.has(CommandSpec.MAY_REPLICATE)) return true;
+        if (spec != execSpec || !c.inMulti()) return false;
+        for (ClientSession.Queued q : c.queued()) {
+            if (q.spec().has(CommandSpec.WRITE) || q.spec().has(CommandSpec.MAY_REPLICATE)) return true;
+        }
+        return false;
+    }
+
+    /** Holds the client's request (and all after it) until the pause ends or CLIENT UNPAUSE. */
+    private void postpone(ClientSession c, byte[][] argv, long until, long now) {
+        c.deferred.addFirst(argv);
+        c.barrierInFlight = true;
+        if (!c.postponed) {
+            c.postponed = true;
+            c.home().loop().schedule(() -> resumePostponed(c), Math.max(1, until - now),
+                    java.util.concurrent.TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** On the client's home shard, at the pause's end or on CLIENT UNPAUSE. */
+    private void resumePostponed(ClientSession c) {
+        if (!c.postponed || c.closed) return;
+        c.postponed = false;
+        resume(c); // its first request is checked against the pause again
+    }
+
+    /** CLIENT UNPAUSE: every postponed client runs again, on its home shard. */
+    private void resumeAllPostponed() {
+        for (ClientSession c : server.clients().values()) {
+            c.home().loop().execute(() -> resumePostponed(c));
+        }
     }
 
     /** MULTI, EXEC, DISCARD, WATCH, QUIT and RESET run at once inside MULTI; everything else is queued. */

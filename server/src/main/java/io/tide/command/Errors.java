@@ -21,6 +21,9 @@ public final class Errors {
     public static final String WATCH_IN_MULTI = "ERR WATCH inside MULTI is not allowed";
     public static final String EXECABORT = "EXECABORT Transaction discarded because of previous errors.";
     public static final String NOT_IN_MULTI = "ERR Command not allowed inside a transaction";
+    public static final String PAUSE_MODE = "ERR CLIENT PAUSE mode must be WRITE or ALL";
+    public static final String UNBLOCK_REASON = "ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR";
+    public static final String UNBLOCKED = "UNBLOCKED client unblocked via CLIENT UNBLOCK";
     public static final String SORT_NOT_DOUBLE = "ERR One or more scores can't be converted into double";
     public static final String OVERFLOW = "ERR increment or decrement would overflow";
     public static final String INCR_NAN_OR_INF = "ERR increment would produce NaN or Infinity";
@@ -38,6 +41,11 @@ public final class Errors {
     public static final String INVALID_CURSOR = "ERR invalid cursor";
     public static final String NX_XX_GT_LT = "ERR NX and XX, GT or LT options at the same time are not compatible";
     public static final String NOT_INT32 = "ERR value is out of range, value must between -2147483648 and 2147483647";
+    /** getRangeLongFromObjectOrReply's line for [-LONG_MAX, LONG_MAX] (SRANDMEMBER's count, LPOS's RANK, ...). */
+    public static final String NOT_IN_LONG_RANGE =
+            "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807";
+    /** A COUNT that must be at least 1 (XAUTOCLAIM, GEOSEARCH, ...). */
+    public static final String COUNT_NOT_ABOVE_ZERO = "ERR COUNT must be > 0";
     public static final String DECREMENT_OVERFLOW = "ERR decrement would overflow";
     public static final String GT_AND_LT = "ERR GT and LT options at the same time are not compatible";
     public static final String INVALID_FIRST_DB = "ERR invalid first DB index";
@@ -73,8 +81,6 @@ public final class Errors {
 
     // Sets (t_set.c).
     public static final String MUST_BE_POSITIVE = "ERR value is out of range, must be positive";
-    public static final String SRANDMEMBER_COUNT_RANGE =
-            "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807";
     /** Tide's own: a repeated-member reply longer than the JVM's largest array cannot be built. */
     public static final String SRANDMEMBER_COUNT_TOO_LARGE =
             "ERR value is out of range, value must between -2147483639 and 9223372036854775807";
@@ -99,8 +105,6 @@ public final class Errors {
     public static final String PFDEBUG_UNKNOWN_PREFIX = "ERR Unknown PFDEBUG subcommand '";
     // Lists (ListCommands)
     public static final String LIST_INDEX_OUT_OF_RANGE = "ERR index out of range";
-    public static final String LIST_NOT_IN_LONG_RANGE =
-            "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807";
     public static final String LIST_RANK_ZERO = "ERR RANK can't be zero: use 1 to start from the first match, "
             + "2 from the second ... or use negative to start from the end of the list";
     public static final String LIST_COUNT_NEGATIVE = "ERR COUNT can't be negative";
@@ -165,7 +169,6 @@ public final class Errors {
     public static final String STREAM_XCLAIM_TIME = "ERR Invalid TIME option argument for XCLAIM";
     public static final String STREAM_XCLAIM_RETRYCOUNT = "ERR Invalid RETRYCOUNT option argument for XCLAIM";
     public static final String STREAM_XAUTOCLAIM_MIN_IDLE = "ERR Invalid min-idle-time argument for XAUTOCLAIM";
-    public static final String STREAM_XAUTOCLAIM_COUNT = "ERR COUNT must be > 0";
     public static final String STREAM_ENTRIES_ADDED_NEGATIVE = "ERR entries_added must be positive";
     public static final String STREAM_XSETID_BELOW_MAX_DELETED =
             "ERR The ID specified in XSETID is smaller than the provided max_deleted_entry_id";
@@ -230,7 +233,6 @@ public final class Errors {
     public static final String GEO_NEED_HEIGHT = "ERR need numeric height";
     public static final String GEO_BOX_NEGATIVE = "ERR height or width cannot be negative";
     public static final String GEO_MEMBER = "ERR could not decode requested zset member";
-    public static final String GEO_COUNT = "ERR COUNT must be > 0";
     public static final String GEO_ANY_NEEDS_COUNT = "ERR the ANY argument requires COUNT argument";
     public static final String GEORADIUS_STORE_OPTIONS =
             "ERR STORE option in GEORADIUS is not compatible with WITHDIST, WITHHASH and WITHCOORD options";
@@ -240,6 +242,14 @@ public final class Errors {
     public static final String GEO_FROM = "ERR exactly one of FROMMEMBER or FROMLONLAT can be specified for ";
     /** Followed by the command name as the client typed it. */
     public static final String GEO_BY = "ERR exactly one of BYRADIUS and BYBOX can be specified for ";
+    // Scripting and functions (ScriptCommands, FunctionCommands, io.tide.script).
+    public static final String NOSCRIPT = "NOSCRIPT No matching script. Please use EVAL.";
+    public static final String NOTBUSY = "NOTBUSY No scripts in execution right now.";
+    public static final String SCRIPT_NUMKEYS_TOO_MANY = "ERR Number of keys can't be greater than number of args";
+    public static final String SCRIPT_NUMKEYS_NEGATIVE = "ERR Number of keys can't be negative";
+    public static final String SCRIPT_FLUSH_OPTION = "ERR SCRIPT FLUSH only support SYNC|ASYNC option";
+    public static final String SCRIPT_RO_WITH_WRITE_FLAG =
+            "ERR Can not execute a script with write flag using *_ro command.";
 
     // Pub/sub, keyspace notifications, client tracking, MONITOR
     public static final String PUBSUB_CONTEXT_PREFIX = "ERR Can't execute '";

@@ -42,6 +42,12 @@ public final class ServerContext {
         ClientSession c = clients.get(id);
         return c == null || c.isClosed() ? null : c.subscriber(pubSub);
     });
+    private final io.tide.script.Scripting scripting;
+    /** CLIENT PAUSE: end (unix ms, 0 = not paused) and whether every command pauses (ALL) or only writes. */
+    private long pauseEndMs;
+    private boolean pauseAll;
+    private final Object pauseLock = new Object();
+    private volatile Runnable unpauseHook = () -> { };
 
     public ServerContext(ConfigRegistry config, CommandTable table, ShardSet shards, String version, String ioDriver) {
         this.config = config;
@@ -49,6 +55,7 @@ public final class ServerContext {
         this.shards = shards;
         this.version = version;
         this.ioDriver = ioDriver;
+        this.scripting = new io.tide.script.Scripting(version);
         byte[] r = new byte[20];
         new SecureRandom().nextBytes(r);
         this.runId = HexFormat.of().formatHex(r);
@@ -92,6 +99,8 @@ public final class ServerContext {
     }
 
     public ConfigRegistry config() { return config; }
+    /** Lua scripts and functions: the engine and the script cache. */
+    public io.tide.script.Scripting scripting() { return scripting; }
     /** Collection encoding thresholds, kept current with CONFIG SET. */
     public EncodingLimits limits() { return limits; }
     public CommandTable table() { return table; }
@@ -120,6 +129,45 @@ public final class ServerContext {
         java.nio.file.Path p = config.configFile();
         return p == null ? "" : p.toAbsolutePath().toString();
     }
+
+    /**
+     * CLIENT PAUSE: a pause until {@code endMs}; as Redis, overlapping pauses keep the later end and the
+     * stricter mode.
+     */
+    public void pause(long endMs, boolean all) {
+        synchronized (pauseLock) {
+            if (endMs > pauseEndMs) pauseEndMs = endMs;
+            if (all) pauseAll = true;
+        }
+    }
+
+    /** CLIENT UNPAUSE: ends the pause and lets every postponed client run. */
+    public void unpause() {
+        synchronized (pauseLock) {
+            pauseEndMs = 0;
+            pauseAll = false;
+        }
+        unpauseHook.run();
+    }
+
+    /**
+     * Whether a command must wait now: every command while an ALL pause lasts, writes and may-replicate
+     * commands during a WRITE pause. Returns the pause's end (unix ms), or 0 when it may run.
+     */
+    public long pausedUntil(long nowMs, boolean mayReplicate) {
+        synchronized (pauseLock) {
+            if (pauseEndMs == 0) return 0;
+            if (nowMs >= pauseEndMs) {
+                pauseEndMs = 0;
+                pauseAll = false;
+                return 0;
+            }
+            return pauseAll || mayReplicate ? pauseEndMs : 0;
+        }
+    }
+
+    /** Set by the dispatcher: what CLIENT UNPAUSE runs to wake postponed clients. */
+    public void onUnpause(Runnable r) { unpauseHook = r; }
 
     /** Asks the server to shut down (SHUTDOWN); the server decides whether that also ends the process. */
     public void requestShutdown() { shutdownRequest.run(); }

@@ -42,6 +42,13 @@ public final class BlockedKeys {
         if (byKey.containsKey(k) && readySet.add(k)) ready.add(k);
     }
 
+    /** Marks every key of database {@code db} with waiters ready (SWAPDB and FLUSH change them all at once). */
+    public void signalDb(int db) {
+        for (DbKey k : byKey.keySet()) {
+            if (k.db() == db && readySet.add(k)) ready.add(k);
+        }
+    }
+
     /** Whether some key was signalled since the last {@link #takeReady}. */
     public boolean hasReady() {
         return !ready.isEmpty();

@@ -234,8 +234,8 @@ public final class ByteMap {
         return v;
     }
 
-    /** Reverse-binary increment of the bits under {@code mask}, as Redis's dictScan. */
-    private static long nextCursor(long v, long mask) {
+    /** Reverse-binary increment of the bits under {@code mask}, as Redis's dictScan (also the keyspace's SCAN). */
+    static long nextCursor(long v, long mask) {
         v |= ~mask;
         v = Long.reverse(v);
         v++;

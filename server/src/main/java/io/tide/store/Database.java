@@ -421,7 +421,7 @@ public final class Database {
             if (old == null) {
                 long m = cur.mask;
                 emitted += emitBucket(cur, (int) (v & m), out);
-                v = nextCursor(v, m);
+                v = ByteMap.nextCursor(v, m);
             } else {
                 Table small = old.mask <= cur.mask ? old : cur;
                 Table large = small == old ? cur : old;
@@ -435,19 +435,11 @@ public final class Database {
                 // is the next bucket of the smaller table.
                 do {
                     emitted += emitBucket(large, (int) (v & m1), out);
-                    v = nextCursor(v, m1);
+                    v = ByteMap.nextCursor(v, m1);
                 } while ((v & (m0 ^ m1)) != 0);
             }
         } while (v != 0 && --budget > 0 && emitted < count);
         return v;
-    }
-
-    /** Reverse-binary increment of the bits under {@code mask}. */
-    private static long nextCursor(long v, long mask) {
-        v |= ~mask;
-        v = Long.reverse(v);
-        v++;
-        return Long.reverse(v);
     }
 
     /** Emits the keys whose home is bucket {@code b}: they lie between b and the next empty slot. */

@@ -144,31 +144,29 @@ public final class GeoHash {
     // ---------------------------------------------------------------- neighbours
 
     private static long moveX(long bits, int step, int d) {
-        long x = bits & 0xaaaaaaaaaaaaaaaaL;
-        long y = bits & 0x5555555555555555L;
-        long zz = 0x5555555555555555L >>> (64 - step * 2);
-        if (d > 0) {
-            x = x + (zz + 1);
-        } else {
-            x = x | zz;
-            x = x - (zz + 1);
-        }
-        x &= 0xaaaaaaaaaaaaaaaaL >>> (64 - step * 2);
-        return x | y;
+        return move(bits, step, d, 0xaaaaaaaaaaaaaaaaL);
     }
 
     private static long moveY(long bits, int step, int d) {
-        long x = bits & 0xaaaaaaaaaaaaaaaaL;
-        long y = bits & 0x5555555555555555L;
-        long zz = 0xaaaaaaaaaaaaaaaaL >>> (64 - step * 2);
+        return move(bits, step, d, 0x5555555555555555L);
+    }
+
+    /**
+     * geohash_move_x and geohash_move_y: one cell in direction {@code d} along the coordinate whose
+     * interleaved bits {@code mask} selects (the odd bits for x, the even ones for y); the other is kept.
+     */
+    private static long move(long bits, int step, int d, long mask) {
+        long moved = bits & mask;
+        long kept = bits & ~mask;
+        long zz = ~mask >>> (64 - step * 2);
         if (d > 0) {
-            y = y + (zz + 1);
+            moved = moved + (zz + 1);
         } else {
-            y = y | zz;
-            y = y - (zz + 1);
+            moved = moved | zz;
+            moved = moved - (zz + 1);
         }
-        y &= 0x5555555555555555L >>> (64 - step * 2);
-        return x | y;
+        moved &= mask >>> (64 - step * 2);
+        return moved | kept;
     }
 
     // ---------------------------------------------------------------- distances

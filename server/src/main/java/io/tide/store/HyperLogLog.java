@@ -182,33 +182,11 @@ public final class HyperLogLog {
         byte[] dense = new byte[DENSE_SIZE];
         System.arraycopy(buf, 0, dense, 0, HEADER_SIZE);
         dense[4] = DENSE;
-        int idx = 0;
-        int p = HEADER_SIZE;
-        while (p < len) {
-            int op = buf[p] & 0xff;
-            int runlen;
-            if ((op & 0xc0) == 0) {
-                runlen = (op & 0x3f) + 1;
-                if (runlen + idx > REGISTERS) return false;
-                idx += runlen;
-                p++;
-            } else if ((op & 0xc0) == 0x40) {
-                runlen = xzeroLen(p);
-                if (runlen + idx > REGISTERS) return false;
-                idx += runlen;
-                p += 2;
-            } else {
-                runlen = (op & 3) + 1;
-                int value = ((op >> 2) & 0x1f) + 1;
-                if (runlen + idx > REGISTERS) return false;
-                while (runlen-- > 0) {
-                    denseWrite(dense, idx, value);
-                    idx++;
-                }
-                p++;
-            }
-        }
-        if (idx != REGISTERS) return false;
+        boolean whole = forEachRun(buf, len, (from, runlen, value) -> {
+            if (value == 0) return;
+            for (int i = from; i < from + runlen; i++) denseWrite(dense, i, value);
+        });
+        if (!whole) return false;
         buf = dense;
         len = DENSE_SIZE;
         return true;
@@ -417,63 +395,49 @@ public final class HyperLogLog {
             }
             return true;
         }
-        int i = 0;
-        int p = HEADER_SIZE;
-        int end = v.length;
-        while (p < end) {
-            int op = v[p] & 0xff;
-            int runlen;
-            if ((op & 0xc0) == 0) {
-                runlen = (op & 0x3f) + 1;
-                if (runlen + i > REGISTERS) return false;
-                i += runlen;
-                p++;
-            } else if ((op & 0xc0) == 0x40) {
-                runlen = (((op & 0x3f) << 8) | (p + 1 < end ? v[p + 1] & 0xff : 0)) + 1;
-                if (runlen + i > REGISTERS) return false;
-                i += runlen;
-                p += 2;
-            } else {
-                runlen = (op & 3) + 1;
-                int value = ((op >> 2) & 0x1f) + 1;
-                if (runlen + i > REGISTERS) return false;
-                while (runlen-- > 0) {
-                    if (value > max[i]) max[i] = (byte) value;
-                    i++;
-                }
-                p++;
+        return forEachRun(v, v.length, (from, runlen, value) -> {
+            if (value == 0) return;
+            for (int i = from; i < from + runlen; i++) {
+                if (value > max[i]) max[i] = (byte) value;
             }
-        }
-        return i == REGISTERS;
+        });
     }
 
     private static boolean sparseHistogram(byte[] v, int[] histo) {
+        return forEachRun(v, v.length, (from, runlen, value) -> histo[value] += runlen);
+    }
+
+    /** Receives a sparse body's runs: {@code runlen} registers from register {@code from}, all {@code value}. */
+    private interface RunVisitor {
+        void run(int from, int runlen, int value);
+    }
+
+    /**
+     * Walks the runs of the sparse body in {@code v[HEADER_SIZE..end)} (ZERO and XZERO runs have value 0);
+     * false, stopping before the offending run, when it is corrupt: a run past the last register, or fewer
+     * runs than the registers.
+     */
+    private static boolean forEachRun(byte[] v, int end, RunVisitor visitor) {
         int idx = 0;
         int p = HEADER_SIZE;
-        int end = v.length;
         while (p < end) {
             int op = v[p] & 0xff;
             int runlen;
+            int value = 0;
             if ((op & 0xc0) == 0) {
                 runlen = (op & 0x3f) + 1;
-                if (runlen + idx > REGISTERS) return false;
-                idx += runlen;
-                histo[0] += runlen;
                 p++;
             } else if ((op & 0xc0) == 0x40) {
                 runlen = (((op & 0x3f) << 8) | (p + 1 < end ? v[p + 1] & 0xff : 0)) + 1;
-                if (runlen + idx > REGISTERS) return false;
-                idx += runlen;
-                histo[0] += runlen;
                 p += 2;
             } else {
                 runlen = (op & 3) + 1;
-                int value = ((op >> 2) & 0x1f) + 1;
-                if (runlen + idx > REGISTERS) return false;
-                idx += runlen;
-                histo[value] += runlen;
+                value = ((op >> 2) & 0x1f) + 1;
                 p++;
             }
+            if (runlen + idx > REGISTERS) return false;
+            visitor.run(idx, runlen, value);
+            idx += runlen;
         }
         return idx == REGISTERS;
     }

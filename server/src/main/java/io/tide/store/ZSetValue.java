@@ -196,29 +196,17 @@ public final class ZSetValue implements CollectionValue {
      * done. The member array is kept by reference. A listpack that would break a limit becomes a skiplist.
      */
     public int add(double score, byte[] member, int flags, EncodingLimits limits, double[] newScore) {
-        boolean incr = (flags & IN_INCR) != 0;
-        boolean nx = (flags & IN_NX) != 0;
         boolean xx = (flags & IN_XX) != 0;
-        boolean gt = (flags & IN_GT) != 0;
-        boolean lt = (flags & IN_LT) != 0;
         if (Double.isNaN(score)) return OUT_NAN;
         if (listpack != null) {
             int off = listpack.find(member);
             if (off >= 0) {
-                if (nx) return OUT_NOP;
-                double cur = listpack.score(off);
-                if (incr) {
-                    score += cur;
-                    if (Double.isNaN(score)) return OUT_NAN;
-                }
-                if ((lt && score >= cur) || (gt && score <= cur)) return OUT_NOP;
-                newScore[0] = score;
-                if (score != cur) {
+                int out = update(score, listpack.score(off), flags, newScore);
+                if (out == OUT_UPDATED) {
                     listpack.deleteAt(off);
-                    listpack.insert(member, score);
-                    return OUT_UPDATED;
+                    listpack.insert(member, newScore[0]);
                 }
-                return 0;
+                return out;
             }
             if (xx) return OUT_NOP;
             if (listpack.size() + 1L > limits.zsetMaxListpackEntries
@@ -233,24 +221,30 @@ public final class ZSetValue implements CollectionValue {
         }
         ZSetSkipList.Node n = skiplist.find(member);
         if (n != null) {
-            if (nx) return OUT_NOP;
-            double cur = n.score;
-            if (incr) {
-                score += cur;
-                if (Double.isNaN(score)) return OUT_NAN;
-            }
-            if ((lt && score >= cur) || (gt && score <= cur)) return OUT_NOP;
-            newScore[0] = score;
-            if (score != cur) {
-                skiplist.updateScore(n, score);
-                return OUT_UPDATED;
-            }
-            return 0;
+            int out = update(score, n.score, flags, newScore);
+            if (out == OUT_UPDATED) skiplist.updateScore(n, newScore[0]);
+            return out;
         }
         if (xx) return OUT_NOP;
         skiplist.insert(member, score);
         newScore[0] = score;
         return OUT_ADDED;
+    }
+
+    /**
+     * {@link #add}'s decision for a member already present with score {@code cur}: {@code OUT_NOP} or
+     * {@code OUT_NAN}; else the new score goes to {@code newScore[0]} and the result is {@code OUT_UPDATED}
+     * when it differs from {@code cur} (the caller then stores it), 0 when it does not.
+     */
+    private static int update(double score, double cur, int flags, double[] newScore) {
+        if ((flags & IN_NX) != 0) return OUT_NOP;
+        if ((flags & IN_INCR) != 0) {
+            score += cur;
+            if (Double.isNaN(score)) return OUT_NAN;
+        }
+        if (((flags & IN_LT) != 0 && score >= cur) || ((flags & IN_GT) != 0 && score <= cur)) return OUT_NOP;
+        newScore[0] = score;
+        return score != cur ? OUT_UPDATED : 0;
     }
 
     /** Removes {@code member}; false when absent. */

@@ -1,11 +1,12 @@
 package io.tide.shard;
 
+import static io.tide.testing.TestServers.awaitBlocked;
+import static io.tide.testing.TestServers.keysOnDifferentShards;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tide.Server;
 import io.tide.testing.RawClient;
 import io.tide.testing.TestServers;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -53,38 +54,9 @@ class BlockingTest {
         return TestServers.jedis(server.port(), 2);
     }
 
-    /** Two keys guaranteed to live on different shards when there are several. */
-    private static String[] keysOnDifferentShards(String prefix) {
-        ShardSet set = server.context().shards();
-        String a = prefix + ":a";
-        for (int i = 0; ; i++) {
-            String b = prefix + ":b" + i;
-            if (set.size() == 1 || set.shardOf(bytes(a)) != set.shardOf(bytes(b))) return new String[] {a, b};
-        }
-    }
-
-    private static byte[] bytes(String s) {
-        return s.getBytes(StandardCharsets.UTF_8);
-    }
-
-    private static long blockedClients(Jedis j) {
-        for (String line : j.info("clients").split("\r\n")) {
-            if (line.startsWith("blocked_clients:")) return Long.parseLong(line.substring(16));
-        }
-        throw new AssertionError("no blocked_clients in INFO");
-    }
-
-    private static void awaitBlocked(Jedis j, long n) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (blockedClients(j) != n) {
-            if (System.nanoTime() > deadline) throw new AssertionError("blocked_clients never reached " + n);
-            Thread.sleep(5);
-        }
-    }
-
     @Test
     void blpop_isServedByAPushFromAnotherClient_onAnotherShard() throws Exception {
-        String[] k = keysOnDifferentShards("wake");
+        String[] k = keysOnDifferentShards(server, "wake");
         try (Jedis admin = jedis(); Jedis pusher = jedis()) {
             Future<List<String>> popped = pool.submit(() -> {
                 try (Jedis j = jedis()) {
@@ -101,7 +73,7 @@ class BlockingTest {
 
     @Test
     void blpop_onSeveralKeysAcrossShards_isServedByAnyOfThem() throws Exception {
-        String[] k = keysOnDifferentShards("multi");
+        String[] k = keysOnDifferentShards(server, "multi");
         try (Jedis admin = jedis(); Jedis pusher = jedis()) {
             Future<List<String>> popped = pool.submit(() -> {
                 try (Jedis j = jedis()) {
@@ -175,7 +147,7 @@ class BlockingTest {
 
     @Test
     void blmove_acrossShards_movesAtomicallyWhenServed() throws Exception {
-        String[] k = keysOnDifferentShards("move");
+        String[] k = keysOnDifferentShards(server, "move");
         try (Jedis admin = jedis(); Jedis pusher = jedis()) {
             Future<String> moved = pool.submit(() -> {
                 try (Jedis j = jedis()) {
@@ -194,7 +166,7 @@ class BlockingTest {
 
     @Test
     void blmove_chain_wakesTheWaiterOnTheDestination() throws Exception {
-        String[] k = keysOnDifferentShards("chain");
+        String[] k = keysOnDifferentShards(server, "chain");
         try (Jedis admin = jedis(); Jedis pusher = jedis()) {
             Future<List<String>> last = pool.submit(() -> {
                 try (Jedis j = jedis()) {
@@ -271,6 +243,25 @@ class BlockingTest {
             String line = admin.clientList().lines().filter(l -> l.contains("name=waiter")).findFirst().orElseThrow();
             assertThat(line).contains("flags=b");
             assertThat(f.get(10, TimeUnit.SECONDS)).isNull();
+        }
+    }
+
+    @Test
+    void swapdb_wakesClientsBlockedOnKeysThatNowHoldData() throws Exception {
+        try (Jedis admin = jedis()) {
+            admin.select(1);
+            admin.rpush("swapped", "from-db1");
+            admin.select(0);
+            admin.del("swapped");
+            Future<List<String>> popped = pool.submit(() -> {
+                try (Jedis j = jedis()) {
+                    return j.blpop(0, "swapped");
+                }
+            });
+            awaitBlocked(admin, 1);
+            admin.swapDB(0, 1);
+            assertThat(popped.get(10, TimeUnit.SECONDS)).containsExactly("swapped", "from-db1");
+            admin.swapDB(0, 1);
         }
     }
 }

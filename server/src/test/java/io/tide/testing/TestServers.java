@@ -7,16 +7,24 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.protocol.ProtocolVersion;
 import io.tide.Server;
 import io.tide.Tide;
+import io.tide.shard.Shard;
+import io.tide.shard.ShardSet;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.RedisProtocol;
 
-/** Starting embedded servers and connecting real clients to them, for socket tests. Thread-safe. */
+/**
+ * Starting embedded servers, connecting real clients to them and looking inside them (shards, blocked clients),
+ * for socket tests. Thread-safe: it keeps no state of its own.
+ */
 public final class TestServers {
 
     static {
@@ -57,5 +65,42 @@ public final class TestServers {
 
     public static StatefulRedisConnection<String, String> connect(RedisClient client) {
         return client.connect();
+    }
+
+    /** Runs {@code task} on the thread of the shard that owns {@code key}, as only that thread may touch its data. */
+    public static <T> T onShard(Server server, String key, Callable<T> task) throws Exception {
+        Shard s = server.context().shards().shardOf(utf8(key));
+        return s.loop().submit(task).get();
+    }
+
+    /** Two keys, {@code prefix:a} and {@code prefix:bN}, on different shards when the server has several. */
+    public static String[] keysOnDifferentShards(Server server, String prefix) {
+        ShardSet set = server.context().shards();
+        String a = prefix + ":a";
+        for (int i = 0; ; i++) {
+            String b = prefix + ":b" + i;
+            if (set.size() == 1 || set.shardOf(utf8(a)) != set.shardOf(utf8(b))) return new String[] {a, b};
+        }
+    }
+
+    /** The server's {@code blocked_clients}, from INFO through {@code j}. */
+    private static long blockedClients(Jedis j) {
+        for (String line : j.info("clients").split("\r\n")) {
+            if (line.startsWith("blocked_clients:")) return Long.parseLong(line.substring(16));
+        }
+        throw new AssertionError("no blocked_clients in INFO");
+    }
+
+    /** Waits (10 s at most) until the server counts exactly {@code n} blocked clients. */
+    public static void awaitBlocked(Jedis j, long n) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (blockedClients(j) != n) {
+            if (System.nanoTime() > deadline) throw new AssertionError("blocked_clients never reached " + n);
+            Thread.sleep(5);
+        }
+    }
+
+    private static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
     }
 }

@@ -152,49 +152,63 @@ public final class BitCommands {
     // ------------------------------------------------------------------ BITCOUNT / BITPOS
 
     static Reply bitcount(CommandContext ctx, byte[][] argv) {
-        long start;
-        long end;
-        int firstMask = 0;
-        int lastMask = 0;
         byte[] s;
+        ByteRange r;
         if (argv.length == 4 || argv.length == 5) {
-            start = Args.parseLong(argv[2]);
-            end = Args.parseLong(argv[3]);
-            boolean isBit = false;
-            if (argv.length == 5) {
-                if (cIs(argv[4], "bit")) isBit = true;
-                else if (!cIs(argv[4], "byte")) throw Errors.syntax();
-            }
+            long start = Args.parseLong(argv[2]);
+            long end = Args.parseLong(argv[3]);
+            boolean isBit = argv.length == 5 && isBitUnit(argv[4]);
             s = stringOrNull(ctx.read(argv[1]));
             if (s == null) return Reply.ZERO;
-            long total = s.length;
             if (start < 0 && end < 0 && start > end) return Reply.ZERO;
-            if (isBit) total <<= 3;
+            r = ByteRange.of(start, end, s.length, isBit);
+        } else if (argv.length == 2) {
+            s = stringOrNull(ctx.read(argv[1]));
+            if (s == null) return Reply.ZERO;
+            r = ByteRange.whole(s);
+        } else {
+            throw Errors.syntax();
+        }
+        if (r.start() > r.end()) return Reply.ZERO;
+        long count = popcount(s, (int) r.start(), (int) r.end() + 1);
+        // Bits of the edge bytes outside a BIT range were counted: take them off again.
+        if (r.firstMask() != 0) count -= Integer.bitCount(s[(int) r.start()] & r.firstMask());
+        if (r.lastMask() != 0) count -= Integer.bitCount(s[(int) r.end()] & r.lastMask());
+        return Reply.integer(count);
+    }
+
+    /** BITCOUNT's and BITPOS's unit: true for BIT, false for BYTE, else a syntax error. */
+    private static boolean isBitUnit(byte[] arg) {
+        if (cIs(arg, "bit")) return true;
+        if (!cIs(arg, "byte")) throw Errors.syntax();
+        return false;
+    }
+
+    /**
+     * Immutable. BITCOUNT's and BITPOS's range in bytes, {@code start} to {@code end} inclusive; for a BIT
+     * range, masks of the bits of the first and last byte that lie outside it (0 for none).
+     */
+    private record ByteRange(long start, long end, int firstMask, int lastMask) {
+
+        static ByteRange whole(byte[] s) {
+            return new ByteRange(0, s.length - 1, 0, 0);
+        }
+
+        /**
+         * The range {@code start..end} in a string of {@code length} bytes, in bits where {@code isBit}:
+         * negative ends count from the end, then both are clamped to the string.
+         */
+        static ByteRange of(long start, long end, long length, boolean isBit) {
+            long total = isBit ? length << 3 : length;
             if (start < 0) start = total + start;
             if (end < 0) end = total + end;
             if (start < 0) start = 0;
             if (end < 0) end = 0;
             if (end >= total) end = total - 1;
-            if (isBit && start <= end) {
-                firstMask = ~((1 << (8 - (int) (start & 7))) - 1) & 0xff;
-                lastMask = (1 << (7 - (int) (end & 7))) - 1;
-                start >>= 3;
-                end >>= 3;
-            }
-        } else if (argv.length == 2) {
-            s = stringOrNull(ctx.read(argv[1]));
-            if (s == null) return Reply.ZERO;
-            start = 0;
-            end = s.length - 1;
-        } else {
-            throw Errors.syntax();
+            if (!isBit || start > end) return new ByteRange(start, end, 0, 0);
+            return new ByteRange(start >> 3, end >> 3, ~((1 << (8 - (int) (start & 7))) - 1) & 0xff,
+                    (1 << (7 - (int) (end & 7))) - 1);
         }
-        if (start > end) return Reply.ZERO;
-        long count = popcount(s, (int) start, (int) end + 1);
-        // Bits of the edge bytes outside a BIT range were counted: take them off again.
-        if (firstMask != 0) count -= Integer.bitCount(s[(int) start] & firstMask);
-        if (lastMask != 0) count -= Integer.bitCount(s[(int) end] & lastMask);
-        return Reply.integer(count);
     }
 
     private static long popcount(byte[] s, int from, int to) {
@@ -210,19 +224,13 @@ public final class BitCommands {
         if (bitArg == null) throw Errors.notInteger();
         if (bitArg != 0 && bitArg != 1) throw Errors.error(Errors.BIT_ARGUMENT);
         int bit = bitArg.intValue();
-        long start;
-        long end = 0;
         boolean endGiven = false;
-        int firstMask = 0;
-        int lastMask = 0;
         byte[] s;
+        ByteRange r;
         if (argv.length >= 4 && argv.length <= 6) {
-            start = Args.parseLong(argv[3]);
-            boolean isBit = false;
-            if (argv.length == 6) {
-                if (cIs(argv[5], "bit")) isBit = true;
-                else if (!cIs(argv[5], "byte")) throw Errors.syntax();
-            }
+            long start = Args.parseLong(argv[3]);
+            boolean isBit = argv.length == 6 && isBitUnit(argv[5]);
+            long end = 0;
             if (argv.length >= 5) {
                 end = Args.parseLong(argv[4]);
                 endGiven = true;
@@ -231,26 +239,18 @@ public final class BitCommands {
             if (s == null) return Reply.integer(bit == 1 ? -1 : 0);
             long total = s.length;
             if (!endGiven) end = isBit ? (total << 3) + 7 : total - 1;
-            if (isBit) total <<= 3;
-            if (start < 0) start = total + start;
-            if (end < 0) end = total + end;
-            if (start < 0) start = 0;
-            if (end < 0) end = 0;
-            if (end >= total) end = total - 1;
-            if (isBit && start <= end) {
-                firstMask = ~((1 << (8 - (int) (start & 7))) - 1) & 0xff;
-                lastMask = (1 << (7 - (int) (end & 7))) - 1;
-                start >>= 3;
-                end >>= 3;
-            }
+            r = ByteRange.of(start, end, total, isBit);
         } else if (argv.length == 3) {
             s = stringOrNull(ctx.read(argv[1]));
             if (s == null) return Reply.integer(bit == 1 ? -1 : 0);
-            start = 0;
-            end = s.length - 1;
+            r = ByteRange.whole(s);
         } else {
             throw Errors.syntax();
         }
+        long start = r.start();
+        long end = r.end();
+        int firstMask = r.firstMask();
+        int lastMask = r.lastMask();
         if (start > end) return Reply.integer(-1);
 
         // Redis's three-part search: a masked first byte, the whole bytes, a masked last byte.

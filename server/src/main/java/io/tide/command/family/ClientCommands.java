@@ -48,8 +48,52 @@ public final class ClientCommands {
         client.sub("no-touch", 3, "noscript loading stale", 0, 0, 0, "@connection", "7.2.0",
                 "Controls whether commands sent by the client affect the LRU/LFU of accessed keys.",
                 ClientCommands::noTouch);
+        client.sub("pause", -3, "admin noscript loading stale", 0, 0, 0, "@connection", "3.0.0",
+                "Suspends commands processing.", ClientCommands::pause);
+        client.sub("unpause", 2, "admin noscript loading stale", 0, 0, 0, "@connection", "6.2.0",
+                "Resumes processing commands from paused clients.", ClientCommands::unpause);
+        client.sub("unblock", -3, "admin noscript loading stale allshards", 0, 0, 0, "@connection", "5.0.0",
+                "Unblocks a client blocked by a blocking command from a different connection.",
+                ClientCommands::unblock);
         client.sub("help", 2, "loading stale", 0, 0, 0, "@connection", "5.0.0",
                 "Returns helpful text about the different subcommands.", ClientCommands::help);
+    }
+
+    /** CLIENT PAUSE timeout [WRITE|ALL]: the timeout is in milliseconds; ALL is the default. */
+    static Reply pause(CommandContext ctx, byte[][] argv) {
+        long end = Args.timeoutMillis(argv[2], ctx.now());
+        boolean all = true;
+        if (argv.length == 4) {
+            if (Args.is(argv[3], "write")) all = false;
+            else if (!Args.is(argv[3], "all")) throw Errors.error(Errors.PAUSE_MODE);
+        } else if (argv.length > 4) {
+            throw Errors.syntax();
+        }
+        ctx.server().pause(end == 0 ? ctx.now() : end, all);
+        return Reply.OK;
+    }
+
+    static Reply unpause(CommandContext ctx, byte[][] argv) {
+        ctx.server().unpause();
+        return Reply.OK;
+    }
+
+    /**
+     * CLIENT UNBLOCK id [TIMEOUT|ERROR]: answers a client parked by a blocking command as if it timed out, or
+     * with Redis's UNBLOCKED error. Runs with every shard parked, so every client's state can be read here.
+     */
+    static Reply unblock(CommandContext ctx, byte[][] argv) {
+        long id = Args.parseLong(argv[2]);
+        boolean error = false;
+        if (argv.length == 4) {
+            if (Args.is(argv[3], "error")) error = true;
+            else if (!Args.is(argv[3], "timeout")) throw Errors.error(Errors.UNBLOCK_REASON);
+        } else if (argv.length > 4) {
+            throw Errors.syntax();
+        }
+        ClientSession target = ctx.server().clients().get(id);
+        if (target == null) return Reply.integer(0);
+        return Reply.integer(target.unblock(error ? Reply.error(Errors.UNBLOCKED) : null) ? 1 : 0);
     }
 
     static Reply id(CommandContext ctx, byte[][] argv) {

@@ -23,6 +23,7 @@ public final class Families {
         GeoCommands.register(table);
         SortCommands.register(table);
         TransactionCommands.register(table);
+        ScriptCommands.register(table);
         PubSubCommands.register(table);
         TrackingCommands.register(table);
     }

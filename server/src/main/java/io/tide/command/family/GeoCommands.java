@@ -337,7 +337,7 @@ public final class GeoCommands {
                 sort = SORT_DESC;
             } else if (Args.is(arg, "count") && left >= 1) {
                 count = Args.parseLong(argv[i + 1]);
-                if (count <= 0) throw Errors.error(Errors.GEO_COUNT);
+                if (count <= 0) throw Errors.error(Errors.COUNT_NOT_ABOVE_ZERO);
                 i++;
             } else if (Args.is(arg, "store") && left >= 1 && mayStore) {
                 storeKey = argv[i + 1];

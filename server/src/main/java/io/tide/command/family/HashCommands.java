@@ -9,7 +9,6 @@ import io.tide.pubsub.KeyspaceEvents;
 import io.tide.store.Database;
 import io.tide.store.EncodingLimits;
 import io.tide.store.HashValue;
-import io.tide.util.Glob;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -38,7 +37,6 @@ public final class HashCommands {
      */
     static final long MAX_RANDOM_REPLY = 1L << 24;
 
-    private static final Reply EMPTY_SCAN = Reply.array(Reply.bulk("0"), Reply.EMPTY_ARRAY);
     private static final Reply EMPTY_MAP = Reply.map();
     private static final Reply NO_FIELD = Reply.integer(HashValue.EXPIRE_NO_FIELD);
     private static final Reply NO_TTL = Reply.integer(-1);
@@ -317,17 +315,7 @@ public final class HashCommands {
 
     /** HRANDFIELD key [count [WITHVALUES]]: the count and option are checked before the key, as in Redis. */
     static Reply hrandfield(CommandContext ctx, byte[][] argv) {
-        if (argv.length >= 3) {
-            Long count = Args.parseLongOrNull(argv[2]);
-            if (count == null) throw Errors.notInteger();
-            if (count == Long.MIN_VALUE) throw Errors.error(Errors.SRANDMEMBER_COUNT_RANGE);
-            if (argv.length > 4 || (argv.length == 4 && !Args.is(argv[3], "withvalues"))) throw Errors.syntax();
-            boolean withValues = argv.length == 4;
-            if (withValues && (count < -Long.MAX_VALUE / 2 || count > Long.MAX_VALUE / 2)) {
-                throw Errors.error(Errors.HASH_VALUE_OUT_OF_RANGE);
-            }
-            return randomFields(ctx, argv[1], count, withValues);
-        }
+        if (argv.length >= 3) return randomFields(ctx, argv[1], randomCount(argv, "withvalues"), argv.length == 4);
         HashValue h = forRead(ctx, argv[1]);
         if (h == null) return Reply.NULL;
         ThreadLocalRandom rnd = ThreadLocalRandom.current();
@@ -336,6 +324,20 @@ public final class HashCommands {
             return Reply.bulk(flat[2 * rnd.nextInt(h.size())]);
         }
         return Reply.bulk(h.fieldAtSlot(h.randomSlot(rnd)));
+    }
+
+    /**
+     * The count of {@code HRANDFIELD key count [WITHVALUES]} and {@code ZRANDMEMBER key count [WITHSCORES]},
+     * checked before the key as in Redis: an integer in [-LONG_MAX, LONG_MAX], nothing after it but
+     * {@code option}, and with the option a count whose doubled length still fits in a long.
+     */
+    static long randomCount(byte[][] argv, String option) {
+        long count = Args.parseSymmetricLong(argv[2]);
+        if (argv.length > 4 || (argv.length == 4 && !Args.is(argv[3], option))) throw Errors.syntax();
+        if (argv.length == 4 && (count < -Long.MAX_VALUE / 2 || count > Long.MAX_VALUE / 2)) {
+            throw Errors.error(Errors.HASH_VALUE_OUT_OF_RANGE);
+        }
+        return count;
     }
 
     /** Redis's hrandfieldWithCountCommand and its cases, with RESP3's field-value pairs for WITHVALUES. */
@@ -449,36 +451,15 @@ public final class HashCommands {
     static Reply hscan(CommandContext ctx, byte[][] argv) {
         long cursor = KeyCommands.parseCursor(argv[2]);
         HashValue h = forRead(ctx, argv[1]);
-        if (h == null) return EMPTY_SCAN;
-        long count = 10;
-        byte[] pattern = null;
-        boolean noValues = false;
-        for (int i = 3; i < argv.length; ) {
-            boolean pair = argv.length - i >= 2;
-            if (Args.is(argv[i], "count") && pair) {
-                count = Args.parseLong(argv[i + 1]);
-                if (count < 1) throw Errors.syntax();
-                i += 2;
-            } else if (Args.is(argv[i], "match") && pair) {
-                byte[] p = argv[i + 1];
-                pattern = p.length == 1 && p[0] == '*' ? null : p;
-                i += 2;
-            } else if (Args.is(argv[i], "novalues")) {
-                noValues = true;
-                i++;
-            } else {
-                throw Errors.syntax();
-            }
-        }
-        byte[] match = pattern;
-        boolean values = !noValues;
+        if (h == null) return ScanOptions.EMPTY;
+        ScanOptions o = ScanOptions.parse(argv, 3, null, false);
         List<Reply> out = new ArrayList<>();
-        long next = h.scan(cursor, (int) Math.min(count, Integer.MAX_VALUE), (f, v) -> {
-            if (match != null && !Glob.matches(match, f, false)) return;
+        long next = h.scan(cursor, o.limit(), (f, v) -> {
+            if (!o.matches(f)) return;
             out.add(Reply.bulk(f));
-            if (values) out.add(Reply.bulk(v));
+            if (!o.noValues()) out.add(Reply.bulk(v));
         });
-        return Reply.array(Reply.bulk(Long.toUnsignedString(next)), Reply.array(out));
+        return ScanOptions.reply(next, out);
     }
 
     // ------------------------------------------------------------------ field expiry (Redis 7.4)

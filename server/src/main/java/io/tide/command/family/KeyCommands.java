@@ -352,31 +352,12 @@ public final class KeyCommands {
      */
     static Reply scan(CommandContext ctx, byte[][] argv) {
         long cursor = parseCursor(argv[1]);
-        long count = 10;
-        byte[] pattern = null;
-        byte[] typeName = null;
-        for (int i = 2; i < argv.length; ) {
-            boolean pair = argv.length - i >= 2;
-            if (Args.is(argv[i], "count") && pair) {
-                count = Args.parseLong(argv[i + 1]);
-                if (count < 1) throw Errors.syntax();
-                i += 2;
-            } else if (Args.is(argv[i], "match") && pair) {
-                byte[] p = argv[i + 1];
-                pattern = p.length == 1 && p[0] == '*' ? null : p;
-                i += 2;
-            } else if (Args.is(argv[i], "type") && pair) {
-                typeName = argv[i + 1];
-                i += 2;
-            } else {
-                throw Errors.syntax();
-            }
-        }
+        ScanOptions o = ScanOptions.parse(argv, 2, Errors.SYNTAX, true);
         Database[] dbs = ctx.allDbs(ctx.dbIndex());
         int n = dbs.length;
         int shard = (int) Long.remainderUnsigned(cursor, n);
         long tableCursor = Long.divideUnsigned(cursor, n);
-        int want = (int) Math.min(count, Integer.MAX_VALUE);
+        int want = o.limit();
         List<byte[]> keys = new ArrayList<>();
         List<Database> owners = new ArrayList<>();
         long next = 0;
@@ -396,18 +377,18 @@ public final class KeyCommands {
             }
         }
         long now = ctx.now();
-        String type = typeName == null ? null : new String(typeName, StandardCharsets.UTF_8);
+        String type = o.type() == null ? null : new String(o.type(), StandardCharsets.UTF_8);
         List<Reply> out = new ArrayList<>(keys.size());
         for (int i = 0; i < keys.size(); i++) {
             byte[] k = keys.get(i);
-            if (pattern != null && !Glob.matches(pattern, k, false)) continue;
+            if (!o.matches(k)) continue;
             Database d = owners.get(i);
             Object v = d.peek(k, now); // deletes the key if it has expired, as Redis's SCAN does
             if (v == null) continue;
             if (type != null && !typeName(v).equalsIgnoreCase(type)) continue;
             out.add(Reply.bulk(k));
         }
-        return Reply.array(Reply.bulk(Long.toUnsignedString(next)), Reply.array(out));
+        return ScanOptions.reply(next, out);
     }
 
     /**
@@ -536,6 +517,9 @@ public final class KeyCommands {
                 s.watched().touchAll(a, key -> da.exists(key, now) || dbb.exists(key, now));
                 s.watched().touchAll(b, key -> da.exists(key, now) || dbb.exists(key, now));
                 da.swapContents(dbb);
+                // Clients blocked on keys of either database may now find data (Redis's scanDatabaseForReadyKeys).
+                s.blocking().signalDb(a);
+                s.blocking().signalDb(b);
             }
         }
         return Reply.OK;

@@ -124,13 +124,6 @@ public final class ListCommands {
         return v;
     }
 
-    /** An integer in [-LONG_MAX, LONG_MAX], as Redis's getRangeLongFromObjectOrReply checks RANK and LREM's count. */
-    private static long symmetricLong(byte[] arg) {
-        long v = Args.parseLong(arg);
-        if (v == Long.MIN_VALUE) throw Errors.error(Errors.LIST_NOT_IN_LONG_RANGE);
-        return v;
-    }
-
     /** LEFT (true) or RIGHT (false), else a syntax error. */
     private static boolean leftOrRight(byte[] arg) {
         if (Args.is(arg, "left")) return true;
@@ -307,7 +300,7 @@ public final class ListCommands {
             byte[] opt = argv[j];
             boolean more = j + 1 < argv.length;
             if (Args.is(opt, "rank") && more) {
-                rank = symmetricLong(argv[++j]);
+                rank = Args.parseSymmetricLong(argv[++j]);
                 if (rank == 0) throw Errors.error(Errors.LIST_RANK_ZERO);
             } else if (Args.is(opt, "count") && more) {
                 count = nonNegative(argv[++j], Errors.LIST_COUNT_NEGATIVE);
@@ -364,7 +357,7 @@ public final class ListCommands {
     }
 
     static Reply lrem(CommandContext ctx, byte[][] argv) {
-        long count = symmetricLong(argv[2]);
+        long count = Args.parseSymmetricLong(argv[2]);
         byte[] key = argv[1];
         ListValue l = list(ctx.readForWrite(key));
         if (l == null) return Reply.ZERO;

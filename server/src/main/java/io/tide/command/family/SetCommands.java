@@ -10,7 +10,6 @@ import io.tide.store.ByteMap;
 import io.tide.store.Database;
 import io.tide.store.EncodingLimits;
 import io.tide.store.SetValue;
-import io.tide.util.Glob;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -34,7 +33,6 @@ public final class SetCommands {
     static final long MAX_REPLY_ELEMENTS = Integer.MAX_VALUE - 8;
 
     private static final Reply EMPTY_SET = new Reply.SetReply(new Reply[0]);
-    private static final Reply EMPTY_SCAN = Reply.array(Reply.bulk("0"), Reply.EMPTY_ARRAY);
     private static final byte[][] NO_KEYS = new byte[0][];
 
     private SetCommands() {}
@@ -281,8 +279,7 @@ public final class SetCommands {
 
     /** Redis's srandmemberWithCountCommand: repeated picks for a negative count, distinct members otherwise. */
     private static Reply srandmemberWithCount(CommandContext ctx, byte[][] argv) {
-        long l = Args.parseLong(argv[2]);
-        if (l == Long.MIN_VALUE) throw Errors.error(Errors.SRANDMEMBER_COUNT_RANGE);
+        long l = Args.parseSymmetricLong(argv[2]);
         boolean unique = l >= 0;
         long count = Math.abs(l);
         SetValue set = asSet(ctx.read(argv[1]));
@@ -502,31 +499,13 @@ public final class SetCommands {
     static Reply sscan(CommandContext ctx, byte[][] argv) {
         long cursor = KeyCommands.parseCursor(argv[2]);
         SetValue set = asSet(ctx.read(argv[1]));
-        if (set == null) return EMPTY_SCAN;
-        long count = 10;
-        byte[] pattern = null;
-        for (int i = 3; i < argv.length; ) {
-            boolean pair = argv.length - i >= 2;
-            if (Args.is(argv[i], "count") && pair) {
-                count = Args.parseLong(argv[i + 1]);
-                if (count < 1) throw Errors.syntax();
-                i += 2;
-            } else if (Args.is(argv[i], "match") && pair) {
-                byte[] p = argv[i + 1];
-                pattern = p.length == 1 && p[0] == '*' ? null : p;
-                i += 2;
-            } else if (Args.is(argv[i], "novalues")) {
-                throw Errors.error(Errors.NOVALUES_ONLY_HSCAN);
-            } else {
-                throw Errors.syntax();
-            }
-        }
+        if (set == null) return ScanOptions.EMPTY;
+        ScanOptions o = ScanOptions.parse(argv, 3, Errors.NOVALUES_ONLY_HSCAN, false);
         List<Reply> out = new ArrayList<>();
-        byte[] pat = pattern;
-        long next = set.scan(cursor, (int) Math.min(count, Integer.MAX_VALUE), m -> {
-            if (pat == null || Glob.matches(pat, m, false)) out.add(Reply.bulk(m));
+        long next = set.scan(cursor, o.limit(), m -> {
+            if (o.matches(m)) out.add(Reply.bulk(m));
         });
-        return Reply.array(Reply.bulk(Long.toUnsignedString(next)), Reply.array(out));
+        return ScanOptions.reply(next, out);
     }
 
     // ---------------------------------------------------------------- arguments

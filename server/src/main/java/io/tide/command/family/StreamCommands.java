@@ -273,6 +273,17 @@ public final class StreamCommands {
         int idPos;
     }
 
+    /**
+     * The head of MAXLEN or MINID at {@code argv[i]}, {@code moreargs} arguments after it: refuses a second
+     * strategy, takes an optional {@code ~} (approximate) or {@code =}; returns the index of the threshold.
+     */
+    private static int trimThreshold(AddTrim a, byte[][] argv, int i, int moreargs) {
+        if (a.strategy != 0) throw Errors.error(Errors.STREAM_MAXLEN_AND_MINID);
+        a.approx = moreargs >= 2 && symbol(argv[i + 1], '~');
+        if (a.approx || (moreargs >= 2 && symbol(argv[i + 1], '='))) return i + 2;
+        return i + 1;
+    }
+
     /** Redis's streamParseAddOrTrimArgsOrReply. */
     private static AddTrim parseAddTrim(CommandContext ctx, byte[][] argv, boolean xadd) {
         AddTrim a = new AddTrim();
@@ -284,31 +295,13 @@ public final class StreamCommands {
             if (xadd && symbol(o, '*')) {
                 break;
             } else if (opt(o, "maxlen") && moreargs > 0) {
-                if (a.strategy != 0) throw Errors.error(Errors.STREAM_MAXLEN_AND_MINID);
-                a.approx = false;
-                byte[] next = argv[i + 1];
-                if (moreargs >= 2 && symbol(next, '~')) {
-                    a.approx = true;
-                    i++;
-                } else if (moreargs >= 2 && symbol(next, '=')) {
-                    i++;
-                }
-                a.maxlen = Args.parseLong(argv[i + 1]);
+                i = trimThreshold(a, argv, i, moreargs);
+                a.maxlen = Args.parseLong(argv[i]);
                 if (a.maxlen < 0) throw Errors.error(Errors.STREAM_MAXLEN_NEGATIVE);
-                i++;
                 a.strategy = StreamValue.TRIM_MAXLEN;
             } else if (opt(o, "minid") && moreargs > 0) {
-                if (a.strategy != 0) throw Errors.error(Errors.STREAM_MAXLEN_AND_MINID);
-                a.approx = false;
-                byte[] next = argv[i + 1];
-                if (moreargs >= 2 && symbol(next, '~')) {
-                    a.approx = true;
-                    i++;
-                } else if (moreargs >= 2 && symbol(next, '=')) {
-                    i++;
-                }
-                a.minId = parseId(argv[i + 1], 0, true);
-                i++;
+                i = trimThreshold(a, argv, i, moreargs);
+                a.minId = parseId(argv[i], 0, true);
                 a.strategy = StreamValue.TRIM_MINID;
             } else if (opt(o, "limit") && moreargs > 0) {
                 a.limit = Args.parseLong(argv[i + 1]);
@@ -878,7 +871,7 @@ public final class StreamCommands {
             int moreargs = argv.length - 1 - j;
             if (opt(argv[j], "count") && moreargs > 0) {
                 Long c = Args.parseLongOrNull(argv[j + 1]);
-                if (c == null || c < 1 || c > AUTOCLAIM_MAX_COUNT) throw Errors.error(Errors.STREAM_XAUTOCLAIM_COUNT);
+                if (c == null || c < 1 || c > AUTOCLAIM_MAX_COUNT) throw Errors.error(Errors.COUNT_NOT_ABOVE_ZERO);
                 count = c;
                 j++;
             } else if (opt(argv[j], "justid")) {

@@ -15,13 +15,13 @@ import io.tide.store.SetValue;
 import io.tide.store.ZSetValue;
 import io.tide.store.ZSetValue.LexRange;
 import io.tide.store.ZSetValue.ScoreRange;
-import io.tide.util.Glob;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.ToIntFunction;
 
 /**
  * Thread-safe (stateless). The sorted-set commands (Redis's t_zset.c), with Redis's argument parsing, error
@@ -32,7 +32,6 @@ import java.util.concurrent.ThreadLocalRandom;
  */
 public final class ZSetCommands {
 
-    private static final Reply EMPTY_SCAN = Reply.array(Reply.bulk("0"), Reply.EMPTY_ARRAY);
 
     // Kinds of range (zrange_type) and set operation.
     private static final int RANK = 0;
@@ -787,44 +786,35 @@ public final class ZSetCommands {
     static Reply zremrangebyrank(CommandContext ctx, byte[][] argv) {
         long start = Args.parseLong(argv[2]);
         long end = Args.parseLong(argv[3]);
-        byte[] key = argv[1];
-        ZSetValue z = zset(ctx.readForWrite(key));
-        if (z == null) return Reply.ZERO;
-        long llen = z.size();
-        if (start < 0) start = llen + start;
-        if (end < 0) end = llen + end;
-        if (start < 0) start = 0;
-        if (start > end || start >= llen) return Reply.ZERO;
-        if (end >= llen) end = llen - 1;
-        long before = z.memoryBytes();
-        int removed = z.removeRanks((int) start, (int) end);
-        if (removed > 0) ctx.notify(KeyspaceEvents.ZSET, "zremrangebyrank", key);
-        written(ctx.db(key), key, z, before);
-        if (z.size() == 0) ctx.notify(KeyspaceEvents.GENERIC, "del", key);
-        return Reply.integer(removed);
+        return removeRange(ctx, argv[1], "zremrangebyrank", z -> {
+            long llen = z.size();
+            long from = Math.max(start < 0 ? llen + start : start, 0);
+            long to = end < 0 ? llen + end : end;
+            if (from > to || from >= llen) return 0;
+            return z.removeRanks((int) from, (int) Math.min(to, llen - 1));
+        });
     }
 
     static Reply zremrangebyscore(CommandContext ctx, byte[][] argv) {
         ScoreRange r = parseScoreRange(argv[2], argv[3]);
-        byte[] key = argv[1];
-        ZSetValue z = zset(ctx.readForWrite(key));
-        if (z == null) return Reply.ZERO;
-        long before = z.memoryBytes();
-        int removed = z.removeRange(r);
-        if (removed > 0) ctx.notify(KeyspaceEvents.ZSET, "zremrangebyscore", key);
-        written(ctx.db(key), key, z, before);
-        if (z.size() == 0) ctx.notify(KeyspaceEvents.GENERIC, "del", key);
-        return Reply.integer(removed);
+        return removeRange(ctx, argv[1], "zremrangebyscore", z -> z.removeRange(r));
     }
 
     static Reply zremrangebylex(CommandContext ctx, byte[][] argv) {
         LexRange r = parseLexRange(argv[2], argv[3]);
-        byte[] key = argv[1];
+        return removeRange(ctx, argv[1], "zremrangebylex", z -> z.removeLex(r));
+    }
+
+    /**
+     * ZREMRANGEBY*: {@code remove} takes its range out of the sorted set at {@code key}; replies how many.
+     * {@code event} is the keyspace notification.
+     */
+    private static Reply removeRange(CommandContext ctx, byte[] key, String event, ToIntFunction<ZSetValue> remove) {
         ZSetValue z = zset(ctx.readForWrite(key));
         if (z == null) return Reply.ZERO;
         long before = z.memoryBytes();
-        int removed = z.removeLex(r);
-        if (removed > 0) ctx.notify(KeyspaceEvents.ZSET, "zremrangebylex", key);
+        int removed = remove.applyAsInt(z);
+        if (removed > 0) ctx.notify(KeyspaceEvents.ZSET, event, key);
         written(ctx.db(key), key, z, before);
         if (z.size() == 0) ctx.notify(KeyspaceEvents.GENERIC, "del", key);
         return Reply.integer(removed);
@@ -957,17 +947,7 @@ public final class ZSetCommands {
 
     static Reply zrandmember(CommandContext ctx, byte[][] argv) {
         if (argv.length >= 3) {
-            long l = rangeLong(argv[2], -Long.MAX_VALUE, Long.MAX_VALUE, null);
-            boolean withScores = false;
-            if (argv.length > 4 || (argv.length == 4 && !Args.is(argv[3], "withscores"))) {
-                throw Errors.syntax();
-            } else if (argv.length == 4) {
-                withScores = true;
-                if (l < -Long.MAX_VALUE / 2 || l > Long.MAX_VALUE / 2) {
-                    throw Errors.error(Errors.HASH_VALUE_OUT_OF_RANGE);
-                }
-            }
-            return randWithCount(ctx, argv[1], l, withScores);
+            return randWithCount(ctx, argv[1], HashCommands.randomCount(argv, "withscores"), argv.length == 4);
         }
         ZSetValue z = zset(ctx.read(argv[1]));
         if (z == null) return Reply.NULL;
@@ -978,12 +958,6 @@ public final class ZSetCommands {
         });
         return Reply.bulk(m[0]);
     }
-
-    /**
-     * Longest reply this server builds for ZRANDMEMBER with a negative count (Redis streams it); beyond it the
-     * count is refused as out of range, as SRANDMEMBER does here.
-     */
-    private static final long MAX_RANDOM_REPLY = Integer.MAX_VALUE - 8;
 
     private static Reply randWithCount(CommandContext ctx, byte[] key, long l, boolean withScores) {
         ZSetValue z = zset(ctx.read(key));
@@ -996,7 +970,9 @@ public final class ZSetCommands {
         ThreadLocalRandom rnd = ThreadLocalRandom.current();
         if (!uniq || count == 1) {
             // CASE 1: count samples with repetition, in random order.
-            long most = MAX_RANDOM_REPLY / (withScores ? 2 : 1);
+            // Redis streams the reply; this server builds it, so a count past the longest array it can hold
+            // is refused as out of range, as SRANDMEMBER does here.
+            long most = SetCommands.MAX_REPLY_ELEMENTS / (withScores ? 2 : 1);
             if (count > most) throw Errors.error(Errors.VALUE_MUST_BE_BETWEEN + -most + " and " + Long.MAX_VALUE);
             if (z.isListpack()) {
                 Entries all = Entries.of(z);
@@ -1299,27 +1275,11 @@ public final class ZSetCommands {
     static Reply zscan(CommandContext ctx, byte[][] argv) {
         long cursor = KeyCommands.parseCursor(argv[2]);
         ZSetValue z = zset(ctx.read(argv[1]));
-        if (z == null) return EMPTY_SCAN;
-        long count = 10;
-        byte[] pattern = null;
-        for (int i = 3; i < argv.length; ) {
-            boolean pair = argv.length - i >= 2;
-            if (Args.is(argv[i], "count") && pair) {
-                count = Args.parseLong(argv[i + 1]);
-                if (count < 1) throw Errors.syntax();
-                i += 2;
-            } else if (Args.is(argv[i], "match") && pair) {
-                byte[] p = argv[i + 1];
-                pattern = p.length == 1 && p[0] == '*' ? null : p;
-                i += 2;
-            } else {
-                throw Errors.syntax();
-            }
-        }
+        if (z == null) return ScanOptions.EMPTY;
+        ScanOptions o = ScanOptions.parse(argv, 3, Errors.SYNTAX, false);
         List<Reply> out = new ArrayList<>();
-        byte[] pat = pattern;
         ZSetValue.EntryVisitor add = (m, s) -> {
-            if (pat == null || Glob.matches(pat, m, false)) {
+            if (o.matches(m)) {
                 out.add(Reply.bulk(m));
                 out.add(Reply.bulk(RespWriter.formatDouble(s)));
             }
@@ -1329,8 +1289,8 @@ public final class ZSetCommands {
         if (z.isListpack()) {
             z.forEach(false, add);
         } else {
-            next = z.scan(cursor, (int) Math.min(count, Integer.MAX_VALUE), add);
+            next = z.scan(cursor, o.limit(), add);
         }
-        return Reply.array(Reply.bulk(Long.toUnsignedString(next)), Reply.array(out));
+        return ScanOptions.reply(next, out);
     }
 }

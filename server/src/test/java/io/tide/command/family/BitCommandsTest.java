@@ -1,5 +1,6 @@
 package io.tide.command.family;
 
+import static io.tide.testing.TestServers.onShard;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -15,7 +16,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
@@ -65,15 +65,10 @@ class BitCommandsTest {
         return s.getBytes(StandardCharsets.UTF_8);
     }
 
-    private static <T> T onShard(String key, Callable<T> task) throws Exception {
-        Shard s = server.context().shards().shardOf(bytes(key));
-        return s.loop().submit(task).get();
-    }
-
     /** Stores a value of a non-string type under {@code key}. */
     private static void putNonString(String key) throws Exception {
         Shard s = server.context().shards().shardOf(bytes(key));
-        onShard(key, () -> {
+        onShard(server, key, () -> {
             s.db(0).put(bytes(key), new Object(), 0);
             return null;
         });

@@ -2,19 +2,12 @@ package io.tide.command.family;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.tide.Server;
-import io.tide.testing.RawClient;
-import io.tide.testing.RealRedis;
-import io.tide.testing.TestServers;
+import io.tide.testing.VsRedis;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Random;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -23,7 +16,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * searches over real coordinates (both hemispheres, near the poles and the antimeridian), in RESP2 and RESP3,
  * with Tide on two shards so STORE variants run coordinated.
  */
-class GeoCommandsVsRedisTest {
+class GeoCommandsVsRedisTest extends VsRedis {
 
     private static final String[] CITIES = {
         "13.361389 38.115556 Palermo", "15.087269 37.502669 Catania", "2.349014 48.864716 Paris",
@@ -36,51 +29,8 @@ class GeoCommandsVsRedisTest {
         "-122.419418 37.774929 SanFrancisco", "103.819836 1.352083 Singapore", "25.0 82.0 Svalbard",
     };
 
-    private static RealRedis redis;
-    private static Server tide;
-    private static int round;
-
-    private RawClient r;
-    private RawClient t;
-    private String p;
-
-    @BeforeAll
-    static void startServers() throws Exception {
-        redis = RealRedis.start();
-        tide = TestServers.start(2);
-    }
-
-    @AfterAll
-    static void stopServers() {
-        if (tide != null) tide.close();
-        if (redis != null) redis.close();
-    }
-
-    @BeforeEach
-    void connect() throws IOException {
-        r = new RawClient(redis.port());
-        t = new RawClient(tide.port());
-        p = "g" + (round++) + ":";
-    }
-
-    @AfterEach
-    void disconnect() throws IOException {
-        r.close();
-        t.close();
-    }
-
-    private void protocol(int proto) throws IOException {
-        if (proto == 3) {
-            assertThat(r.call("HELLO", "3")).startsWith("%");
-            assertThat(t.call("HELLO", "3")).startsWith("%");
-        }
-    }
-
-    private String same(String... args) throws IOException {
-        String expected = r.call(args);
-        String actual = t.call(args);
-        assertThat(actual).as(String.join(" ", args)).isEqualTo(expected);
-        return expected;
+    GeoCommandsVsRedisTest() {
+        super("g");
     }
 
     /**
@@ -88,8 +38,8 @@ class GeoCommandsVsRedisTest {
      * %.17g and Redis 7.2+ (and Tide) in the shortest form: numbers must be the same doubles, the rest equal.
      */
     private void sameNumbers(String... args) throws IOException {
-        String[] expected = r.call(args).split("\r\n");
-        String[] actual = t.call(args).split("\r\n");
+        String[] expected = r().call(args).split("\r\n");
+        String[] actual = t().call(args).split("\r\n");
         assertThat(actual.length).as(String.join(" ", args)).isEqualTo(expected.length);
         for (int i = 0; i < expected.length; i++) {
             String e = expected[i];
@@ -108,7 +58,7 @@ class GeoCommandsVsRedisTest {
     private void script(String... lines) throws IOException {
         for (String line : lines) {
             String[] words = line.trim().split(" +");
-            for (int i = 0; i < words.length; i++) words[i] = words[i].replace("%", p);
+            for (int i = 0; i < words.length; i++) words[i] = words[i].replace("%", prefix());
             if (line.startsWith("~")) {
                 words[0] = words[0].substring(1);
                 sameNumbers(words);
@@ -134,23 +84,23 @@ class GeoCommandsVsRedisTest {
     @ValueSource(ints = {2, 3})
     void positionsDistancesAndHashes(int proto) throws IOException {
         protocol(proto);
-        addCities(p + "c");
-        List<String> pos = new ArrayList<>(List.of("GEOPOS", p + "c"));
+        addCities(k("c"));
+        List<String> pos = new ArrayList<>(List.of("GEOPOS", k("c")));
         pos.addAll(names());
         pos.add("Nowhere");
         same(pos.toArray(new String[0]));
-        List<String> hash = new ArrayList<>(List.of("GEOHASH", p + "c"));
+        List<String> hash = new ArrayList<>(List.of("GEOHASH", k("c")));
         hash.addAll(names());
         hash.add("Nowhere");
         same(hash.toArray(new String[0]));
         List<String> n = names();
         for (int i = 0; i < n.size(); i++) {
             for (String unit : new String[] {"m", "km", "mi", "ft", "KM"}) {
-                same("GEODIST", p + "c", n.get(i), n.get((i * 7 + 3) % n.size()), unit);
+                same("GEODIST", k("c"), n.get(i), n.get((i * 7 + 3) % n.size()), unit);
             }
-            same("GEODIST", p + "c", n.get(i), n.get((i + 1) % n.size()));
+            same("GEODIST", k("c"), n.get(i), n.get((i + 1) % n.size()));
         }
-        same("ZRANGE", p + "c", "0", "-1", "WITHSCORES");
+        same("ZRANGE", k("c"), "0", "-1", "WITHSCORES");
         script(
                 "GEODIST %c Palermo Nowhere",
                 "GEODIST %missing Palermo Catania",
@@ -194,7 +144,7 @@ class GeoCommandsVsRedisTest {
     @ValueSource(ints = {2, 3})
     void searches_allShapesAndOptions(int proto) throws IOException {
         protocol(proto);
-        addCities(p + "c");
+        addCities(k("c"));
         script(
                 "GEOSEARCH %c FROMLONLAT 15 37 BYRADIUS 200 km ASC",
                 "GEOSEARCH %c FROMLONLAT 15 37 BYRADIUS 200 km DESC WITHCOORD WITHDIST WITHHASH",
@@ -254,7 +204,7 @@ class GeoCommandsVsRedisTest {
     @ValueSource(ints = {2, 3})
     void georadius_legacyCommands(int proto) throws IOException {
         protocol(proto);
-        addCities(p + "c");
+        addCities(k("c"));
         script(
                 "GEORADIUS %c 15 37 200 km",
                 "GEORADIUS %c 15 37 200 km WITHDIST WITHCOORD WITHHASH ASC",
@@ -287,7 +237,7 @@ class GeoCommandsVsRedisTest {
     void manyPoints_skiplistEncoding(int proto) throws IOException {
         protocol(proto);
         Random rnd = new Random(42);
-        List<String> args = new ArrayList<>(List.of("GEOADD", p + "many"));
+        List<String> args = new ArrayList<>(List.of("GEOADD", k("many")));
         for (int i = 0; i < 400; i++) {
             double lon = 10 + rnd.nextDouble() * 10;
             double lat = 35 + rnd.nextDouble() * 10;

@@ -1,5 +1,6 @@
 package io.tide.command.family;
 
+import static io.tide.testing.TestServers.onShard;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -13,7 +14,6 @@ import io.lettuce.core.ScanCursor;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.tide.Server;
-import io.tide.shard.Shard;
 import io.tide.store.Database;
 import io.tide.store.HashValue;
 import io.tide.testing.TestServers;
@@ -25,7 +25,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.Callable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.AfterParameterizedClassInvocation;
 import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
@@ -67,11 +66,6 @@ class HashCommandsTest {
 
     private static byte[] bytes(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
-    }
-
-    private static <T> T onShard(String key, Callable<T> task) throws Exception {
-        Shard s = server.context().shards().shardOf(bytes(key));
-        return s.loop().submit(task).get();
     }
 
     private static Database db(String key) {
@@ -223,7 +217,7 @@ class HashCommandsTest {
     @Test
     void memoryAccounting_returnsToBaseline_afterHashIsEmptied() throws Exception {
         String k = "mem";
-        long base = onShard(k, () -> db(k).usedBytes());
+        long base = onShard(server, k, () -> db(k).usedBytes());
         try (Jedis j = jedis(2)) {
             for (int i = 0; i < 700; i++) j.hset(k, "field" + i, "value" + i);
             j.hset(k, "field1", "1");
@@ -231,15 +225,15 @@ class HashCommandsTest {
             j.hincrByFloat(k, "field2x", 1.5);
             j.hpexpire(k, 100_000, "field3", "field4");
             j.hpersist(k, "field4");
-            long full = onShard(k, () -> db(k).usedBytes());
-            HashValue h = onShard(k, () -> (HashValue) db(k).peek(bytes(k), System.currentTimeMillis()));
-            long valueBytes = onShard(k, h::memoryBytes);
+            long full = onShard(server, k, () -> db(k).usedBytes());
+            HashValue h = onShard(server, k, () -> (HashValue) db(k).peek(bytes(k), System.currentTimeMillis()));
+            long valueBytes = onShard(server, k, h::memoryBytes);
             assertThat(full - base).isGreaterThanOrEqualTo(valueBytes);
             j.hdel(k, "field2x");
             for (int i = 0; i < 700; i++) j.hdel(k, "field" + i);
             assertThat(j.exists(k)).isFalse();
         }
-        assertThat(onShard(k, () -> db(k).usedBytes())).isEqualTo(base);
+        assertThat(onShard(server, k, () -> db(k).usedBytes())).isEqualTo(base);
     }
 
     @Test

@@ -1,17 +1,9 @@
 package io.tide.command.family;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
-import io.tide.Server;
-import io.tide.testing.RawClient;
-import io.tide.testing.RealRedis;
-import io.tide.testing.TestServers;
+import io.tide.testing.VsRedis;
 import java.io.IOException;
 import java.util.Random;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -22,60 +14,17 @@ import org.junit.jupiter.params.provider.ValueSource;
  * HSCAN NOVALUES are not in 7.0; {@link HashFieldTtlTest} covers them. Hashtable-encoded hashes iterate in
  * an order of their own, so only order-free replies are compared for them.
  */
-class HashCommandsVsRedisTest {
+class HashCommandsVsRedisTest extends VsRedis {
 
-    private static RealRedis redis;
-    private static Server tide;
-    private static int round;
-
-    private RawClient r;
-    private RawClient t;
-    private String p;
-
-    @BeforeAll
-    static void startServers() throws Exception {
-        redis = RealRedis.start();
-        tide = TestServers.start(2);
+    HashCommandsVsRedisTest() {
+        super("h");
     }
 
-    @AfterAll
-    static void stopServers() {
-        if (tide != null) tide.close();
-        if (redis != null) redis.close();
-    }
-
-    @BeforeEach
-    void connect() throws IOException {
-        r = new RawClient(redis.port());
-        t = new RawClient(tide.port());
-        p = "h" + (round++) + ":";
-    }
-
+    /** Thresholds back to their defaults for the next test. */
     @AfterEach
-    void disconnect() throws IOException {
-        // Thresholds back to their defaults for the next test.
+    void resetThresholds() throws IOException {
         same("CONFIG", "SET", "hash-max-listpack-value", "64");
         same("CONFIG", "SET", "hash-max-listpack-entries", "512");
-        r.close();
-        t.close();
-    }
-
-    private void protocol(int proto) throws IOException {
-        if (proto == 3) {
-            assertThat(r.call("HELLO", "3")).startsWith("%");
-            assertThat(t.call("HELLO", "3")).startsWith("%");
-        }
-    }
-
-    private String same(String... args) throws IOException {
-        String expected = r.call(args);
-        String actual = t.call(args);
-        assertThat(actual).as(String.join(" ", args)).isEqualTo(expected);
-        return expected;
-    }
-
-    private String k(String name) {
-        return p + name;
     }
 
     @ParameterizedTest(name = "resp{0}")
@@ -215,8 +164,8 @@ class HashCommandsVsRedisTest {
         same("OBJECT", "ENCODING", h);
         same("HSET", h, "f513", "x");
         same("OBJECT", "ENCODING", h);
-        for (int i = 0; i < 513; i++) r.call("HDEL", h, "f" + i);
-        for (int i = 0; i < 513; i++) t.call("HDEL", h, "f" + i);
+        for (int i = 0; i < 513; i++) r().call("HDEL", h, "f" + i);
+        for (int i = 0; i < 513; i++) t().call("HDEL", h, "f" + i);
         same("HLEN", h);
         same("OBJECT", "ENCODING", h); // never converts back
         // A long value, a long field, and a long HINCRBYFLOAT result each convert.

@@ -1,5 +1,6 @@
 package io.tide.command.family;
 
+import static io.tide.testing.TestServers.onShard;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -8,14 +9,12 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.tide.Server;
-import io.tide.shard.Shard;
 import io.tide.testing.TestServers;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Callable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.AfterParameterizedClassInvocation;
 import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
@@ -66,13 +65,8 @@ class HashFieldTtlTest {
         return s.getBytes(StandardCharsets.UTF_8);
     }
 
-    private static <T> T onShard(String key, Callable<T> task) throws Exception {
-        Shard s = server.context().shards().shardOf(bytes(key));
-        return s.loop().submit(task).get();
-    }
-
     private static long usedBytes(String key) throws Exception {
-        return onShard(key, () -> server.context().shards().shardOf(bytes(key)).db(0).usedBytes());
+        return onShard(server, key, () -> server.context().shards().shardOf(bytes(key)).db(0).usedBytes());
     }
 
     private static Object raw(Jedis j, Protocol.Command cmd, String... args) {

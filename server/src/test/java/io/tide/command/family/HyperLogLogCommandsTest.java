@@ -1,5 +1,6 @@
 package io.tide.command.family;
 
+import static io.tide.testing.TestServers.onShard;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -13,7 +14,6 @@ import io.tide.store.HyperLogLog;
 import io.tide.testing.TestServers;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
-import java.util.concurrent.Callable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.AfterParameterizedClassInvocation;
 import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
@@ -58,14 +58,9 @@ class HyperLogLogCommandsTest {
         return s.getBytes(StandardCharsets.UTF_8);
     }
 
-    private static <T> T onShard(String key, Callable<T> task) throws Exception {
-        Shard s = server.context().shards().shardOf(bytes(key));
-        return s.loop().submit(task).get();
-    }
-
     private static void putNonString(String key) throws Exception {
         Shard s = server.context().shards().shardOf(bytes(key));
-        onShard(key, () -> {
+        onShard(server, key, () -> {
             s.db(0).put(bytes(key), new Object(), 0);
             return null;
         });

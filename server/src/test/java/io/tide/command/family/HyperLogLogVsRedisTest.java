@@ -2,19 +2,15 @@ package io.tide.command.family;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.tide.Server;
-import io.tide.testing.RawClient;
-import io.tide.testing.RealRedis;
 import io.tide.testing.TestServers;
+import io.tide.testing.VsRedis;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -30,40 +26,26 @@ import redis.clients.jedis.exceptions.JedisDataException;
  * the other, and replies and errors are identical in RESP2 and RESP3. Tide runs two shards, so PFCOUNT and
  * PFMERGE over several keys run coordinated.
  */
-class HyperLogLogVsRedisTest {
-
-    private static RealRedis redis;
-    private static Server tide;
-    private static int round;
+class HyperLogLogVsRedisTest extends VsRedis {
 
     /** Jedis has no PFDEBUG in its command enum. */
     private static final ProtocolCommand PFDEBUG = () -> "PFDEBUG".getBytes(StandardCharsets.US_ASCII);
 
     private Jedis rj;
     private Jedis tj;
-    private String p;
 
-    @BeforeAll
-    static void startServers() throws Exception {
-        redis = RealRedis.start();
-        tide = TestServers.start(2);
-    }
-
-    @AfterAll
-    static void stopServers() {
-        if (tide != null) tide.close();
-        if (redis != null) redis.close();
+    HyperLogLogVsRedisTest() {
+        super("h");
     }
 
     @BeforeEach
-    void connect() {
-        rj = TestServers.jedis(redis.port(), 2);
-        tj = TestServers.jedis(tide.port(), 2);
-        p = "h" + (round++) + ":";
+    void connectJedis() {
+        rj = TestServers.jedis(redis().port(), 2);
+        tj = TestServers.jedis(tide().port(), 2);
     }
 
     @AfterEach
-    void disconnect() {
+    void disconnectJedis() {
         for (Jedis j : new Jedis[] {rj, tj}) {
             j.configSet("hll-sparse-max-bytes", "3000");
             j.close();
@@ -72,10 +54,6 @@ class HyperLogLogVsRedisTest {
 
     private static byte[] b(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
-    }
-
-    private String k(String name) {
-        return p + name;
     }
 
     /** Runs a command on both servers with binary arguments; asserts equal replies (or equal errors). */
@@ -405,27 +383,18 @@ class HyperLogLogVsRedisTest {
     @ParameterizedTest(name = "resp{0}")
     @ValueSource(ints = {2, 3})
     void rawReplies_bothProtocols(int proto) throws IOException {
-        try (RawClient r = new RawClient(redis.port()); RawClient t = new RawClient(tide.port())) {
-            if (proto == 3) {
-                assertThat(r.call("HELLO", "3")).startsWith("%");
-                assertThat(t.call("HELLO", "3")).startsWith("%");
-            }
-            String key = k("raw" + proto);
-            String[][] cmds = {
-                {"PFADD", key, "a", "b", "c"}, {"PFADD", key, "a"}, {"PFADD", key}, {"PFCOUNT", key},
-                {"PFCOUNT", key, key}, {"PFMERGE", key + "m", key}, {"PFCOUNT", key + "m"},
-                {"OBJECT", "ENCODING", key}, {"TYPE", key}, {"PFADD"}, {"PFCOUNT"}, {"PFMERGE"},
-                {"SET", key + "s", "x"}, {"PFADD", key + "s", "a"}, {"PFCOUNT", key + "s"},
-                {"PFMERGE", key + "m", key + "s"}, {"PFDEBUG", "ENCODING", key}, {"PFDEBUG", "DECODE", key},
-                {"PFDEBUG", "x", key + "none"}, {"PFDEBUG", "GETREG"},
-                {"SET", key + "t", "v", "EX", "100"}, {"DEL", key + "t"}, {"PFADD", key + "t", "a"},
-                {"EXPIRE", key + "t", "100"}, {"PFADD", key + "t", "b"}, {"TTL", key + "t"},
-            };
-            for (String[] c : cmds) {
-                String expected = r.call(c);
-                String actual = t.call(c);
-                assertThat(actual).as(String.join(" ", c)).isEqualTo(expected);
-            }
-        }
+        protocol(proto);
+        String key = k("raw" + proto);
+        String[][] cmds = {
+            {"PFADD", key, "a", "b", "c"}, {"PFADD", key, "a"}, {"PFADD", key}, {"PFCOUNT", key},
+            {"PFCOUNT", key, key}, {"PFMERGE", key + "m", key}, {"PFCOUNT", key + "m"},
+            {"OBJECT", "ENCODING", key}, {"TYPE", key}, {"PFADD"}, {"PFCOUNT"}, {"PFMERGE"},
+            {"SET", key + "s", "x"}, {"PFADD", key + "s", "a"}, {"PFCOUNT", key + "s"},
+            {"PFMERGE", key + "m", key + "s"}, {"PFDEBUG", "ENCODING", key}, {"PFDEBUG", "DECODE", key},
+            {"PFDEBUG", "x", key + "none"}, {"PFDEBUG", "GETREG"},
+            {"SET", key + "t", "v", "EX", "100"}, {"DEL", key + "t"}, {"PFADD", key + "t", "a"},
+            {"EXPIRE", key + "t", "100"}, {"PFADD", key + "t", "b"}, {"TTL", key + "t"},
+        };
+        for (String[] c : cmds) same(c);
     }
 }

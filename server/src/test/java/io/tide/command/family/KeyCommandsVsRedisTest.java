@@ -2,17 +2,13 @@ package io.tide.command.family;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.tide.Server;
 import io.tide.shard.Shard;
 import io.tide.store.SharedIntegers;
 import io.tide.testing.RawClient;
-import io.tide.testing.RealRedis;
-import io.tide.testing.TestServers;
+import io.tide.testing.VsRedis;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -21,22 +17,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * RESP3: error texts and the shapes clients parse. Tide has no SET in this tree yet, so its keys are
  * seeded straight into the keyspace, the same values Redis gets through SET.
  */
-class KeyCommandsVsRedisTest {
-
-    static RealRedis redis;
-    static Server tide;
-
-    @BeforeAll
-    static void start() throws Exception {
-        redis = RealRedis.start();
-        tide = TestServers.start(2);
-    }
-
-    @AfterAll
-    static void stop() {
-        if (tide != null) tide.close();
-        if (redis != null) redis.close();
-    }
+class KeyCommandsVsRedisTest extends VsRedis {
 
     /** Commands whose whole reply must be identical. Keys: k = "v", n = 100, big = 100000, long = 45 bytes. */
     static final List<String[]> SAME = List.of(
@@ -193,17 +174,15 @@ class KeyCommandsVsRedisTest {
     @ParameterizedTest(name = "RESP{0}")
     @ValueSource(ints = {2, 3})
     void repliesAreIdentical(int protocol) throws Exception {
-        try (RawClient r = new RawClient(redis.port()); RawClient t = new RawClient(tide.port())) {
-            if (protocol == 3) {
-                r.call("HELLO", "3");
-                t.call("HELLO", "3");
-            }
-            prepare(r);
-            for (String[] c : SAME) {
-                String expected = r.call(c);
-                String actual = t.call(c);
-                assertThat(actual).as("%s in RESP%d", String.join(" ", c), protocol).isEqualTo(expected);
-            }
+        if (protocol == 3) {
+            r().call("HELLO", "3");
+            t().call("HELLO", "3");
+        }
+        prepare(r());
+        for (String[] c : SAME) {
+            String expected = r().call(c);
+            String actual = t().call(c);
+            assertThat(actual).as("%s in RESP%d", String.join(" ", c), protocol).isEqualTo(expected);
         }
     }
 
@@ -211,27 +190,25 @@ class KeyCommandsVsRedisTest {
     @ParameterizedTest(name = "RESP{0}")
     @ValueSource(ints = {2, 3})
     void shapesMatch(int protocol) throws Exception {
-        try (RawClient r = new RawClient(redis.port()); RawClient t = new RawClient(tide.port())) {
-            if (protocol == 3) {
-                r.call("HELLO", "3");
-                t.call("HELLO", "3");
-            }
-            prepare(r);
-            for (String[] c : List.of(cmd("EXPIRE", "k", "100"), cmd("TTL", "k"), cmd("EXPIRE", "k", "100", "LT"),
-                    cmd("PEXPIRE", "k", "50000", "LT"), cmd("TTL", "k"), cmd("PERSIST", "k"), cmd("TTL", "k"),
-                    cmd("OBJECT", "IDLETIME", "k"), cmd("DBSIZE"))) {
-                assertThat(t.call(c)).as(String.join(" ", c)).isEqualTo(r.call(c));
-            }
-            // SCAN over several keys: same key set, both ending with cursor 0 for a large COUNT.
-            String expected = r.call("SCAN", "0", "COUNT", "1000");
-            String actual = t.call("SCAN", "0", "COUNT", "1000");
-            assertThat(actual.length()).isEqualTo(expected.length());
-            assertThat(sortedLines(actual)).isEqualTo(sortedLines(expected));
-            assertThat(t.call("KEYS", "*").length()).isEqualTo(r.call("KEYS", "*").length());
-            // A non-zero cursor is a bulk string in both.
-            String page = t.call("SCAN", "0", "COUNT", "1");
-            assertThat(page).startsWith("*2\r\n$");
+        if (protocol == 3) {
+            r().call("HELLO", "3");
+            t().call("HELLO", "3");
         }
+        prepare(r());
+        for (String[] c : List.of(cmd("EXPIRE", "k", "100"), cmd("TTL", "k"), cmd("EXPIRE", "k", "100", "LT"),
+                cmd("PEXPIRE", "k", "50000", "LT"), cmd("TTL", "k"), cmd("PERSIST", "k"), cmd("TTL", "k"),
+                cmd("OBJECT", "IDLETIME", "k"), cmd("DBSIZE"))) {
+            assertThat(t().call(c)).as(String.join(" ", c)).isEqualTo(r().call(c));
+        }
+        // SCAN over several keys: same key set, both ending with cursor 0 for a large COUNT.
+        String expected = r().call("SCAN", "0", "COUNT", "1000");
+        String actual = t().call("SCAN", "0", "COUNT", "1000");
+        assertThat(actual.length()).isEqualTo(expected.length());
+        assertThat(sortedLines(actual)).isEqualTo(sortedLines(expected));
+        assertThat(t().call("KEYS", "*").length()).isEqualTo(r().call("KEYS", "*").length());
+        // A non-zero cursor is a bulk string in both.
+        String page = t().call("SCAN", "0", "COUNT", "1");
+        assertThat(page).startsWith("*2\r\n$");
     }
 
     private static List<String> sortedLines(String raw) {
@@ -239,13 +216,13 @@ class KeyCommandsVsRedisTest {
     }
 
     /** Both servers: empty, then k = "v", n = 100, big = 100000, long = 45 x's. */
-    private static void prepare(RawClient r) throws Exception {
+    private void prepare(RawClient r) throws Exception {
         assertThat(r.call("FLUSHALL")).isEqualTo("+OK\r\n");
         r.call("SET", "k", "v");
         r.call("SET", "n", "100");
         r.call("SET", "big", "100000");
         r.call("SET", "long", "x".repeat(45));
-        try (RawClient t = new RawClient(tide.port())) {
+        try (RawClient t = new RawClient(tide().port())) {
             assertThat(t.call("FLUSHALL")).isEqualTo("+OK\r\n");
         }
         seed("k", b("v"));
@@ -254,8 +231,8 @@ class KeyCommandsVsRedisTest {
         seed("long", b("x".repeat(45)));
     }
 
-    private static void seed(String key, Object value) throws Exception {
-        Shard s = tide.context().shards().shardOf(b(key));
+    private void seed(String key, Object value) throws Exception {
+        Shard s = tide().context().shards().shardOf(b(key));
         s.loop().submit(() -> s.db(0).put(b(key), value, 0)).get(10, TimeUnit.SECONDS);
     }
 

@@ -1,5 +1,7 @@
 package io.tide.command.family;
 
+import static io.tide.testing.TestServers.awaitBlocked;
+import static io.tide.testing.TestServers.keysOnDifferentShards;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lettuce.core.KeyValue;
@@ -8,10 +10,8 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.tide.Server;
-import io.tide.shard.ShardSet;
 import io.tide.testing.RawClient;
 import io.tide.testing.TestServers;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -59,38 +59,9 @@ class ListBlockingTest {
         return TestServers.jedis(server.port(), proto);
     }
 
-    private static byte[] bytes(String s) {
-        return s.getBytes(StandardCharsets.UTF_8);
-    }
-
-    /** Two keys on different shards when there are several. */
-    private static String[] keysOnTwoShards(String prefix) {
-        ShardSet set = server.context().shards();
-        String a = prefix + ":a";
-        for (int i = 0; ; i++) {
-            String b = prefix + ":b" + i;
-            if (set.size() == 1 || set.shardOf(bytes(a)) != set.shardOf(bytes(b))) return new String[] {a, b};
-        }
-    }
-
-    private static long blockedClients(Jedis j) {
-        for (String line : j.info("clients").split("\r\n")) {
-            if (line.startsWith("blocked_clients:")) return Long.parseLong(line.substring(16));
-        }
-        throw new AssertionError("no blocked_clients in INFO");
-    }
-
-    private static void awaitBlocked(Jedis j, long n) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (blockedClients(j) != n) {
-            if (System.nanoTime() > deadline) throw new AssertionError("blocked_clients never reached " + n);
-            Thread.sleep(5);
-        }
-    }
-
     @Test
     void brpop_isServedFromTheTail_byAPushOnAnotherShard() throws Exception {
-        String[] k = keysOnTwoShards("brpop");
+        String[] k = keysOnDifferentShards(server, "brpop");
         try (Jedis admin = jedis(2)) {
             Future<List<String>> f = pool.submit(() -> {
                 try (Jedis j = jedis(2)) {
@@ -129,7 +100,7 @@ class ListBlockingTest {
 
     @Test
     void blmpop_withCount_takesUpToCountFromTheFirstKeyThatGetsElements() throws Exception {
-        String[] k = keysOnTwoShards("blmpop");
+        String[] k = keysOnDifferentShards(server, "blmpop");
         try (Jedis admin = jedis(3)) {
             Future<redis.clients.jedis.util.KeyValue<String, List<String>>> f = pool.submit(() -> {
                 try (Jedis j = jedis(3)) {
@@ -148,7 +119,7 @@ class ListBlockingTest {
 
     @Test
     void brpoplpush_movesAcrossShards_andItsPushWakesTheNextWaiter() throws Exception {
-        String[] k = keysOnTwoShards("relay");
+        String[] k = keysOnDifferentShards(server, "relay");
         try (Jedis admin = jedis(2)) {
             Future<List<String>> last = pool.submit(() -> {
                 try (Jedis j = jedis(2)) {
@@ -173,7 +144,7 @@ class ListBlockingTest {
 
     @Test
     void blpop_isWokenByAnLmoveThatCreatesItsKey() throws Exception {
-        String[] k = keysOnTwoShards("created");
+        String[] k = keysOnDifferentShards(server, "created");
         try (Jedis admin = jedis(2)) {
             admin.rpush(k[0], "moved");
             Future<List<String>> f = pool.submit(() -> {
@@ -208,7 +179,7 @@ class ListBlockingTest {
 
     @Test
     void disconnectingAWaitingBlmove_freesIt_andMovesNothing() throws Exception {
-        String[] k = keysOnTwoShards("dc");
+        String[] k = keysOnDifferentShards(server, "dc");
         try (Jedis admin = jedis(2)) {
             RawClient raw = new RawClient(server.port());
             raw.sendCommand("BLMOVE", k[0], k[1], "LEFT", "LEFT", "0");
@@ -245,7 +216,7 @@ class ListBlockingTest {
 
     @Test
     void blmove_whoseDestinationBecameAString_repliesWrongTypeWhenServed() throws Exception {
-        String[] k = keysOnTwoShards("wtdst");
+        String[] k = keysOnDifferentShards(server, "wtdst");
         try (Jedis admin = jedis(2); RawClient raw = new RawClient(server.port())) {
             raw.sendCommand("BLMOVE", k[0], k[1], "LEFT", "LEFT", "0");
             awaitBlocked(admin, 1);
@@ -259,7 +230,7 @@ class ListBlockingTest {
 
     @Test
     void lettuce_blockingPopsAndMoves_resp3() throws Exception {
-        String[] k = keysOnTwoShards("lt");
+        String[] k = keysOnDifferentShards(server, "lt");
         RedisClient client = TestServers.lettuce(server.port(), 3);
         try (StatefulRedisConnection<String, String> waiter = client.connect();
              StatefulRedisConnection<String, String> mover = client.connect();

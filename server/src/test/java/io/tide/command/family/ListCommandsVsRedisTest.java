@@ -2,18 +2,12 @@ package io.tide.command.family;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.tide.Server;
-import io.tide.testing.RawClient;
-import io.tide.testing.RealRedis;
 import io.tide.testing.TestServers;
+import io.tide.testing.VsRedis;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -26,59 +20,10 @@ import redis.clients.jedis.resps.CommandInfo;
  * is left out: redis-server 7.0 always answers "quicklist" for lists, where 7.2+ (and Tide) has listpacks; so
  * are the RANK and LREM count of -2^63, which 7.2 turned into a range error (ListCommandsTest checks them).
  */
-class ListCommandsVsRedisTest {
+class ListCommandsVsRedisTest extends VsRedis {
 
-    private static RealRedis redis;
-    private static Server tide;
-    private static int round;
-
-    private RawClient r;
-    private RawClient t;
-    /** Key prefix unique to each test invocation. */
-    private String p;
-
-    @BeforeAll
-    static void startServers() throws Exception {
-        redis = RealRedis.start();
-        tide = TestServers.start(2);
-    }
-
-    @AfterAll
-    static void stopServers() {
-        if (tide != null) tide.close();
-        if (redis != null) redis.close();
-    }
-
-    @BeforeEach
-    void connect() throws IOException {
-        r = new RawClient(redis.port());
-        t = new RawClient(tide.port());
-        p = "l" + (round++) + ":";
-    }
-
-    @AfterEach
-    void disconnect() throws IOException {
-        r.close();
-        t.close();
-    }
-
-    private void protocol(int proto) throws IOException {
-        if (proto == 3) {
-            assertThat(r.call("HELLO", "3")).startsWith("%");
-            assertThat(t.call("HELLO", "3")).startsWith("%");
-        }
-    }
-
-    /** Sends {@code args} to both servers and asserts identical raw replies; returns the reply. */
-    private String same(String... args) throws IOException {
-        String expected = r.call(args);
-        String actual = t.call(args);
-        assertThat(actual).as(String.join(" ", args)).isEqualTo(expected);
-        return expected;
-    }
-
-    private String k(String name) {
-        return p + name;
+    ListCommandsVsRedisTest() {
+        super("l");
     }
 
     private static String repeat(char c, int n) {
@@ -417,7 +362,7 @@ class ListCommandsVsRedisTest {
         String[] names = {"lpush", "rpush", "lpushx", "rpushx", "lpop", "rpop", "llen", "lrange", "lindex", "lset",
             "linsert", "lrem", "ltrim", "lpos", "lmove", "rpoplpush", "lmpop", "blpop", "brpop", "blmove",
             "brpoplpush", "blmpop"};
-        try (Jedis jr = TestServers.jedis(redis.port(), 2); Jedis jt = TestServers.jedis(tide.port(), 2)) {
+        try (Jedis jr = TestServers.jedis(redis().port(), 2); Jedis jt = TestServers.jedis(tide().port(), 2)) {
             var expected = jr.commandInfo(names);
             var actual = jt.commandInfo(names);
             for (String n : names) {

@@ -2,35 +2,14 @@ package io.tide.command.family;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.tide.Server;
 import io.tide.testing.RawClient;
-import io.tide.testing.RealRedis;
-import io.tide.testing.TestServers;
+import io.tide.testing.VsRedis;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 
 /** Byte-for-byte replies of Tide and a real redis-server 7.0 for the server and client commands' errors. */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class ServerCommandsVsRedisTest {
-
-    private RealRedis redis;
-    private Server tide;
-
-    @BeforeAll
-    void start() throws Exception {
-        redis = RealRedis.start();
-        tide = TestServers.start(2);
-    }
-
-    @AfterAll
-    void stop() {
-        if (tide != null) tide.close();
-        if (redis != null) redis.close();
-    }
+class ServerCommandsVsRedisTest extends VsRedis {
 
     /** Sends each command to both servers on one connection each and compares every reply. */
     private void assertSame(String[]... commands) throws Exception {
@@ -38,7 +17,7 @@ class ServerCommandsVsRedisTest {
     }
 
     private void assertSame(boolean resp3, String[]... commands) throws Exception {
-        try (RawClient r = new RawClient(redis.port()); RawClient t = new RawClient(tide.port())) {
+        try (RawClient r = new RawClient(redis().port()); RawClient t = new RawClient(tide().port())) {
             if (resp3) {
                 r.call("HELLO", "3");
                 t.call("HELLO", "3");
@@ -184,7 +163,7 @@ class ServerCommandsVsRedisTest {
     @Test
     void clientReply_offSkipOn() throws Exception {
         for (boolean resp3 : new boolean[] {false, true}) {
-            try (RawClient r = new RawClient(redis.port()); RawClient t = new RawClient(tide.port())) {
+            try (RawClient r = new RawClient(redis().port()); RawClient t = new RawClient(tide().port())) {
                 for (RawClient x : List.of(r, t)) {
                     if (resp3) x.call("HELLO", "3");
                     x.sendCommand("CLIENT", "REPLY", "OFF");

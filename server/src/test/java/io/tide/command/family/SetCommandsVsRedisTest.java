@@ -2,19 +2,12 @@ package io.tide.command.family;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.tide.Server;
-import io.tide.testing.RawClient;
-import io.tide.testing.RealRedis;
-import io.tide.testing.TestServers;
+import io.tide.testing.VsRedis;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -25,60 +18,16 @@ import org.junit.jupiter.params.provider.ValueSource;
  * Redis leaves unspecified are compared sorted, and encodings only where 7.0 and 7.4 agree (intset, and
  * hashtable past the thresholds).
  */
-class SetCommandsVsRedisTest {
+class SetCommandsVsRedisTest extends VsRedis {
 
-    private static RealRedis redis;
-    private static Server tide;
-    private static int round;
-
-    private RawClient r;
-    private RawClient t;
-    private String p;
-
-    @BeforeAll
-    static void startServers() throws Exception {
-        redis = RealRedis.start();
-        tide = TestServers.start(2);
-    }
-
-    @AfterAll
-    static void stopServers() {
-        if (tide != null) tide.close();
-        if (redis != null) redis.close();
-    }
-
-    @BeforeEach
-    void connect() throws IOException {
-        r = new RawClient(redis.port());
-        t = new RawClient(tide.port());
-        p = "s" + (round++) + ":";
-    }
-
-    @AfterEach
-    void disconnect() throws IOException {
-        r.close();
-        t.close();
-    }
-
-    private void protocol(int proto) throws IOException {
-        if (proto == 3) {
-            assertThat(r.call("HELLO", "3")).startsWith("%");
-            assertThat(t.call("HELLO", "3")).startsWith("%");
-        }
-    }
-
-    /** Sends {@code args} to both servers and asserts identical raw replies; returns the reply. */
-    private String same(String... args) throws IOException {
-        String expected = r.call(args);
-        String actual = t.call(args);
-        assertThat(actual).as(String.join(" ", args)).isEqualTo(expected);
-        return expected;
+    SetCommandsVsRedisTest() {
+        super("s");
     }
 
     /** Like {@link #same} for a flat array or set of bulk strings whose order Redis leaves unspecified. */
     private void sameSorted(String... args) throws IOException {
-        String expected = r.call(args);
-        String actual = t.call(args);
+        String expected = r().call(args);
+        String actual = t().call(args);
         assertThat(sorted(actual)).as(String.join(" ", args)).isEqualTo(sorted(expected));
     }
 
@@ -90,10 +39,6 @@ class SetCommandsVsRedisTest {
         for (int i = 1; i + 1 < lines.length; i += 2) items.add(lines[i] + "\r\n" + lines[i + 1]);
         Collections.sort(items);
         return lines[0] + "\r\n" + String.join("\r\n", items);
-    }
-
-    private String k(String name) {
-        return p + name;
     }
 
     private static String[] cmd(String name, String key, String... rest) {
@@ -286,8 +231,8 @@ class SetCommandsVsRedisTest {
         for (String name : Arrays.asList("sadd", "srem", "scard", "sismember", "smismember", "smembers", "spop",
                 "srandmember", "smove", "sinter", "sinterstore", "sunion", "sunionstore", "sdiff", "sdiffstore",
                 "sscan")) {
-            String expected = r.call("COMMAND", "INFO", name);
-            String actual = t.call("COMMAND", "INFO", name);
+            String expected = r().call("COMMAND", "INFO", name);
+            String actual = t().call("COMMAND", "INFO", name);
             // Compare name, arity, flags and key positions, not the order of ACL categories, key specs or tips.
             assertThat(head(actual)).as(name).isEqualTo(head(expected));
         }

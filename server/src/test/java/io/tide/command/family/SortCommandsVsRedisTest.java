@@ -1,19 +1,10 @@
 package io.tide.command.family;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
-import io.tide.Server;
-import io.tide.testing.RawClient;
-import io.tide.testing.RealRedis;
-import io.tide.testing.TestServers;
+import io.tide.testing.VsRedis;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -21,57 +12,10 @@ import org.junit.jupiter.params.provider.ValueSource;
  * SORT and SORT_RO against a real redis-server, byte for byte, in RESP2 and RESP3. Tide runs two shards,
  * so BY and GET patterns read keys on both (the command then runs with every shard parked).
  */
-class SortCommandsVsRedisTest {
+class SortCommandsVsRedisTest extends VsRedis {
 
-    private static RealRedis redis;
-    private static Server tide;
-    private static int round;
-
-    private RawClient r;
-    private RawClient t;
-    private String p;
-
-    @BeforeAll
-    static void startServers() throws Exception {
-        redis = RealRedis.start();
-        tide = TestServers.start(2);
-    }
-
-    @AfterAll
-    static void stopServers() {
-        if (tide != null) tide.close();
-        if (redis != null) redis.close();
-    }
-
-    @BeforeEach
-    void connect() throws IOException {
-        r = new RawClient(redis.port());
-        t = new RawClient(tide.port());
-        p = "s" + (round++) + ":";
-    }
-
-    @AfterEach
-    void disconnect() throws IOException {
-        r.close();
-        t.close();
-    }
-
-    private void protocol(int proto) throws IOException {
-        if (proto == 3) {
-            assertThat(r.call("HELLO", "3")).startsWith("%");
-            assertThat(t.call("HELLO", "3")).startsWith("%");
-        }
-    }
-
-    private String same(String... args) throws IOException {
-        String expected = r.call(args);
-        String actual = t.call(args);
-        assertThat(actual).as(String.join(" ", args)).isEqualTo(expected);
-        return expected;
-    }
-
-    private String k(String name) {
-        return p + name;
+    SortCommandsVsRedisTest() {
+        super("s");
     }
 
     @ParameterizedTest(name = "resp{0}")

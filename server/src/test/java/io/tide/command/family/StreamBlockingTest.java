@@ -1,14 +1,13 @@
 package io.tide.command.family;
 
+import static io.tide.testing.TestServers.awaitBlocked;
+import static io.tide.testing.TestServers.keysOnDifferentShards;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tide.Server;
-import io.tide.shard.ShardSet;
 import io.tide.testing.RawClient;
 import io.tide.testing.TestServers;
-import java.nio.charset.StandardCharsets;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.AfterParameterizedClassInvocation;
 import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
@@ -53,35 +52,6 @@ class StreamBlockingTest {
         return c;
     }
 
-    private static byte[] bytes(String s) {
-        return s.getBytes(StandardCharsets.UTF_8);
-    }
-
-    /** Two keys on different shards when there are several. */
-    private static String[] keysOnDifferentShards(String prefix) {
-        ShardSet set = server.context().shards();
-        String a = prefix + ":a";
-        for (int i = 0; ; i++) {
-            String b = prefix + ":b" + i;
-            if (set.size() == 1 || set.shardOf(bytes(a)) != set.shardOf(bytes(b))) return new String[] {a, b};
-        }
-    }
-
-    private static long blockedClients(Jedis j) {
-        for (String line : j.info("clients").split("\r\n")) {
-            if (line.startsWith("blocked_clients:")) return Long.parseLong(line.substring(16));
-        }
-        throw new AssertionError("no blocked_clients in INFO");
-    }
-
-    private static void awaitBlocked(Jedis j, long n) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (blockedClients(j) != n) {
-            if (System.nanoTime() > deadline) throw new AssertionError("blocked_clients never reached " + n);
-            Thread.sleep(5);
-        }
-    }
-
     private static String entryReply(String key, String id, String field, String value) {
         return "*1\r\n*2\r\n$" + key.length() + "\r\n" + key + "\r\n*1\r\n*2\r\n$" + id.length() + "\r\n" + id
                 + "\r\n*2\r\n$" + field.length() + "\r\n" + field + "\r\n$" + value.length() + "\r\n" + value + "\r\n";
@@ -102,7 +72,7 @@ class StreamBlockingTest {
 
     @Test
     void xread_block_onStreamsAcrossShards_isServedByAnXaddToEither_inResp3AsAMap() throws Exception {
-        String[] k = keysOnDifferentShards("across");
+        String[] k = keysOnDifferentShards(server, "across");
         try (Jedis admin = jedis(); RawClient waiter = raw(3)) {
             admin.del(k[0], k[1]);
             waiter.sendCommand("XREAD", "BLOCK", "0", "STREAMS", k[0], k[1], "$", "$");

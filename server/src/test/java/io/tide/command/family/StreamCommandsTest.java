@@ -1,5 +1,7 @@
 package io.tide.command.family;
 
+import static io.tide.testing.TestServers.keysOnDifferentShards;
+import static io.tide.testing.TestServers.onShard;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
@@ -20,14 +22,12 @@ import io.lettuce.core.models.stream.ClaimedMessages;
 import io.lettuce.core.models.stream.PendingMessages;
 import io.tide.Server;
 import io.tide.shard.Shard;
-import io.tide.shard.ShardSet;
 import io.tide.testing.RawClient;
 import io.tide.testing.TestServers;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Callable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.AfterParameterizedClassInvocation;
 import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
@@ -97,22 +97,6 @@ class StreamCommandsTest {
 
     private static List<String> ids(List<StreamEntry> entries) {
         return entries.stream().map(e -> e.getID().toString()).toList();
-    }
-
-    /** Two keys on different shards when there are several. */
-    private static String[] keysOnDifferentShards(String prefix) {
-        ShardSet set = server.context().shards();
-        String a = prefix + ":a";
-        for (int i = 0; ; i++) {
-            String b = prefix + ":b" + i;
-            if (set.size() == 1 || set.shardOf(bytes(a)) != set.shardOf(bytes(b))) return new String[] {a, b};
-        }
-    }
-
-    /** Runs {@code task} on the shard thread that owns {@code key}. */
-    private static <T> T onShard(String key, Callable<T> task) throws Exception {
-        Shard s = server.context().shards().shardOf(bytes(key));
-        return s.loop().submit(task).get();
     }
 
     // ------------------------------------------------------------------ XADD, XLEN
@@ -239,7 +223,7 @@ class StreamCommandsTest {
 
     @Test
     void xread_acrossShards_repliesPerStream_asArrayInResp2_andMapInResp3() throws Exception {
-        String[] k = keysOnDifferentShards("read");
+        String[] k = keysOnDifferentShards(server, "read");
         try (Jedis j2 = jedis(2); Jedis j3 = jedis(3)) {
             j2.xadd(k[0], id("1-0"), fields("a", "1"));
             j2.xadd(k[1], id("2-0"), fields("b", "2"));
@@ -493,7 +477,7 @@ class StreamCommandsTest {
             j.select(9);
             String k = "mem";
             Shard s = server.context().shards().shardOf(bytes(k));
-            long baseline = onShard(k, () -> s.db(9).usedBytes());
+            long baseline = onShard(server, k, () -> s.db(9).usedBytes());
             for (int i = 1; i <= 500; i++) j.xadd(k, id(i + "-0"), fields("f", "v".repeat(i % 40)));
             j.xgroupCreate(k, "g", id("0-0"), false);
             j.xreadGroup("g", "c", XReadGroupParams.xReadGroupParams().count(100),
@@ -501,10 +485,10 @@ class StreamCommandsTest {
             j.xack(k, "g", id("3-0"));
             j.xdel(k, id("7-0"), id("150-0"));
             j.xtrim(k, XTrimParams.xTrimParams().maxLen(300).approximateTrimming());
-            long withStream = onShard(k, () -> s.db(9).usedBytes());
+            long withStream = onShard(server, k, () -> s.db(9).usedBytes());
             assertThat(withStream).isGreaterThan(baseline + 300 * 10);
             j.del(k);
-            assertThat(onShard(k, () -> s.db(9).usedBytes())).isEqualTo(baseline);
+            assertThat(onShard(server, k, () -> s.db(9).usedBytes())).isEqualTo(baseline);
         }
     }
 

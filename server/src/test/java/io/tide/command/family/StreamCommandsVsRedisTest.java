@@ -2,17 +2,12 @@ package io.tide.command.family;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.tide.Server;
-import io.tide.testing.RawClient;
-import io.tide.testing.RealRedis;
-import io.tide.testing.TestServers;
+import io.tide.testing.VsRedis;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -25,63 +20,27 @@ import org.junit.jupiter.params.provider.ValueSource;
  * clock readings (idle times, delivery times) are compared with their integers masked. XREAD's {@code +} ID
  * is Redis 7.4's and is not compared here.
  */
-class StreamCommandsVsRedisTest {
-
-    private static RealRedis redis;
-    private static Server tide;
-
-    private RawClient r;
-    private RawClient t;
-
-    @BeforeAll
-    static void startServers() throws Exception {
-        redis = RealRedis.start();
-        tide = TestServers.start(2);
-    }
-
-    @AfterAll
-    static void stopServers() {
-        if (tide != null) tide.close();
-        if (redis != null) redis.close();
-    }
+class StreamCommandsVsRedisTest extends VsRedis {
 
     @BeforeEach
-    void connect() throws IOException {
-        r = new RawClient(redis.port());
-        t = new RawClient(tide.port());
-        r.call("FLUSHALL");
-        t.call("FLUSHALL");
+    void flush() throws IOException {
+        r().call("FLUSHALL");
+        t().call("FLUSHALL");
     }
 
+    /** Node sizes back to their defaults for the next test. */
     @AfterEach
-    void disconnect() throws IOException {
-        r.call("CONFIG", "SET", "stream-node-max-bytes", "4096");
-        t.call("CONFIG", "SET", "stream-node-max-bytes", "4096");
-        r.call("CONFIG", "SET", "stream-node-max-entries", "100");
-        t.call("CONFIG", "SET", "stream-node-max-entries", "100");
-        r.close();
-        t.close();
-    }
-
-    private void protocol(int proto) throws IOException {
-        if (proto == 3) {
-            assertThat(r.call("HELLO", "3")).startsWith("%");
-            assertThat(t.call("HELLO", "3")).startsWith("%");
-        }
-    }
-
-    /** Sends {@code args} to both servers and asserts identical raw replies. */
-    private String same(String... args) throws IOException {
-        String expected = r.call(args);
-        String actual = t.call(args);
-        assertThat(actual).as(String.join(" ", args)).isEqualTo(expected);
-        return expected;
+    void resetNodeSizes() throws IOException {
+        r().call("CONFIG", "SET", "stream-node-max-bytes", "4096");
+        t().call("CONFIG", "SET", "stream-node-max-bytes", "4096");
+        r().call("CONFIG", "SET", "stream-node-max-entries", "100");
+        t().call("CONFIG", "SET", "stream-node-max-entries", "100");
     }
 
     /** Like {@link #same} with every integer reply masked: for replies holding idle or delivery times. */
     private void sameMaskingIntegers(String... args) throws IOException {
-        String expected = r.call(args).replaceAll(":-?\\d+\r\n", ":N\r\n");
-        String actual = t.call(args).replaceAll(":-?\\d+\r\n", ":N\r\n");
+        String expected = r().call(args).replaceAll(":-?\\d+\r\n", ":N\r\n");
+        String actual = t().call(args).replaceAll(":-?\\d+\r\n", ":N\r\n");
         assertThat(actual).as(String.join(" ", args)).isEqualTo(expected);
     }
 

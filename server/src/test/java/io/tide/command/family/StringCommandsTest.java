@@ -1,5 +1,6 @@
 package io.tide.command.family;
 
+import static io.tide.testing.TestServers.onShard;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -20,7 +21,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Callable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.AfterParameterizedClassInvocation;
 import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
@@ -64,16 +64,10 @@ class StringCommandsTest {
         return TestServers.jedis(server.port(), proto);
     }
 
-    /** Runs {@code task} on the shard thread that owns {@code key}, as only that thread may touch its data. */
-    private static <T> T onShard(String key, Callable<T> task) throws Exception {
-        Shard s = server.context().shards().shardOf(bytes(key));
-        return s.loop().submit(task).get();
-    }
-
     /** Stores a value of a non-string type under {@code key} (no other type exists yet). */
     private static void putNonString(String key) throws Exception {
         Shard s = server.context().shards().shardOf(bytes(key));
-        onShard(key, () -> {
+        onShard(server, key, () -> {
             s.db(0).put(bytes(key), new Object(), 0);
             return null;
         });
@@ -82,13 +76,13 @@ class StringCommandsTest {
     /** The key's absolute expiry in unix ms (0 = none), read from the keyspace. */
     private static long expireAt(String key) throws Exception {
         Shard s = server.context().shards().shardOf(bytes(key));
-        return onShard(key, () -> s.db(0).expireAt(bytes(key)));
+        return onShard(server, key, () -> s.db(0).expireAt(bytes(key)));
     }
 
     /** The stored value object (to check the integer encoding). */
     private static Object stored(String key) throws Exception {
         Shard s = server.context().shards().shardOf(bytes(key));
-        return onShard(key, () -> s.db(0).peek(bytes(key), System.currentTimeMillis()));
+        return onShard(server, key, () -> s.db(0).peek(bytes(key), System.currentTimeMillis()));
     }
 
     private static byte[] bytes(String s) {

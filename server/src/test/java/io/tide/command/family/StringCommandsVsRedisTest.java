@@ -1,19 +1,10 @@
 package io.tide.command.family;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
-import io.tide.Server;
-import io.tide.testing.RawClient;
-import io.tide.testing.RealRedis;
-import io.tide.testing.TestServers;
+import io.tide.testing.VsRedis;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -21,60 +12,10 @@ import org.junit.jupiter.params.provider.ValueSource;
  * Sends the same raw commands to a real redis-server and to Tide (two shards, so multi-key commands run
  * coordinated) and asserts byte-identical replies, in RESP2 and in RESP3.
  */
-class StringCommandsVsRedisTest {
+class StringCommandsVsRedisTest extends VsRedis {
 
-    private static RealRedis redis;
-    private static Server tide;
-    private static int round;
-
-    private RawClient r;
-    private RawClient t;
-    /** Key prefix unique to each test invocation (there is no DEL yet to clean up). */
-    private String p;
-
-    @BeforeAll
-    static void startServers() throws Exception {
-        redis = RealRedis.start();
-        tide = TestServers.start(2);
-    }
-
-    @AfterAll
-    static void stopServers() {
-        if (tide != null) tide.close();
-        if (redis != null) redis.close();
-    }
-
-    @BeforeEach
-    void connect() throws IOException {
-        r = new RawClient(redis.port());
-        t = new RawClient(tide.port());
-        p = "t" + (round++) + ":";
-    }
-
-    @AfterEach
-    void disconnect() throws IOException {
-        r.close();
-        t.close();
-    }
-
-    private void protocol(int proto) throws IOException {
-        if (proto == 3) {
-            // HELLO replies differ (server name, id): only the switch matters.
-            assertThat(r.call("HELLO", "3")).startsWith("%");
-            assertThat(t.call("HELLO", "3")).startsWith("%");
-        }
-    }
-
-    /** Sends {@code args} to both servers and asserts identical raw replies; returns the reply. */
-    private String same(String... args) throws IOException {
-        String expected = r.call(args);
-        String actual = t.call(args);
-        assertThat(actual).as(String.join(" ", args)).isEqualTo(expected);
-        return expected;
-    }
-
-    private String k(String name) {
-        return p + name;
+    StringCommandsVsRedisTest() {
+        super("t");
     }
 
     @ParameterizedTest(name = "resp{0}")

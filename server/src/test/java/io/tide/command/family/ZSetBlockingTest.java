@@ -1,5 +1,7 @@
 package io.tide.command.family;
 
+import static io.tide.testing.TestServers.awaitBlocked;
+import static io.tide.testing.TestServers.keysOnDifferentShards;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lettuce.core.KeyValue;
@@ -8,10 +10,8 @@ import io.lettuce.core.ScoredValue;
 import io.lettuce.core.ZPopArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.tide.Server;
-import io.tide.shard.ShardSet;
 import io.tide.testing.RawClient;
 import io.tide.testing.TestServers;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -59,38 +59,9 @@ class ZSetBlockingTest {
         return TestServers.jedis(server.port(), 2);
     }
 
-    private static byte[] bytes(String s) {
-        return s.getBytes(StandardCharsets.UTF_8);
-    }
-
-    /** Two keys on different shards when there are several. */
-    private static String[] keysOnDifferentShards(String prefix) {
-        ShardSet set = server.context().shards();
-        String a = prefix + ":a";
-        for (int i = 0; ; i++) {
-            String b = prefix + ":b" + i;
-            if (set.size() == 1 || set.shardOf(bytes(a)) != set.shardOf(bytes(b))) return new String[] {a, b};
-        }
-    }
-
-    private static long blockedClients(Jedis j) {
-        for (String line : j.info("clients").split("\r\n")) {
-            if (line.startsWith("blocked_clients:")) return Long.parseLong(line.substring(16));
-        }
-        throw new AssertionError("no blocked_clients in INFO");
-    }
-
-    private static void awaitBlocked(Jedis j, long n) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (blockedClients(j) != n) {
-            if (System.nanoTime() > deadline) throw new AssertionError("blocked_clients never reached " + n);
-            Thread.sleep(5);
-        }
-    }
-
     @Test
     void bzpopmin_isServedByZaddFromAnotherClient_onAnotherShard() throws Exception {
-        String[] k = keysOnDifferentShards("bz-wake");
+        String[] k = keysOnDifferentShards(server, "bz-wake");
         try (Jedis admin = jedis(); Jedis writer = jedis()) {
             Future<redis.clients.jedis.util.KeyValue<String, Tuple>> popped = pool.submit(() -> {
                 try (Jedis j = jedis()) {
@@ -155,7 +126,7 @@ class ZSetBlockingTest {
 
     @Test
     void bzmpop_servesCountFromTheKeyThatFills() throws Exception {
-        String[] k = keysOnDifferentShards("bzm");
+        String[] k = keysOnDifferentShards(server, "bzm");
         try (Jedis admin = jedis(); Jedis writer = jedis()) {
             Future<redis.clients.jedis.util.KeyValue<String, List<Tuple>>> popped = pool.submit(() -> {
                 try (Jedis j = jedis()) {

@@ -1,5 +1,6 @@
 package io.tide.command.family;
 
+import static io.tide.testing.TestServers.onShard;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -25,7 +26,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.Callable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.AfterParameterizedClassInvocation;
 import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
@@ -72,11 +72,6 @@ class ZSetCommandsTest {
 
     private static byte[] bytes(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
-    }
-
-    private static <T> T onShard(String key, Callable<T> task) throws Exception {
-        Shard s = server.context().shards().shardOf(bytes(key));
-        return s.loop().submit(task).get();
     }
 
     private static List<String> tuples(List<Tuple> ts) {
@@ -452,7 +447,7 @@ class ZSetCommandsTest {
             j.zrem("mem-small", "a");
             j.sendCommand(Protocol.Command.ZMPOP, "1", "mem-u", "MAX", "COUNT", "7");
             for (String k : new String[] {"mem", "mem-small", "mem-u", "mem-r"}) {
-                assertThat(onShard(k, () -> server.context().shards().shardOf(bytes(k)).db(7).usedBytes()))
+                assertThat(onShard(server, k, () -> server.context().shards().shardOf(bytes(k)).db(7).usedBytes()))
                         .isPositive();
             }
             j.del("mem", "mem-small", "mem-u", "mem-r");

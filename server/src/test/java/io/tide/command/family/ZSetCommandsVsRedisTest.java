@@ -2,17 +2,10 @@ package io.tide.command.family;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.tide.Server;
-import io.tide.testing.RawClient;
-import io.tide.testing.RealRedis;
-import io.tide.testing.TestServers;
+import io.tide.testing.VsRedis;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -24,57 +17,10 @@ import org.junit.jupiter.params.provider.ValueSource;
  * WITHSCORE (7.2) is left out, and so is ZADD converting an existing listpack up front when it is given more
  * pairs than zset-max-listpack-entries (7.2); ZSetCommandsTest covers both.
  */
-class ZSetCommandsVsRedisTest {
+class ZSetCommandsVsRedisTest extends VsRedis {
 
-    private static RealRedis redis;
-    private static Server tide;
-    private static int round;
-
-    private RawClient r;
-    private RawClient t;
-    private String p;
-
-    @BeforeAll
-    static void startServers() throws Exception {
-        redis = RealRedis.start();
-        tide = TestServers.start(2);
-    }
-
-    @AfterAll
-    static void stopServers() {
-        if (tide != null) tide.close();
-        if (redis != null) redis.close();
-    }
-
-    @BeforeEach
-    void connect() throws IOException {
-        r = new RawClient(redis.port());
-        t = new RawClient(tide.port());
-        p = "z" + (round++) + ":";
-    }
-
-    @AfterEach
-    void disconnect() throws IOException {
-        r.close();
-        t.close();
-    }
-
-    private void protocol(int proto) throws IOException {
-        if (proto == 3) {
-            assertThat(r.call("HELLO", "3")).startsWith("%");
-            assertThat(t.call("HELLO", "3")).startsWith("%");
-        }
-    }
-
-    private String same(String... args) throws IOException {
-        String expected = r.call(args);
-        String actual = t.call(args);
-        assertThat(actual).as(String.join(" ", args)).isEqualTo(expected);
-        return expected;
-    }
-
-    private String k(String name) {
-        return p + name;
+    ZSetCommandsVsRedisTest() {
+        super("z");
     }
 
     /** Runs each line (space-separated words, {@code %} replaced by the key prefix) on both servers. */
@@ -82,7 +28,7 @@ class ZSetCommandsVsRedisTest {
         for (String line : lines) {
             String[] words = line.trim().split(" +");
             for (int i = 0; i < words.length; i++) {
-                words[i] = words[i].replace("%", p).replace("<empty>", "");
+                words[i] = words[i].replace("%", prefix()).replace("<empty>", "");
             }
             same(words);
         }
@@ -401,7 +347,7 @@ class ZSetCommandsVsRedisTest {
                 "ZRANDMEMBER %z -9223372036854775808",
                 "ZRANDMEMBER %z -9223372036854775807 WITHSCORES",
                 "ZRANDMEMBER %z 9223372036854775807 WITHSCORES");
-        String one = t.call("ZRANDMEMBER", k("z"));
+        String one = t().call("ZRANDMEMBER", k("z"));
         assertThat(one).isIn("$1\r\na\r\n", "$1\r\nb\r\n", "$1\r\nc\r\n");
     }
 
@@ -531,7 +477,7 @@ class ZSetCommandsVsRedisTest {
             "zinterstore", "zintercard", "zdiff", "zdiffstore", "zscan", "geoadd", "geodist", "geohash", "geopos",
             "geosearch", "geosearchstore", "georadius", "georadius_ro", "georadiusbymember",
             "georadiusbymember_ro"}) {
-            assertThat(head(t.call("COMMAND", "INFO", name))).as(name).isEqualTo(head(r.call("COMMAND", "INFO", name)));
+            assertThat(head(t().call("COMMAND", "INFO", name))).as(name).isEqualTo(head(r().call("COMMAND", "INFO", name)));
         }
         same("COMMAND", "GETKEYS", "ZUNIONSTORE", "d", "2", "a", "b", "WEIGHTS", "1", "2");
         same("COMMAND", "GETKEYS", "ZINTER", "2", "a", "b");

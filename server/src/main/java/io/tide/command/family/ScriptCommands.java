@@ -1,0 +1,149 @@
+package io.tide.command.family;
+
+import io.tide.command.Args;
+import io.tide.command.CommandContext;
+import io.tide.command.CommandSpec;
+import io.tide.command.CommandTable;
+import io.tide.command.Errors;
+import io.tide.protocol.Reply;
+import io.tide.script.LuaEngine;
+import io.tide.script.ScriptRun;
+import io.tide.script.Scripting;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Locale;
+import org.luaj.vm2.LuaValue;
+
+/**
+ * Lua scripting (Redis's {@code eval.c}): EVAL, EVALSHA, their read-only variants and SCRIPT. Thread-safe
+ * (stateless). A script may touch any key, declared or not, so its key finder answers "all keys": with
+ * several shards it runs on the coordinator with every shard parked, which makes it atomic everywhere.
+ */
+public final class ScriptCommands {
+
+    /** Scripts reach any key: they run with every shard parked. */
+    static final CommandSpec.KeyFinder ANY_KEY = argv -> CommandSpec.ALL_KEYS;
+
+    private ScriptCommands() {}
+
+    public static void register(CommandTable t) {
+        t.group("scripting");
+        t.add("eval", -3, "noscript skip_monitor may_replicate no_mandatory_keys stale", 0, 0, 0, "@scripting",
+                "2.6.0", "Executes a server-side Lua script", ScriptCommands::eval).keysBy(ANY_KEY);
+        t.add("evalsha", -3, "noscript skip_monitor may_replicate no_mandatory_keys stale", 0, 0, 0, "@scripting",
+                "2.6.0", "Executes a server-side Lua script by SHA1 digest", ScriptCommands::evalsha).keysBy(ANY_KEY);
+        t.add("eval_ro", -3, "readonly noscript skip_monitor no_mandatory_keys stale", 0, 0, 0, "@scripting",
+                "7.0.0", "Executes a read-only server-side Lua script", ScriptCommands::evalRo).keysBy(ANY_KEY);
+        t.add("evalsha_ro", -3, "readonly noscript skip_monitor no_mandatory_keys stale", 0, 0, 0, "@scripting",
+                "7.0.0", "Executes a read-only server-side Lua script by SHA1 digest", ScriptCommands::evalshaRo)
+                .keysBy(ANY_KEY);
+        CommandSpec script = t.container("script", -2, "", "@scripting", "2.6.0", "A container for Lua scripts management commands");
+        script.sub("load", 3, "noscript stale", 0, 0, 0, "@scripting", "2.6.0",
+                "Loads a server-side Lua script to the script cache", ScriptCommands::scriptLoad);
+        script.sub("exists", -3, "noscript stale", 0, 0, 0, "@scripting", "2.6.0",
+                "Determines whether server-side Lua scripts exist in the script cache", ScriptCommands::scriptExists);
+        script.sub("flush", -2, "noscript may_replicate", 0, 0, 0, "@scripting", "2.6.0",
+                "Removes all server-side Lua scripts from the script cache", ScriptCommands::scriptFlush);
+        script.sub("kill", 2, "noscript allow_busy", 0, 0, 0, "@scripting", "2.6.0",
+                "Terminates a server-side Lua script during execution", ScriptCommands::scriptKill);
+        script.sub("help", 2, "loading stale", 0, 0, 0, "@scripting", "5.0.0",
+                "Returns helpful text about the different subcommands", ScriptCommands::scriptHelp);
+    }
+
+    static Scripting scripting(CommandContext ctx) {
+        return ctx.server().scripting();
+    }
+
+    static Reply eval(CommandContext ctx, byte[][] argv) {
+        return evalGeneric(ctx, argv, false, false);
+    }
+
+    private static Reply evalRo(CommandContext ctx, byte[][] argv) {
+        return evalGeneric(ctx, argv, false, true);
+    }
+
+    private static Reply evalsha(CommandContext ctx, byte[][] argv) {
+        return evalGeneric(ctx, argv, true, false);
+    }
+
+    private static Reply evalshaRo(CommandContext ctx, byte[][] argv) {
+        return evalGeneric(ctx, argv, true, true);
+    }
+
+    private static Reply evalGeneric(CommandContext ctx, byte[][] argv, boolean bySha, boolean readOnlyCommand) {
+        int numkeys = numkeys(argv, 2);
+        Scripting scripting = scripting(ctx);
+        Scripting.Script s;
+        if (bySha) {
+            String sha = new String(argv[1], StandardCharsets.ISO_8859_1).toLowerCase(Locale.ROOT);
+            s = argv[1].length == 40 ? scripting.lookup(sha) : null;
+            if (s == null) throw Errors.error(Errors.NOSCRIPT);
+        } else {
+            s = scripting.load(argv[1]);
+        }
+        boolean noWrites = (s.flags() & Scripting.NO_WRITES) != 0;
+        if (readOnlyCommand && (s.flags() & Scripting.SHEBANG) != 0 && !noWrites) {
+            throw Errors.error(Errors.SCRIPT_RO_WITH_WRITE_FLAG);
+        }
+        byte[][] keys = Arrays.copyOfRange(argv, 3, 3 + numkeys);
+        byte[][] args = Arrays.copyOfRange(argv, 3 + numkeys, argv.length);
+        ctx.disallowBlocking();
+        ScriptRun run = new ScriptRun(ctx, keys, args, readOnlyCommand || noWrites, s.sha(), "@user_script");
+        return scripting.engine().execute(s.function(), run, LuaValue.NONE);
+    }
+
+    /** Redis's numkeys checks for EVAL and FCALL: {@code argv[index]} against the arguments that follow. */
+    static int numkeys(byte[][] argv, int index) {
+        long n = Args.parseLong(argv[index]);
+        if (n > argv.length - index - 1) throw Errors.error(Errors.SCRIPT_NUMKEYS_TOO_MANY);
+        if (n < 0) throw Errors.error(Errors.SCRIPT_NUMKEYS_NEGATIVE);
+        return (int) n;
+    }
+
+    private static Reply scriptLoad(CommandContext ctx, byte[][] argv) {
+        return Reply.bulk(scripting(ctx).load(argv[2]).sha());
+    }
+
+    private static Reply scriptExists(CommandContext ctx, byte[][] argv) {
+        Reply[] out = new Reply[argv.length - 2];
+        for (int i = 2; i < argv.length; i++) {
+            String sha = new String(argv[i], StandardCharsets.ISO_8859_1).toLowerCase(Locale.ROOT);
+            out[i - 2] = scripting(ctx).exists(sha) ? Reply.ONE : Reply.ZERO;
+        }
+        return Reply.array(out);
+    }
+
+    private static Reply scriptFlush(CommandContext ctx, byte[][] argv) {
+        if (argv.length > 3 || (argv.length == 3 && !Args.is(argv[2], "sync") && !Args.is(argv[2], "async"))) {
+            throw Errors.error(Errors.SCRIPT_FLUSH_OPTION);
+        }
+        scripting(ctx).flush();
+        return Reply.OK;
+    }
+
+    private static Reply scriptKill(CommandContext ctx, byte[][] argv) {
+        throw Errors.error(Errors.NOTBUSY);
+    }
+
+    private static Reply scriptHelp(CommandContext ctx, byte[][] argv) {
+        return Help.reply("SCRIPT",
+                "DEBUG (YES|SYNC|NO)",
+                "    Set the debug mode for subsequent scripts executed.",
+                "EXISTS <sha1> [<sha1> ...]",
+                "    Return information about the existence of the scripts in the script cache.",
+                "FLUSH [ASYNC|SYNC]",
+                "    Flush the Lua scripts cache. Very dangerous on replicas.",
+                "    When called without the optional mode argument, the behavior is determined by the",
+                "    lazyfree-lazy-user-flush configuration directive. Valid modes are:",
+                "    * ASYNC: Asynchronously flush the scripts cache.",
+                "    * SYNC: Synchronously flush the scripts cache.",
+                "KILL",
+                "    Kill the currently executing Lua script.",
+                "LOAD <script>",
+                "    Load a script into the scripts cache without executing it.");
+    }
+
+    static LuaEngine engine(CommandContext ctx) {
+        return scripting(ctx).engine();
+    }
+}

@@ -1,0 +1,543 @@
+package io.tide.script;
+
+import io.tide.command.CommandException;
+import io.tide.command.CommandSpec;
+import io.tide.protocol.Reply;
+import io.tide.script.lib.LuaBit;
+import io.tide.script.lib.LuaCjson;
+import io.tide.script.lib.LuaCmsgpack;
+import io.tide.script.lib.LuaStruct;
+import java.io.ByteArrayInputStream;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.luaj.vm2.Globals;
+import org.luaj.vm2.LoadState;
+import org.luaj.vm2.LuaError;
+import org.luaj.vm2.LuaFunction;
+import org.luaj.vm2.LuaString;
+import org.luaj.vm2.LuaTable;
+import org.luaj.vm2.LuaThread;
+import org.luaj.vm2.LuaValue;
+import org.luaj.vm2.Varargs;
+import org.luaj.vm2.compiler.LuaC;
+import org.luaj.vm2.lib.BaseLib;
+import org.luaj.vm2.lib.CoroutineLib;
+import org.luaj.vm2.lib.OneArgFunction;
+import org.luaj.vm2.lib.PackageLib;
+import org.luaj.vm2.lib.StringLib;
+import org.luaj.vm2.lib.TableLib;
+import org.luaj.vm2.lib.TwoArgFunction;
+import org.luaj.vm2.lib.VarArgFunction;
+import org.luaj.vm2.lib.ZeroArgFunction;
+import org.luaj.vm2.lib.jse.JseMathLib;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Lua interpreter scripts and functions run in, set up as Redis's: the {@code redis} library, KEYS and
+ * ARGV, cjson, cmsgpack, bit and struct, Lua 5.1 names LuaJ lacks, read-only globals, Redis's portable
+ * {@code math.random}, and Redis's error texts. Thread-safe: every method holds the engine's lock, and only
+ * one script runs at a time (scripts run with every shard parked, or on the only shard).
+ */
+public final class LuaEngine {
+
+    private static final Logger LOG = LoggerFactory.getLogger("io.tide.script");
+    private static final Pattern POSITION = Pattern.compile("^@?([^\\s:]+):(\\d+) ", Pattern.DOTALL);
+    private static final Pattern COMPILE_TOKEN = Pattern.compile("(\\S+) (\\d{3}) \\(.*?\\)$");
+    private static final String[] LUAJ_TOKENS = {"..", "...", "==", ">=", "<=", "~=", "::", "<eof>", "<number>",
+        "<name>", "<string>"};
+
+    private final Globals globals = new Globals();
+    /** What scripts see as their globals: reads fall through to {@link #globals}, writes fail. */
+    private final Globals env = new Globals();
+    private final ScriptHook hook = new ScriptHook();
+    private final Rand48 rand = new Rand48();
+    private final String version;
+    private ScriptRun run;
+
+    public LuaEngine(String version) {
+        this.version = version;
+        rand.seed(0);
+        globals.load(new BaseLib());
+        globals.load(new PackageLib());
+        globals.load(new TableLib());
+        globals.load(new StringLib());
+        globals.load(new JseMathLib());
+        globals.load(new CoroutineLib());
+        LoadState.install(globals);
+        LuaC.install(globals);
+        lua51Compatibility();
+        globals.set("redis", redisLib());
+        globals.set("cjson", LuaCjson.create());
+        globals.set("cmsgpack", LuaCmsgpack.create());
+        globals.set("bit", LuaBit.create());
+        globals.set("struct", LuaStruct.create());
+        LuaTable meta = new LuaTable();
+        meta.rawset(LuaValue.INDEX, new TwoArgFunction() {
+            @Override
+            public LuaValue call(LuaValue t, LuaValue k) {
+                LuaValue v = globals.rawget(k);
+                if (v.isnil()) {
+                    throw positioned("Script attempted to access nonexistent global variable '" + k.tojstring() + "'");
+                }
+                return v;
+            }
+        });
+        meta.rawset(LuaValue.NEWINDEX, new VarArgFunction() {
+            @Override
+            public Varargs invoke(Varargs a) {
+                throw positioned("Attempt to modify a readonly table");
+            }
+        });
+        env.setmetatable(meta);
+        env.debuglib = hook;
+        // LuaJ appends a traceback to error messages when a debug hook is installed, unless the running
+        // thread has an error function: this one leaves them as they are.
+        env.running = new LuaThread(env);
+        env.running.errorfunc = new OneArgFunction() {
+            @Override
+            public LuaValue call(LuaValue msg) {
+                return msg;
+            }
+        };
+        globals.rawset("_G", env);
+    }
+
+    /** An error raised by the runtime, with Lua's "source:line:" prefix (LuaJ's own prefix differs). */
+    private LuaError positioned(String msg) {
+        int line = hook.lastLine();
+        String src = run == null ? "user_script" : run.source.substring(1);
+        return new LuaError(LuaValue.valueOf(line < 0 ? msg : src + ":" + line + ": " + msg));
+    }
+
+    private void lua51Compatibility() {
+        for (String name : new String[] {"dofile", "loadfile", "print", "rawlen", "package", "require", "module"}) globals.rawset(name, LuaValue.NIL);
+        LuaTable table = (LuaTable) globals.rawget("table");
+        globals.rawset("unpack", table.rawget("unpack"));
+        table.rawset("getn", new OneArgFunction() {
+            @Override
+            public LuaValue call(LuaValue t) {
+                return LuaValue.valueOf(t.checktable().length());
+            }
+        });
+        table.rawset("maxn", new OneArgFunction() {
+            @Override
+            public LuaValue call(LuaValue t) {
+                double max = 0;
+                LuaValue k = LuaValue.NIL;
+                LuaTable tt = t.checktable();
+                while (true) {
+                    Varargs n = tt.next(k);
+                    if ((k = n.arg1()).isnil()) break;
+                    if (k.type() == LuaValue.TNUMBER) max = Math.max(max, k.todouble());
+                }
+                return LuaValue.valueOf(max);
+            }
+        });
+        table.rawset("foreach", new TwoArgFunction() {
+            @Override
+            public LuaValue call(LuaValue t, LuaValue f) {
+                LuaValue k = LuaValue.NIL;
+                while (true) {
+                    Varargs n = t.checktable().next(k);
+                    if ((k = n.arg1()).isnil()) return LuaValue.NIL;
+                    LuaValue r = f.call(k, n.arg(2));
+                    if (!r.isnil()) return r;
+                }
+            }
+        });
+        table.rawset("foreachi", new TwoArgFunction() {
+            @Override
+            public LuaValue call(LuaValue t, LuaValue f) {
+                int n = t.checktable().length();
+                for (int i = 1; i <= n; i++) {
+                    LuaValue r = f.call(LuaValue.valueOf(i), t.get(i));
+                    if (!r.isnil()) return r;
+                }
+                return LuaValue.NIL;
+            }
+        });
+        table.rawset("setn", new VarArgFunction() {
+            @Override
+            public Varargs invoke(Varargs a) {
+                throw new LuaError("'setn' is obsolete");
+            }
+        });
+        table.rawset("pack", LuaValue.NIL);
+        table.rawset("unpack", LuaValue.NIL);
+        LuaTable math = (LuaTable) globals.rawget("math");
+        math.rawset("mod", math.rawget("fmod"));
+        math.rawset("log10", new OneArgFunction() {
+            @Override
+            public LuaValue call(LuaValue x) {
+                return LuaValue.valueOf(Math.log10(x.checkdouble()));
+            }
+        });
+        math.rawset("random", new VarArgFunction() {
+            @Override
+            public Varargs invoke(Varargs a) {
+                double r = rand.nextDouble();
+                switch (a.narg()) {
+                    case 0:
+                        return LuaValue.valueOf(r);
+                    case 1: {
+                        int u = a.checkint(1);
+                        if (u < 1) throw new LuaError("bad argument #1 to 'random' (interval is empty)");
+                        return LuaValue.valueOf(Math.floor(r * u) + 1);
+                    }
+                    case 2: {
+                        int l = a.checkint(1);
+                        int u = a.checkint(2);
+                        if (l > u) throw new LuaError("bad argument #2 to 'random' (interval is empty)");
+                        return LuaValue.valueOf(Math.floor(r * (u - l + 1)) + l);
+                    }
+                    default:
+                        throw new LuaError("wrong number of arguments");
+                }
+            }
+        });
+        math.rawset("randomseed", new OneArgFunction() {
+            @Override
+            public LuaValue call(LuaValue s) {
+                rand.seed(s.checkint());
+                return LuaValue.NONE;
+            }
+        });
+        LuaTable string = (LuaTable) globals.rawget("string");
+        string.rawset("gfind", string.rawget("gmatch"));
+        globals.rawset("tostring", new OneArgFunction() {
+            @Override
+            public LuaValue call(LuaValue v) {
+                if (v.type() == LuaValue.TNUMBER) return LuaValue.valueOf(NumberFormat.g14(v.todouble()));
+                LuaValue h = v.metatag(LuaValue.TOSTRING);
+                if (!h.isnil()) return h.call(v);
+                return v.tostring().isstring() ? v.tostring() : LuaValue.valueOf(v.tojstring());
+            }
+        });
+        globals.rawset("gcinfo", new ZeroArgFunction() {
+            @Override
+            public LuaValue call() {
+                Runtime rt = Runtime.getRuntime();
+                return LuaValue.valueOf((rt.totalMemory() - rt.freeMemory()) / 1024);
+            }
+        });
+        LuaValue load = globals.rawget("load");
+        LuaFunction loadstring = new VarArgFunction() {
+            @Override
+            public Varargs invoke(Varargs a) {
+                LuaString code = a.checkstring(1);
+                if (code.m_length > 0 && code.m_bytes[code.m_offset] == 27) {
+                    return LuaValue.varargsOf(LuaValue.NIL, LuaValue.valueOf("bytecode loading is disabled"));
+                }
+                LuaValue chunk = a.isnoneornil(2) ? code : a.arg(2);
+                return load.invoke(LuaValue.varargsOf(new LuaValue[] {code, chunk, LuaValue.valueOf("t"), env}));
+            }
+        };
+        globals.rawset("loadstring", loadstring);
+        globals.rawset("load", loadstring);
+    }
+
+    // ---------------------------------------------------------------- the redis library
+
+    private LuaTable redisLib() {
+        LuaTable r = new LuaTable();
+        r.rawset("call", new VarArgFunction() {
+            @Override
+            public Varargs invoke(Varargs a) {
+                return redisCall(a, true);
+            }
+        });
+        r.rawset("pcall", new VarArgFunction() {
+            @Override
+            public Varargs invoke(Varargs a) {
+                return redisCall(a, false);
+            }
+        });
+        r.rawset("error_reply", new VarArgFunction() {
+            @Override
+            public Varargs invoke(Varargs a) {
+                if (a.narg() != 1 || a.type(1) != LuaValue.TSTRING) return errorTable("ERR wrong number or type of arguments");
+                String msg = a.arg1().tojstring();
+                return errorTable(msg.startsWith("-") ? errorBuffer(msg) : "ERR " + msg.strip());
+            }
+        });
+        r.rawset("status_reply", new VarArgFunction() {
+            @Override
+            public Varargs invoke(Varargs a) {
+                if (a.narg() != 1 || a.type(1) != LuaValue.TSTRING) return errorTable("ERR wrong number or type of arguments");
+                LuaTable t = new LuaTable();
+                t.rawset(ScriptConversions.OK, a.arg1());
+                return t;
+            }
+        });
+        r.rawset("sha1hex", new VarArgFunction() {
+            @Override
+            public Varargs invoke(Varargs a) {
+                if (a.narg() != 1) throw raise("wrong number of arguments");
+                return LuaValue.valueOf(sha1hex(ScriptConversions.bytes(a.checkstring(1))));
+            }
+        });
+        r.rawset("log", new VarArgFunction() {
+            @Override
+            public Varargs invoke(Varargs a) {
+                if (a.narg() < 2) throw raise("redis.log() requires two arguments or more.");
+                if (a.type(1) != LuaValue.TNUMBER) throw raise("First argument must be a number (log level).");
+                int level = a.toint(1);
+                if (level < 0 || level > 3) throw raise("Invalid debug level.");
+                StringBuilder sb = new StringBuilder();
+                for (int i = 2; i <= a.narg(); i++) {
+                    if (i > 2) sb.append(' ');
+                    LuaValue v = a.arg(i);
+                    sb.append(v.type() == LuaValue.TNUMBER ? NumberFormat.g14(v.todouble()) : v.tojstring());
+                }
+                switch (level) {
+                    case 0 -> LOG.debug("{}", sb);
+                    case 1 -> LOG.debug("{}", sb);
+                    case 2 -> LOG.info("{}", sb);
+                    default -> LOG.warn("{}", sb);
+                }
+                return LuaValue.NONE;
+            }
+        });
+        r.rawset("setresp", new VarArgFunction() {
+            @Override
+            public Varargs invoke(Varargs a) {
+                if (a.narg() != 1) throw raise("redis.setresp() requires one argument.");
+                int v = a.toint(1);
+                if (v != 2 && v != 3) throw raise("RESP version must be 2 or 3.");
+                run.resp = v;
+                return LuaValue.NONE;
+            }
+        });
+        r.rawset("set_repl", new VarArgFunction() {
+            @Override
+            public Varargs invoke(Varargs a) {
+                if (a.narg() != 1) throw raise("redis.set_repl() requires two arguments.");
+                int flags = a.toint(1);
+                if ((flags & ~3) != 0) {
+                    throw raise("Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE.");
+                }
+                return LuaValue.NONE; // scripts are propagated by effects; there is no replication yet
+            }
+        });
+        r.rawset("replicate_commands", new ZeroArgFunction() {
+            @Override
+            public LuaValue call() {
+                return LuaValue.TRUE;
+            }
+        });
+        r.rawset("breakpoint", new ZeroArgFunction() {
+            @Override
+            public LuaValue call() {
+                return LuaValue.FALSE; // only the Lua debugger stops here; Tide has none
+            }
+        });
+        r.rawset("debug", new VarArgFunction() {
+            @Override
+            public Varargs invoke(Varargs a) {
+                return LuaValue.NONE;
+            }
+        });
+        r.rawset("acl_check_cmd", new VarArgFunction() {
+            @Override
+            public Varargs invoke(Varargs a) {
+                if (a.narg() < 1) throw raise("Please specify at least one argument for this redis lib call");
+                byte[][] argv = argv(a);
+                CommandSpec spec = Scripting.resolve(run, argv);
+                if (spec == null) throw raise("Invalid command passed to redis.acl_check_cmd()");
+                return LuaValue.TRUE; // no ACL users yet: the default user may run everything
+            }
+        });
+        r.rawset("LOG_DEBUG", 0);
+        r.rawset("LOG_VERBOSE", 1);
+        r.rawset("LOG_NOTICE", 2);
+        r.rawset("LOG_WARNING", 3);
+        r.rawset("REPL_NONE", 0);
+        r.rawset("REPL_AOF", 1);
+        r.rawset("REPL_SLAVE", 2);
+        r.rawset("REPL_REPLICA", 2);
+        r.rawset("REPL_ALL", 3);
+        r.rawset("REDIS_VERSION", version);
+        r.rawset("REDIS_VERSION_NUM", versionNum(version));
+        return r;
+    }
+
+    private static int versionNum(String v) {
+        String[] p = v.split("[.-]");
+        int n = 0;
+        for (int i = 0; i < 3; i++) {
+            int part = 0;
+            try {
+                part = i < p.length ? Integer.parseInt(p[i]) : 0;
+            } catch (NumberFormatException e) {
+                part = 0;
+            }
+            n = (n << 8) | (part & 0xff);
+        }
+        return n;
+    }
+
+    private Varargs redisCall(Varargs a, boolean raise) {
+        String failure = null;
+        CommandSpec spec = null;
+        byte[][] argv = null;
+        if (a.narg() == 0) {
+            failure = "ERR Please specify at least one argument for this redis lib call";
+        } else {
+            argv = argv(a);
+            if (argv == null) {
+                failure = "ERR Lua redis lib command arguments must be strings or integers";
+            } else {
+                spec = Scripting.resolve(run, argv);
+                if (spec == null) failure = "ERR Unknown Redis command called from script";
+                else if (!spec.arityOk(argv.length)) failure = "ERR Wrong number of args calling Redis command from script";
+                else if (spec.has(CommandSpec.NOSCRIPT)) failure = "ERR This Redis command is not allowed from script";
+                else if (spec.has(CommandSpec.WRITE) && run.readOnly) {
+                    failure = "ERR Write commands are not allowed from read-only scripts.";
+                }
+            }
+        }
+        if (failure != null) {
+            if (raise) throw new LuaError(errorTable(failure));
+            return errorTable(failure);
+        }
+        if (spec.has(CommandSpec.WRITE)) run.wrote = true;
+        Reply reply = run.ctx.call(spec, argv);
+        if (reply instanceof Reply.Error e) {
+            LuaTable t = errorTable(e.text());
+            if (raise) throw new LuaError(t);
+            return t;
+        }
+        return ScriptConversions.toLua(reply, run.resp);
+    }
+
+    /** The arguments of a redis.call as argv, or null when one is neither a string nor a number. */
+    private static byte[][] argv(Varargs a) {
+        byte[][] argv = new byte[a.narg()][];
+        for (int i = 0; i < argv.length; i++) {
+            LuaValue v = a.arg(i + 1);
+            if (v.type() == LuaValue.TSTRING) argv[i] = ScriptConversions.bytes(v.checkstring());
+            else if (v.type() == LuaValue.TNUMBER) {
+                argv[i] = NumberFormat.g14(v.todouble()).getBytes(StandardCharsets.US_ASCII);
+            } else return null;
+        }
+        return argv;
+    }
+
+    /** Redis's luaPushErrorBuff rule for "-CODE msg" texts. */
+    private static String errorBuffer(String msg) {
+        int sp = msg.indexOf(' ');
+        String s = sp < 0 ? "ERR " + msg.substring(1) : msg.substring(1, sp) + " " + msg.substring(sp + 1);
+        return s.strip();
+    }
+
+    static LuaTable errorTable(String text) {
+        LuaTable t = new LuaTable();
+        t.rawset(ScriptConversions.ERR, LuaValue.valueOf(text));
+        return t;
+    }
+
+    private static LuaError raise(String msg) {
+        return new LuaError(errorTable("ERR " + msg));
+    }
+
+    // ---------------------------------------------------------------- compiling and running
+
+    /** SHA1 of {@code body}, lower-case hex, as Redis names scripts. */
+    public static String sha1hex(byte[] body) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(body));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * Compiles a chunk against the script globals. Throws Redis's "Error compiling script" line on a syntax
+     * error; {@code what} is Redis's word for the thing ("new function").
+     */
+    public synchronized LuaFunction compile(byte[] body, String chunkName) {
+        try {
+            return globals.load(new ByteArrayInputStream(body), chunkName, "t", env).checkfunction();
+        } catch (LuaError e) {
+            throw new CommandException("ERR Error compiling script (new function): " + compileMessage(e.getMessage()));
+        }
+    }
+
+    private static String compileMessage(String m) {
+        if (m == null) return "";
+        Matcher t = COMPILE_TOKEN.matcher(m);
+        if (t.find()) {
+            int tok = Integer.parseInt(t.group(2));
+            String name = tok >= 279 && tok - 279 < LUAJ_TOKENS.length ? LUAJ_TOKENS[tok - 279] : t.group(2);
+            return m.substring(0, t.start()) + t.group(1) + " near '" + name + "'";
+        }
+        return m;
+    }
+
+    /** Runs a compiled script or function body for {@code r}, giving the reply Redis would send. */
+    public synchronized Reply execute(LuaValue fn, ScriptRun r, Varargs callArgs) {
+        run = r;
+        hook.reset(() -> { });
+        globals.rawset("KEYS", stringArray(r.keys));
+        globals.rawset("ARGV", stringArray(r.args));
+        try {
+            LuaValue result = fn.invoke(callArgs).arg1();
+            return ScriptConversions.toReply(result, r.resp);
+        } catch (LuaError e) {
+            return Reply.error(errorLine(e, r));
+        } catch (StackOverflowError e) {
+            return Reply.error("ERR Error running script: stack overflow script: " + r.name);
+        } finally {
+            run = null;
+            globals.rawset("KEYS", LuaValue.NIL);
+            globals.rawset("ARGV", LuaValue.NIL);
+        }
+    }
+
+    private static LuaTable stringArray(byte[][] items) {
+        LuaTable t = new LuaTable(items.length, 0);
+        for (int i = 0; i < items.length; i++) t.rawset(i + 1, ScriptConversions.str(items[i]));
+        return t;
+    }
+
+    /** Redis's error line for a script that raised: the message, then "script: name, on @source:line.". */
+    private String errorLine(LuaError e, ScriptRun r) {
+        LuaValue obj = e.getMessageObject();
+        String full = e.getMessage();
+        String line = null;
+        if (full != null) {
+            Matcher m = POSITION.matcher(full);
+            if (m.find()) line = m.group(2);
+        }
+        if (line == null && hook.lastLine() >= 0) line = Integer.toString(hook.lastLine());
+        String msg;
+        if (obj != null && obj.istable()) {
+            LuaValue err = obj.rawget(ScriptConversions.ERR);
+            msg = err.isstring() ? ScriptConversions.errorText(err.tojstring()) : "ERR unknown error";
+        } else if (obj == null || obj.isnil() || "error in error handling".equals(obj.tojstring())) {
+            // error(nil); LuaJ reports a nil message through its error-handler path with this text.
+            msg = "ERR nil";
+        } else {
+            String text = obj.type() == LuaValue.TNUMBER ? NumberFormat.g14(obj.todouble()) : obj.tojstring();
+            Matcher m = POSITION.matcher(text);
+            if (m.find()) text = m.group(1) + ":" + m.group(2) + ": " + text.substring(m.end());
+            msg = "ERR " + text.replace('\r', ' ').replace('\n', ' ');
+        }
+        if (line == null) return msg;
+        return msg + " script: " + r.name + ", on " + r.source + ":" + line + ".";
+    }
+
+    /** An argument list for a function call. */
+    public static Varargs args(LuaValue... values) {
+        return LuaValue.varargsOf(values);
+    }
+
+    static String text(byte[] b) {
+        return new String(b, StandardCharsets.UTF_8);
+    }
+}

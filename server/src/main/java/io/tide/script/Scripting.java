@@ -1,0 +1,131 @@
+package io.tide.script;
+
+import io.tide.command.Args;
+import io.tide.command.CommandException;
+import io.tide.command.CommandSpec;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.luaj.vm2.LuaFunction;
+
+/**
+ * The server's scripting state: the Lua engine (created on first use) and the script cache keyed by SHA1.
+ * Thread-safe: the cache is concurrent and the engine serialises its own use.
+ */
+public final class Scripting {
+
+    /** Shebang flags, as Redis names them. */
+    public static final int NO_WRITES = 1;
+    public static final int ALLOW_OOM = 1 << 1;
+    public static final int ALLOW_STALE = 1 << 2;
+    public static final int NO_CLUSTER = 1 << 3;
+    public static final int ALLOW_CROSS_SLOT = 1 << 4;
+    /** The script had a shebang at all (Redis's non-compat mode). */
+    public static final int SHEBANG = 1 << 30;
+
+    /** A cached script: its body, compiled function and shebang flags. */
+    public record Script(String sha, byte[] body, LuaFunction function, int flags) {}
+
+    private final String version;
+    private final Map<String, Script> cache = new ConcurrentHashMap<>();
+    private volatile LuaEngine engine;
+
+    public Scripting(String version) {
+        this.version = version;
+    }
+
+    /** The engine, created on first use. */
+    public LuaEngine engine() {
+        LuaEngine e = engine;
+        if (e == null) {
+            synchronized (this) {
+                if (engine == null) engine = new LuaEngine(version);
+                e = engine;
+            }
+        }
+        return e;
+    }
+
+    public Script lookup(String sha) {
+        return cache.get(sha);
+    }
+
+    public boolean exists(String sha) {
+        return cache.containsKey(sha);
+    }
+
+    public void flush() {
+        cache.clear();
+    }
+
+    public int size() {
+        return cache.size();
+    }
+
+    /** The cached script for {@code body}, compiling and caching it first if needed (EVAL, SCRIPT LOAD). */
+    public Script load(byte[] body) {
+        String sha = LuaEngine.sha1hex(body);
+        Script s = cache.get(sha);
+        if (s != null) return s;
+        int flags = 0;
+        byte[] code = body;
+        if (body.length >= 2 && body[0] == '#' && body[1] == '!') {
+            flags = shebangFlags(body);
+            code = body.clone();
+            code[0] = '-';
+            code[1] = '-'; // keeps the line numbers while Lua skips the shebang
+        }
+        LuaFunction f = engine().compile(code, "@user_script");
+        s = new Script(sha, body, f, flags);
+        Script prev = cache.putIfAbsent(sha, s);
+        return prev != null ? prev : s;
+    }
+
+    /** Redis's evalExtractShebangFlags, with its errors. */
+    static int shebangFlags(byte[] body) {
+        int nl = -1;
+        for (int i = 0; i < body.length; i++) {
+            if (body[i] == '\n') {
+                nl = i;
+                break;
+            }
+        }
+        if (nl < 0) throw new CommandException("ERR Invalid script shebang");
+        String line = new String(body, 0, nl, StandardCharsets.UTF_8);
+        String[] parts = line.split(" ", -1);
+        java.util.List<String> words = new java.util.ArrayList<>();
+        for (String p : parts) if (!p.isEmpty()) words.add(p);
+        if (words.isEmpty() || !words.get(0).equals("#!lua")) {
+            throw new CommandException("ERR Unexpected engine in script shebang: " + (words.isEmpty() ? line : words.get(0)));
+        }
+        int flags = SHEBANG;
+        for (int j = 1; j < words.size(); j++) {
+            String w = words.get(j);
+            if (!w.startsWith("flags=")) throw new CommandException("ERR Unknown lua shebang option: " + w);
+            String list = w.substring(6);
+            if (list.isEmpty()) continue;
+            for (String flag : list.split(",", -1)) {
+                switch (flag) {
+                    case "no-writes" -> flags |= NO_WRITES;
+                    case "allow-oom" -> flags |= ALLOW_OOM;
+                    case "allow-stale" -> flags |= ALLOW_STALE;
+                    case "no-cluster" -> flags |= NO_CLUSTER;
+                    case "allow-cross-slot-keys" -> flags |= ALLOW_CROSS_SLOT;
+                    default -> throw new CommandException("ERR Unexpected flag in script shebang: " + flag);
+                }
+            }
+        }
+        return flags;
+    }
+
+    /** Resolves a command (and subcommand) from the table of {@code run}'s server; null when unknown. */
+    static CommandSpec resolve(ScriptRun run, byte[][] argv) {
+        CommandSpec spec = run.ctx.server().table().lookup(argv[0]);
+        if (spec == null) return null;
+        if (spec.isContainer() && (argv.length >= 2 || spec.handler() == null)) {
+            if (argv.length < 2) return spec;
+            return spec.subcommands().get(Args.lower(argv[1]));
+        }
+        return spec;
+    }
+}
