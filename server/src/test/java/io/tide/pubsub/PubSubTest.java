@@ -234,6 +234,8 @@ class PubSubTest {
                 String line = p.clientList().lines().filter(l -> l.contains("name=" + ch + " ")).findFirst()
                         .orElseThrow();
                 assertThat(line).contains(" flags=P ").contains(" sub=2 psub=1 ssub=1 ");
+                assertThat(p.clientList(redis.clients.jedis.args.ClientType.PUBSUB)).contains("name=" + ch + " ");
+                assertThat(p.clientList(redis.clients.jedis.args.ClientType.NORMAL)).doesNotContain("name=" + ch + " ");
                 String info = p.info("stats");
                 assertThat(info).contains("pubsub_channels:").contains("pubsub_patterns:")
                         .contains("pubsubshard_channels:");

@@ -121,10 +121,11 @@ public final class ClientCommands {
             picked.addAll(ctx.server().clients().values());
             picked.sort(Comparator.comparingLong(ClientSession::id));
         } else if (argv.length == 4 && Args.is(argv[2], "type")) {
-            if (clientType(argv[3]).equals("normal")) {
-                picked.addAll(ctx.server().clients().values());
-                picked.sort(Comparator.comparingLong(ClientSession::id));
+            String type = clientType(argv[3]);
+            for (ClientSession s : ctx.server().clients().values()) {
+                if (typeOf(s).equals(type)) picked.add(s);
             }
+            picked.sort(Comparator.comparingLong(ClientSession::id));
         } else if (argv.length >= 4 && Args.is(argv[2], "id")) {
             List<Long> ids = new ArrayList<>();
             for (int i = 3; i < argv.length; i++) {
@@ -147,7 +148,12 @@ public final class ClientCommands {
         return text(sb.toString());
     }
 
-    /** Redis's client types; every Tide client is {@code normal} for now (no replicas, no pub/sub yet). */
+    /** Redis's getClientType: {@code pubsub} with an active subscription, else {@code normal} (no replicas yet). */
+    private static String typeOf(ClientSession s) {
+        return s.inPubSubMode() ? "pubsub" : "normal";
+    }
+
+    /** Redis's client types as CLIENT LIST and CLIENT KILL name them. */
     private static String clientType(byte[] arg) {
         String t = Args.lower(arg);
         return switch (t) {
@@ -205,7 +211,7 @@ public final class ClientCommands {
         for (ClientSession s : ctx.server().clients().values()) {
             if (s.isClosed()) continue;
             if (id != 0 && s.id() != id) continue;
-            if (type != null && !type.equals("normal")) continue;
+            if (type != null && !type.equals(typeOf(s))) continue;
             if (addr != null && !s.connection().remoteAddress().equals(addr)) continue;
             if (laddr != null && !s.connection().localAddress().equals(laddr)) continue;
             if (skipMe && s == me) continue;
