@@ -170,6 +170,11 @@ public final class CommandContext {
         retry = true;
     }
 
+    /** True while running inside another command (EXEC's queued commands, scripts) or with blocking forbidden. */
+    public boolean nested() {
+        return !mayBlock;
+    }
+
     /** Forbids blocking for the rest of this command (transactions, scripts). */
     public void disallowBlocking() {
         mayBlock = false;

@@ -222,6 +222,21 @@ class PubSubTest {
     }
 
     @Test
+    void subscribeInsideExec_answersItsConfirmationsAsOneArray_andEntersSubscribeMode() throws Exception {
+        String ch = channel();
+        try (RawClient c = new RawClient(server.port())) {
+            c.call("MULTI");
+            c.call("SUBSCRIBE", ch, ch + "b");
+            c.call("PUBLISH", ch, "x");
+            String n = ch.length() + "\r\n" + ch;
+            assertThat(c.call("EXEC")).isEqualTo("*2\r\n*2\r\n*3\r\n$9\r\nsubscribe\r\n$" + n + "\r\n:1\r\n"
+                    + "*3\r\n$9\r\nsubscribe\r\n$" + (ch.length() + 1) + "\r\n" + ch + "b\r\n:2\r\n:1\r\n");
+            assertThat(c.readReply()).isEqualTo("*3\r\n$7\r\nmessage\r\n$" + n + "\r\n$1\r\nx\r\n");
+            assertThat(c.call("PING")).isEqualTo("*2\r\n$4\r\npong\r\n$0\r\n\r\n");
+        }
+    }
+
+    @Test
     void clientListAndInfo_showSubscriptions_andDisconnectDropsThem() throws Exception {
         String ch = channel();
         try (Jedis p = jedis(2)) {

@@ -105,7 +105,7 @@ public final class PubSubCommands {
             s.subscribe(kind, argv[i]);
             out[i - 1] = confirmation(verb, Reply.bulk(argv[i]), count(s, kind));
         }
-        return several(c, out);
+        return several(ctx, out);
     }
 
     private static Reply unsubscribeAll(CommandContext ctx, byte[][] argv, PubSub.Kind kind, Reply verb) {
@@ -119,14 +119,14 @@ public final class PubSubCommands {
                 s.unsubscribe(kind, names.get(i));
                 out[i] = confirmation(verb, Reply.bulk(names.get(i)), count(s, kind));
             }
-            return several(c, out);
+            return several(ctx, out);
         }
         Reply[] out = new Reply[argv.length - 1];
         for (int i = 1; i < argv.length; i++) {
             if (s != null) s.unsubscribe(kind, argv[i]);
             out[i - 1] = confirmation(verb, Reply.bulk(argv[i]), s == null ? 0 : count(s, kind));
         }
-        return several(c, out);
+        return several(ctx, out);
     }
 
     /** SUBSCRIBE and PSUBSCRIBE count channels plus patterns; the shard commands count shard channels. */
@@ -139,9 +139,13 @@ public final class PubSubCommands {
         return new Reply.Push(new Reply[] {verb, name, Reply.integer(count)});
     }
 
-    /** One frame per channel: all but the last go out now, in order; the last is the command's reply. */
-    private static Reply several(ClientSession c, Reply[] frames) {
-        for (int i = 0; i < frames.length - 1; i++) c.send(frames[i]);
+    /**
+     * One frame per channel: all but the last go out now, in order; the last is the command's reply. Inside
+     * EXEC (where Redis writes the frames unframed into EXEC's array) they come back as one array.
+     */
+    private static Reply several(CommandContext ctx, Reply[] frames) {
+        if (ctx.nested()) return frames.length == 1 ? frames[0] : Reply.array(frames);
+        for (int i = 0; i < frames.length - 1; i++) ctx.client().send(frames[i]);
         return frames[frames.length - 1];
     }
 
