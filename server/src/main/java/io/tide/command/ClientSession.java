@@ -262,6 +262,11 @@ public final class ClientSession {
         caching = 0;
     }
 
+    /** Whether an invalidation found this client's REDIRECT target gone (CLIENT LIST flag R). */
+    public boolean trackingRedirectBroken() {
+        return tracking != null && trackingMode != null && tracking.redirectBroken(id);
+    }
+
     /** The tracking options while tracking is on, else null. */
     public Tracking.Mode trackingMode() { return trackingMode; }
     /** CLIENT CACHING's flag for the next command: 1 YES, -1 NO, 0 none. */

@@ -168,6 +168,14 @@ public final class Subscriber {
         if (scheduled.compareAndSet(false, true)) home.execute(drainTask);
     }
 
+    /** Queues {@code tracking-redir-broken}: sent only if the client speaks RESP3 when it is delivered. Any thread. */
+    void offerRedirectBroken(long redirectId) {
+        if (dead) return;
+        queue.offer(new Queued(new Reply.Push(new Reply[] {Reply.bulk("tracking-redir-broken"),
+            Reply.integer(redirectId)}), 0, true));
+        if (scheduled.compareAndSet(false, true)) home.execute(drainTask);
+    }
+
     /** Writes every queued message, then flushes once. Home thread. */
     private void drain() {
         scheduled.set(false);
@@ -177,7 +185,10 @@ public final class Subscriber {
         while ((q = queue.poll()) != null) {
             drained += q.size;
             if (dead || sink.isClosed()) continue;
-            if (q.invalidation) {
+            if (q.invalidation && q.reply instanceof Reply.Push) {
+                if (sink.protocol() != 3) continue;
+                sink.write(q.reply);
+            } else if (q.invalidation) {
                 if (sink.protocol() == 3) {
                     sink.write(new Reply.Push(new Reply[] {INVALIDATE, q.reply == null ? Reply.NULL : q.reply}));
                 } else if (sink.inPubSubMode()) {

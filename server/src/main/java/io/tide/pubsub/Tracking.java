@@ -21,6 +21,8 @@ public final class Tracking {
     private final ConcurrentHashMap<PubSub.Name, Set<Long>> keys = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<PubSub.Name, Set<Long>> prefixes = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<Long, Mode> modes = new ConcurrentHashMap<>();
+    /** Clients whose redirect target was found gone when an invalidation was due (TRACKINGINFO, flag R). */
+    private final Set<Long> brokenRedirects = ConcurrentHashMap.newKeySet();
     /** A connected client's subscriber by id (created if needed), or null when it is gone. */
     private final LongFunction<Subscriber> clients;
 
@@ -34,6 +36,7 @@ public final class Tracking {
     }
 
     public void on(long clientId, Mode m) {
+        brokenRedirects.remove(clientId);
         modes.put(clientId, m);
         for (byte[] p : m.prefixes()) {
             prefixes.computeIfAbsent(new PubSub.Name(p), n -> ConcurrentHashMap.newKeySet()).add(clientId);
@@ -41,6 +44,7 @@ public final class Tracking {
     }
 
     public void off(long clientId) {
+        brokenRedirects.remove(clientId);
         Mode m = modes.remove(clientId);
         if (m == null) return;
         for (byte[] p : m.prefixes()) {
@@ -49,6 +53,11 @@ public final class Tracking {
                 return set.isEmpty() ? null : set;
             });
         }
+    }
+
+    /** Whether an invalidation for {@code clientId} found its redirect target gone. */
+    public boolean redirectBroken(long clientId) {
+        return brokenRedirects.contains(clientId);
     }
 
     /** Whether {@code id} still exists as a client (a redirect target that went away breaks the redirect). */
@@ -89,7 +98,13 @@ public final class Tracking {
         Mode m = modes.get(id);
         if (m == null || (m.noloop() && id == originId)) return;
         Subscriber s = clients.apply(m.redirect() != 0 ? m.redirect() : id);
-        if (s != null) s.offerInvalidation(payload);
+        if (s != null) {
+            s.offerInvalidation(payload);
+        } else if (m.redirect() != 0) {
+            brokenRedirects.add(id);
+            Subscriber self = clients.apply(id); // Redis tells a RESP3 client its redirect target is gone
+            if (self != null) self.offerRedirectBroken(m.redirect());
+        }
     }
 
     private static boolean startsWith(byte[] key, byte[] prefix) {

@@ -42,7 +42,7 @@ class TrackingVsRedisTest {
 
     record Conns(RawClient c, RawClient w, RawClient r, String rid, List<String> log) {
         void c(String... a) throws IOException {
-            log.add("c " + c.call(a));
+            log.add("c " + c.call(a).replace(":" + rid + "\r\n", ":RID\r\n"));
         }
 
         void w(String... a) throws IOException {
@@ -54,7 +54,7 @@ class TrackingVsRedisTest {
         }
 
         void readC() throws IOException {
-            log.add("c> " + c.readReply());
+            log.add("c> " + c.readReply().replace(":" + rid + "\r\n", ":RID\r\n"));
         }
 
         void readR() throws IOException {
@@ -140,6 +140,27 @@ class TrackingVsRedisTest {
             s.w("FLUSHALL");
             s.readR();
             s.log().add("redir " + s.c().call("CLIENT", "GETREDIR").equals(":" + s.rid() + "\r\n"));
+        });
+    }
+
+    @Test
+    void resp3_redirectToAClientThatLeft_getsTrackingRedirBroken() throws Exception {
+        same(3, (s, p) -> {
+            s.c("CLIENT", "TRACKING", "ON", "REDIRECT", s.rid());
+            s.c("GET", p + "k");
+            s.r().close();
+            for (int i = 0; i < 100; i++) { // until the server has seen the redirect target go
+                if (!s.w().call("CLIENT", "LIST").contains("id=" + s.rid() + " ")) break;
+                try {
+                    Thread.sleep(10);
+                } catch (InterruptedException e) {
+                    throw new IOException(e);
+                }
+            }
+            s.c("CLIENT", "TRACKINGINFO");
+            s.w("SET", p + "k", "v");
+            s.readC();
+            s.c("CLIENT", "TRACKINGINFO");
         });
     }
 

@@ -333,6 +333,7 @@ public final class ClientCommands {
         if (s.isBlocked()) sb.append('b');
         io.tide.pubsub.Tracking.Mode tm = s.trackingMode();
         if (tm != null) sb.append('t');
+        if (tm != null && s.trackingRedirectBroken()) sb.append('R');
         if (tm != null && tm.bcast()) sb.append('B');
         if (s.noEvict()) sb.append('e');
         if (s.noTouch()) sb.append('T');

@@ -152,7 +152,7 @@ public final class TrackingCommands {
                 if (c.caching() == -1) flags.add(Reply.bulk("caching-no"));
             }
             if (m.noloop()) flags.add(Reply.bulk("noloop"));
-            if (m.redirect() != 0 && !ctx.server().tracking().connected(m.redirect())) {
+            if (ctx.server().tracking().redirectBroken(c.id())) {
                 flags.add(Reply.bulk("broken_redirect"));
             }
         }
