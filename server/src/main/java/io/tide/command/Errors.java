@@ -250,6 +250,18 @@ public final class Errors {
     public static final String SCRIPT_FLUSH_OPTION = "ERR SCRIPT FLUSH only support SYNC|ASYNC option";
     public static final String SCRIPT_RO_WITH_WRITE_FLAG =
             "ERR Can not execute a script with write flag using *_ro command.";
+    // Functions (FunctionCommands, io.tide.script.FunctionLibraries and FunctionPayload).
+    public static final String FUNCTION_NOT_FOUND = "ERR Function not found";
+    public static final String FUNCTION_BAD_NUMKEYS = "ERR Bad number of keys provided";
+    public static final String FUNCTION_LIBRARY_NOT_FOUND = "ERR Library not found";
+    public static final String FUNCTION_FLUSH_OPTION = "ERR FUNCTION FLUSH only supports SYNC|ASYNC option";
+    /** Followed by the option. */
+    public static final String FUNCTION_UNKNOWN_OPTION = "ERR Unknown option given: ";
+    public static final String FUNCTION_LIST_NO_NAME = "ERR library name argument was not given";
+    /** Followed by the argument. */
+    public static final String FUNCTION_LIST_UNKNOWN_ARG = "ERR Unknown argument ";
+    public static final String FUNCTION_RESTORE_POLICY =
+            "ERR Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE.";
 
     // Pub/sub, keyspace notifications, client tracking, MONITOR
     public static final String PUBSUB_CONTEXT_PREFIX = "ERR Can't execute '";

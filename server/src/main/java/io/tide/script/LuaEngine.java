@@ -55,6 +55,12 @@ public final class LuaEngine {
     /** What scripts see as their globals: reads fall through to {@link #globals}, writes fail. */
     private final Globals env = new Globals();
     private final ScriptHook hook = new ScriptHook();
+    /**
+     * What library code sees as its globals: during FUNCTION LOAD only {@link #loadApi}'s names, afterwards
+     * (when its functions run) the script globals; writes fail either way.
+     */
+    private final Globals functionEnv = new Globals();
+    private LuaTable loadApi;
     private final Rand48 rand = new Rand48();
     private final String version;
     private ScriptRun run;
@@ -94,6 +100,20 @@ public final class LuaEngine {
             }
         });
         env.setmetatable(meta);
+        LuaTable fmeta = new LuaTable();
+        fmeta.rawset(LuaValue.INDEX, new TwoArgFunction() {
+            @Override
+            public LuaValue call(LuaValue t, LuaValue k) {
+                LuaValue v = loadApi != null ? loadApi.rawget(k) : globals.rawget(k);
+                if (v.isnil()) {
+                    throw positioned("Script attempted to access nonexistent global variable '" + k.tojstring() + "'");
+                }
+                return v;
+            }
+        });
+        fmeta.rawset(LuaValue.NEWINDEX, meta.rawget(LuaValue.NEWINDEX));
+        functionEnv.setmetatable(fmeta);
+        functionEnv.debuglib = hook;
         env.debuglib = hook;
         // LuaJ appends a traceback to error messages when a debug hook is installed, unless the running
         // thread has an error function: this one leaves them as they are.
@@ -105,6 +125,7 @@ public final class LuaEngine {
             }
         };
         globals.rawset("_G", env);
+        functionEnv.running = env.running;
     }
 
     /** An error raised by the runtime, with Lua's "source:line:" prefix (LuaJ's own prefix differs). */
@@ -262,7 +283,7 @@ public final class LuaEngine {
             public Varargs invoke(Varargs a) {
                 if (a.narg() != 1 || a.type(1) != LuaValue.TSTRING) return errorTable("ERR wrong number or type of arguments");
                 String msg = a.arg1().tojstring();
-                return errorTable(msg.startsWith("-") ? errorBuffer(msg) : "ERR " + msg.strip());
+                return errorTable(errorBuffer(msg.startsWith("-") ? msg : "-" + msg)); // Redis adds the dash
             }
         });
         r.rawset("status_reply", new VarArgFunction() {
@@ -468,7 +489,7 @@ public final class LuaEngine {
         }
     }
 
-    private static String compileMessage(String m) {
+    static String compileMessage(String m) {
         if (m == null) return "";
         Matcher t = COMPILE_TOKEN.matcher(m);
         if (t.find()) {
@@ -483,8 +504,13 @@ public final class LuaEngine {
     public synchronized Reply execute(LuaValue fn, ScriptRun r, Varargs callArgs) {
         run = r;
         hook.reset(() -> { });
-        globals.rawset("KEYS", stringArray(r.keys));
-        globals.rawset("ARGV", stringArray(r.args));
+        boolean function = FUNCTION_SOURCE.equals(r.source);
+        if (function) {
+            callArgs = LuaValue.varargsOf(stringArray(r.keys), stringArray(r.args)); // functions get (keys, args)
+        } else {
+            globals.rawset("KEYS", stringArray(r.keys));
+            globals.rawset("ARGV", stringArray(r.args));
+        }
         try {
             LuaValue result = fn.invoke(callArgs).arg1();
             return ScriptConversions.toReply(result, r.resp);
@@ -507,7 +533,6 @@ public final class LuaEngine {
 
     /** Redis's error line for a script that raised: the message, then "script: name, on @source:line.". */
     private String errorLine(LuaError e, ScriptRun r) {
-        LuaValue obj = e.getMessageObject();
         String full = e.getMessage();
         String line = null;
         if (full != null) {
@@ -515,6 +540,14 @@ public final class LuaEngine {
             if (m.find()) line = m.group(2);
         }
         if (line == null && hook.lastLine() >= 0) line = Integer.toString(hook.lastLine());
+        String msg = errorMessage(e);
+        if (line == null) return msg;
+        return msg + " script: " + r.name + ", on " + r.source + ":" + line + ".";
+    }
+
+    /** The message of an error a script raised, as Redis words it ("ERR ..."), without the script suffix. */
+    private static String errorMessage(LuaError e) {
+        LuaValue obj = e.getMessageObject();
         String msg;
         if (obj != null && obj.istable()) {
             LuaValue err = obj.rawget(ScriptConversions.ERR);
@@ -528,8 +561,70 @@ public final class LuaEngine {
             if (m.find()) text = m.group(1) + ":" + m.group(2) + ": " + text.substring(m.end());
             msg = "ERR " + text.replace('\r', ' ').replace('\n', ' ');
         }
-        if (line == null) return msg;
-        return msg + " script: " + r.name + ", on " + r.source + ":" + line + ".";
+        return msg;
+    }
+
+    // ---------------------------------------------------------------- libraries (FUNCTION LOAD)
+
+    /** The chunk name of library code, which error lines name. */
+    public static final String FUNCTION_SOURCE = "@user_function";
+    /** Redis's limit on running a library's code at load time. */
+    private static final long LOAD_TIMEOUT_MS = 500;
+
+    /**
+     * Compiles library code (without its shebang line) and runs it in the load sandbox, where the only global
+     * is a read-only {@code redis} table holding {@code registerFunction} as {@code register_function},
+     * {@code log}, the log levels and the version. The functions it registers keep running in the script
+     * globals afterwards. Throws Redis's "Error compiling function" / "Error registering functions" lines.
+     */
+    public synchronized void loadLibrary(byte[] code, LuaFunction registerFunction) {
+        LuaFunction chunk;
+        try {
+            chunk = globals.load(new ByteArrayInputStream(code), FUNCTION_SOURCE, "t", functionEnv).checkfunction();
+        } catch (LuaError e) {
+            throw new CommandException("ERR Error compiling function: " + compileMessage(e.getMessage()));
+        }
+        LuaTable redis = (LuaTable) globals.rawget("redis");
+        LuaTable api = new LuaTable();
+        api.rawset("register_function", registerFunction);
+        for (String name : new String[] {"log", "LOG_DEBUG", "LOG_VERBOSE", "LOG_NOTICE", "LOG_WARNING",
+            "REDIS_VERSION", "REDIS_VERSION_NUM"}) {
+            api.rawset(name, redis.rawget(name));
+        }
+        LuaTable apiMeta = new LuaTable();
+        apiMeta.rawset(LuaValue.INDEX, new TwoArgFunction() {
+            @Override
+            public LuaValue call(LuaValue t, LuaValue k) {
+                LuaValue v = api.rawget(k);
+                if (v.isnil()) {
+                    throw positioned("Script attempted to access nonexistent global variable '" + k.tojstring() + "'");
+                }
+                return v;
+            }
+        });
+        apiMeta.rawset(LuaValue.NEWINDEX, ((LuaTable) env.getmetatable()).rawget(LuaValue.NEWINDEX));
+        LuaTable readOnlyRedis = new LuaTable();
+        readOnlyRedis.setmetatable(apiMeta);
+        LuaTable top = new LuaTable();
+        top.rawset("redis", readOnlyRedis);
+        long start = System.nanoTime();
+        run = new ScriptRun(null, new byte[0][], new byte[0][], true, "", FUNCTION_SOURCE);
+        loadApi = top;
+        hook.reset(() -> {
+            if ((System.nanoTime() - start) / 1_000_000 > LOAD_TIMEOUT_MS) {
+                throw new LuaError(errorTable("ERR FUNCTION LOAD timeout"));
+            }
+        });
+        try {
+            chunk.call();
+        } catch (LuaError e) {
+            throw new CommandException("ERR Error registering functions: " + errorMessage(e));
+        } catch (StackOverflowError e) {
+            throw new CommandException("ERR Error registering functions: ERR stack overflow");
+        } finally {
+            loadApi = null;
+            run = null;
+        }
     }
 
     /** An argument list for a function call. */

@@ -29,6 +29,7 @@ public final class Scripting {
     private final String version;
     private final Map<String, Script> cache = new ConcurrentHashMap<>();
     private volatile LuaEngine engine;
+    private final FunctionLibraries functions = new FunctionLibraries(this);
 
     public Scripting(String version) {
         this.version = version;
@@ -44,6 +45,11 @@ public final class Scripting {
             }
         }
         return e;
+    }
+
+    /** The libraries FUNCTION LOAD registered. */
+    public FunctionLibraries functions() {
+        return functions;
     }
 
     public Script lookup(String sha) {

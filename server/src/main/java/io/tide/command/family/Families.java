@@ -24,6 +24,7 @@ public final class Families {
         SortCommands.register(table);
         TransactionCommands.register(table);
         ScriptCommands.register(table);
+        FunctionCommands.register(table);
         PubSubCommands.register(table);
         TrackingCommands.register(table);
     }
