@@ -1,6 +1,9 @@
 package io.tide.command;
 
 import io.tide.protocol.Reply;
+import io.tide.pubsub.PubSub;
+import io.tide.pubsub.Subscriber;
+import io.tide.pubsub.Tracking;
 import io.tide.shard.Shard;
 import io.tide.shard.WatchedKeys;
 import java.util.ArrayDeque;
@@ -49,6 +52,13 @@ public final class ClientSession {
     boolean barrierInFlight;
     /** The blocking command this client is parked on, or null. */
     BlockedCommand blockedOn;
+    /** Pub/sub state, created by the first subscription (or by tracking, from any thread). */
+    private volatile Subscriber subscriber;
+    /** CLIENT TRACKING options while on, else null; and the registry they were given to. */
+    private Tracking.Mode trackingMode;
+    private Tracking tracking;
+    /** CLIENT CACHING YES (1) or NO (-1) for the next command, else 0. */
+    private int caching;
     /** Held back by CLIENT PAUSE: its next request is at the head of {@link #deferred}. */
     boolean postponed;
     /** Commands queued since MULTI, or null outside a transaction. */
@@ -228,14 +238,103 @@ public final class ClientSession {
         }
     }
 
+    /** This client's pub/sub side, created on first use. */
+    public Subscriber subscriber(PubSub registry) {
+        Subscriber s = subscriber;
+        if (s != null) return s;
+        synchronized (this) {
+            if (subscriber == null) subscriber = new Subscriber(registry, home.loop(), new SubscriberSink());
+            return subscriber;
+        }
+    }
+
+    /** CLIENT TRACKING ON: {@code t} starts sending this client invalidations. Home thread. */
+    public void trackingOn(Tracking t, Tracking.Mode m) {
+        tracking = t;
+        trackingMode = m;
+        t.on(id, m);
+    }
+
+    /** CLIENT TRACKING OFF (and RESET, disconnect). Home thread. */
+    public void trackingOff() {
+        if (tracking != null) tracking.off(id);
+        trackingMode = null;
+        caching = 0;
+    }
+
+    /** Whether an invalidation found this client's REDIRECT target gone (CLIENT LIST flag R). */
+    public boolean trackingRedirectBroken() {
+        return tracking != null && trackingMode != null && tracking.redirectBroken(id);
+    }
+
+    /** The tracking options while tracking is on, else null. */
+    public Tracking.Mode trackingMode() { return trackingMode; }
+    /** CLIENT CACHING's flag for the next command: 1 YES, -1 NO, 0 none. */
+    public int caching() { return caching; }
+    public void caching(int c) { caching = c; }
+
+    /** The pub/sub side if the client ever subscribed, else null. */
+    public Subscriber subscriberOrNull() {
+        return subscriber;
+    }
+
+    /** Whether the client has an active subscription (RESP2 subscribe mode; the pubsub output class). */
+    public boolean inPubSubMode() {
+        return subscriber != null && subscriber.active();
+    }
+
     /** Called by the network layer when the connection is gone. */
     public void markClosed() {
         closed = true;
+        if (subscriber != null) subscriber.unsubscribeAll();
+        trackingOff();
         if (blockedOn != null) blockedOn.cancel(null);
         multi = null;
         unwatchFromHome();
         pending.clear();
         deferred.clear();
+    }
+
+    /** Delivery of pub/sub messages into this client's connection, on its home thread. */
+    private final class SubscriberSink implements Subscriber.Sink {
+        @Override
+        public void write(Reply r) {
+            if (!closed) connection.write(r, protocol);
+        }
+
+        @Override
+        public void flush() {
+            connection.flush();
+        }
+
+        @Override
+        public boolean isClosed() {
+            return closed;
+        }
+
+        @Override
+        public long outputBytes() {
+            return connection.outputBufferBytes();
+        }
+
+        @Override
+        public int protocol() {
+            return protocol;
+        }
+
+        @Override
+        public boolean inPubSubMode() {
+            return ClientSession.this.inPubSubMode();
+        }
+
+        @Override
+        public void closeForLimit(long bytes) {
+            org.slf4j.LoggerFactory.getLogger(ClientSession.class).warn(
+                    "Client id={} addr={} closed for overcoming of output buffer limits ({} bytes).", id,
+                    connection.remoteAddress(), bytes);
+            markClosed();
+            connection.close();
+        }
     }
 
     /**

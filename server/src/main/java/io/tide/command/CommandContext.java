@@ -108,6 +108,8 @@ public final class CommandContext {
      * Redis's would run, never the other way round.
      */
     void touchWritten(CommandSpec spec, byte[][] argv) {
+        io.tide.pubsub.Tracking t = server.tracking();
+        if (t.active()) track(t, spec, argv);
         if (!spec.has(CommandSpec.WRITE)) return;
         if (spec.keyFinder() != null) {
             byte[][] keys = spec.keyFinder().keys(argv);
@@ -120,6 +122,38 @@ public final class CommandContext {
             Shard s = shardOf(argv[i]);
             if (!s.watched().isEmpty()) s.watched().touch(dbIndex, argv[i]);
         }
+    }
+
+    /**
+     * Client tracking after a command (Redis's trackingRememberKeys and signalModifiedKey): a write invalidates
+     * its keys (FLUSHDB/FLUSHALL everything); a read by a tracking client remembers its keys, as OPTIN/OPTOUT
+     * and CLIENT CACHING allow. CLIENT CACHING's flag lasts until a command other than CLIENT runs.
+     */
+    private void track(io.tide.pubsub.Tracking t, CommandSpec spec, byte[][] argv) {
+        long origin = client == null ? 0 : client.id();
+        int caching = client == null ? 0 : client.caching();
+        if (caching != 0 && !spec.fullName().startsWith("client|")) client.caching(0); // as Redis's resetClient
+        if (spec.has(CommandSpec.WRITE)) {
+            if (spec.name().equals("flushdb") || spec.name().equals("flushall")) {
+                t.invalidateAll();
+                return;
+            }
+            for (byte[] k : keysOf(spec, argv)) t.invalidate(k, origin);
+            return;
+        }
+        io.tide.pubsub.Tracking.Mode m = client == null ? null : client.trackingMode();
+        if (m == null || m.bcast() || !spec.has(CommandSpec.READONLY)) return;
+        if ((m.optin() && caching != 1) || (m.optout() && caching == -1)) return;
+        for (byte[] k : keysOf(spec, argv)) t.remember(origin, k);
+    }
+
+    private static java.util.List<byte[]> keysOf(CommandSpec spec, byte[][] argv) {
+        if (spec.keyFinder() != null) return java.util.Arrays.asList(spec.keyFinder().keys(argv));
+        java.util.List<byte[]> out = new java.util.ArrayList<>();
+        if (spec.firstKey() <= 0) return out;
+        int last = Math.min(spec.lastKeyIndex(argv.length), argv.length - 1);
+        for (int i = spec.firstKey(); i <= last; i += spec.keyStep()) out.add(argv[i]);
+        return out;
     }
 
     /** Follows a SELECT run through {@link #call}: later calls use the client's new database. */
@@ -136,9 +170,32 @@ public final class CommandContext {
         retry = true;
     }
 
+    /** True while running inside another command (EXEC's queued commands, scripts) or with blocking forbidden. */
+    public boolean nested() {
+        return !mayBlock;
+    }
+
     /** Forbids blocking for the rest of this command (transactions, scripts). */
     public void disallowBlocking() {
         mayBlock = false;
+    }
+
+    // ---------------------------------------------------------------- keyspace notifications
+
+    /**
+     * Redis's notifyKeyspaceEvent for {@code key} in the selected database: {@code type} is a
+     * {@link io.tide.pubsub.KeyspaceEvents} class bit, {@code event} Redis's event name. One int test when
+     * notifications are off.
+     */
+    public void notify(int type, String event, byte[] key) {
+        io.tide.pubsub.KeyspaceEvents ev = server.keyspaceEvents();
+        if ((ev.flags() & type) != 0) ev.notify(type, event, key, dbIndex);
+    }
+
+    /** {@link #notify(int, String, byte[])} for database {@code db} (MOVE, COPY DB). */
+    public void notify(int type, String event, byte[] key, int db) {
+        io.tide.pubsub.KeyspaceEvents ev = server.keyspaceEvents();
+        if ((ev.flags() & type) != 0) ev.notify(type, event, key, db);
     }
 
     public ServerContext server() { return server; }
@@ -176,8 +233,12 @@ public final class CommandContext {
         Shard s = shardOf(key);
         Database d = s.db(dbIndex);
         Object v = noTouch ? d.peek(key, now) : d.get(key, now);
-        if (v == null) s.stats().keyspaceMisses++;
-        else s.stats().keyspaceHits++;
+        if (v == null) {
+            s.stats().keyspaceMisses++;
+            notify(io.tide.pubsub.KeyspaceEvents.KEY_MISS, "keymiss", key);
+        } else {
+            s.stats().keyspaceHits++;
+        }
         return v;
     }
 

@@ -124,6 +124,11 @@ public final class Dispatcher {
             reject(c, spec, home, Errors.NOAUTH, silent);
             return;
         }
+        if (c.protocol == 2 && c.inPubSubMode() && !allowedInSubscribeMode(spec)) {
+            reject(c, spec, home, Errors.PUBSUB_CONTEXT_PREFIX + spec.fullName() + Errors.PUBSUB_CONTEXT_SUFFIX,
+                    silent);
+            return;
+        }
         if (coordinator.lent() && refusedWhileBusy(c, spec, argv, home, silent)) return;
         long pausedUntil = server.pausedUntil(now, mayReplicate(c, spec));
         if (pausedUntil != 0) {
@@ -320,6 +325,12 @@ public final class Dispatcher {
     }
 
     private Outcome execute(CommandSpec spec, CommandContext ctx, byte[][] argv) {
+        Outcome o = run(spec, ctx, argv);
+        if (server.monitor().active()) feedMonitors(spec, ctx, argv);
+        return o;
+    }
+
+    private Outcome run(CommandSpec spec, CommandContext ctx, byte[][] argv) {
         try {
             Reply r = spec.handler().execute(ctx, argv);
             BlockRequest b = ctx.takeBlockRequest();
@@ -423,6 +434,34 @@ public final class Dispatcher {
         w.served();
         w.unregister();
         w.client.home().loop().execute(() -> w.deliver(o.reply));
+    }
+
+    /**
+     * MONITOR's feed, after the command ran (as Redis's call(), so SELECT shows its new database): not for admin or
+     * skip_monitor commands, nor for a blocked command's retries; AUTH and HELLO's credentials are redacted.
+     */
+    private void feedMonitors(CommandSpec spec, CommandContext ctx, byte[][] argv) {
+        if (spec.has(CommandSpec.ADMIN | CommandSpec.SKIP_MONITOR) || ctx.isRetry() || ctx.client() == null) return;
+        int redact = -1;
+        if (spec.name().equals("auth")) redact = 1;
+        if (spec.name().equals("hello")) {
+            for (int i = 1; i < argv.length - 2; i++) {
+                if (Args.is(argv[i], "auth")) redact = i + 1;
+            }
+        }
+        java.time.Instant t = java.time.Instant.now();
+        long now = t.getEpochSecond() * 1_000_000 + t.getNano() / 1000;
+        int db = spec.name().equals("select") ? ctx.client().db() : ctx.dbIndex(); // SELECT runs on the home shard
+        server.monitor().feed(now, db, ctx.client().connection().remoteAddress(), argv, redact);
+    }
+
+    /** RESP2 subscribe mode lets only these through, as Redis's processCommand. */
+    private static boolean allowedInSubscribeMode(CommandSpec spec) {
+        return switch (spec.fullName()) {
+            case "ping", "subscribe", "ssubscribe", "unsubscribe", "sunsubscribe", "psubscribe", "punsubscribe",
+                 "quit", "reset" -> true;
+            default -> false;
+        };
     }
 
     private static long maskOf(Shard[] involved) {

@@ -274,6 +274,26 @@ public final class Errors {
     /** Followed by the refusal without its dash: EXEC refused while busy (Redis's execCommandAbort). */
     public static final String EXECABORT_BECAUSE = "EXECABORT Transaction discarded because of: ";
 
+    // Pub/sub, keyspace notifications, client tracking, MONITOR
+    public static final String PUBSUB_CONTEXT_PREFIX = "ERR Can't execute '";
+    public static final String PUBSUB_CONTEXT_SUFFIX =
+            "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context";
+    public static final String TRACKING_ONE_REDIRECT = "ERR A client can only redirect to a single other client";
+    public static final String TRACKING_REDIRECT_GONE = "ERR The client ID you want redirect to does not exist";
+    public static final String TRACKING_PREFIX_NEEDS_BCAST = "ERR PREFIX option requires BCAST mode to be enabled";
+    public static final String TRACKING_SWITCH_BCAST = "ERR You can't switch BCAST mode on/off before disabling "
+            + "tracking for this client, and then re-enabling it with a different mode.";
+    public static final String TRACKING_BCAST_OPT = "ERR OPTIN and OPTOUT are not compatible with BCAST";
+    public static final String TRACKING_OPTIN_AND_OPTOUT = "ERR You can't specify both OPTIN mode and OPTOUT mode";
+    public static final String TRACKING_SWITCH_OPT = "ERR You can't switch OPTIN/OPTOUT mode before disabling "
+            + "tracking for this client, and then re-enabling it with a different mode.";
+    public static final String TRACKING_CACHING_MODE = "ERR CLIENT CACHING can be called only when the client is "
+            + "in tracking mode with OPTIN or OPTOUT mode enabled";
+    public static final String TRACKING_CACHING_YES =
+            "ERR CLIENT CACHING YES is only valid when tracking is enabled in OPTIN mode.";
+    public static final String TRACKING_CACHING_NO =
+            "ERR CLIENT CACHING NO is only valid when tracking is enabled in OPTOUT mode.";
+
     private Errors() {}
 
     public static CommandException error(String line) {

@@ -1,6 +1,10 @@
 package io.tide.command;
 
 import io.tide.config.ConfigRegistry;
+import io.tide.pubsub.KeyspaceEvents;
+import io.tide.pubsub.Monitor;
+import io.tide.pubsub.PubSub;
+import io.tide.pubsub.Tracking;
 import io.tide.shard.ShardSet;
 import io.tide.store.EncodingLimits;
 import java.security.SecureRandom;
@@ -31,6 +35,13 @@ public final class ServerContext {
     private volatile int tcpPort;
     private volatile Runnable shutdownRequest = () -> { };
     private volatile EncodingLimits limits;
+    private final PubSub pubSub = new PubSub();
+    private final KeyspaceEvents keyspaceEvents = new KeyspaceEvents(pubSub);
+    private final Monitor monitor = new Monitor();
+    private final Tracking tracking = new Tracking(id -> {
+        ClientSession c = clients.get(id);
+        return c == null || c.isClosed() ? null : c.subscriber(pubSub);
+    });
     private final io.tide.script.Scripting scripting;
     /** CLIENT PAUSE: end (unix ms, 0 = not paused) and whether every command pauses (ALL) or only writes. */
     private long pauseEndMs;
@@ -49,6 +60,12 @@ public final class ServerContext {
         new SecureRandom().nextBytes(r);
         this.runId = HexFormat.of().formatHex(r);
         bindLimits();
+        pubSub.limits(config.get("client-output-buffer-limit"));
+        config.onChange("client-output-buffer-limit", v -> pubSub.limits(config.get("client-output-buffer-limit")));
+        keyspaceEvents.configure(config.get("notify-keyspace-events"));
+        config.onChange("notify-keyspace-events", v -> keyspaceEvents.configure(config.get("notify-keyspace-events")));
+        keyspaceEvents.tracking(tracking);
+        for (io.tide.shard.Shard s : shards.all()) s.keyspaceEvents(keyspaceEvents);
     }
 
     /** Keeps {@link #limits()} equal to the encoding parameters, now and after every CONFIG SET. */
@@ -87,6 +104,14 @@ public final class ServerContext {
     /** Collection encoding thresholds, kept current with CONFIG SET. */
     public EncodingLimits limits() { return limits; }
     public CommandTable table() { return table; }
+    /** The pub/sub registry shared by every shard. */
+    public PubSub pubSub() { return pubSub; }
+    /** notify-keyspace-events and its publishing. */
+    public KeyspaceEvents keyspaceEvents() { return keyspaceEvents; }
+    /** The MONITOR clients. */
+    public Monitor monitor() { return monitor; }
+    /** CLIENT TRACKING's key and prefix tables. */
+    public Tracking tracking() { return tracking; }
     public ShardSet shards() { return shards; }
     public Map<Long, ClientSession> clients() { return clients; }
     public long nextClientId() { return nextClientId.getAndIncrement(); }

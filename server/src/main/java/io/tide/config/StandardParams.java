@@ -75,12 +75,16 @@ final class StandardParams {
                         .description("Kept for redis.conf compatibility: FLUSHALL/FLUSHDB drop their tables in O(1) and the JVM frees them in the background either way.").build(),
                 integer("tcp-backlog", 0, INT_MAX, "511").immutable()
                         .description("Listen backlog of the TCP listeners.").build(),
+                ConfigParam.builder("notify-keyspace-events", Type.STRING).defaultValue("")
+                        .check(StandardParams::notifyKeyspaceEvents)
+                        .description("Keyspace notification classes (K E g $ l s h z x e t m d n A), published on "
+                                + "__keyspace@<db>__ and __keyevent@<db>__ channels; empty = off.").build(),
                 ConfigParam.builder("client-output-buffer-limit", Type.STRING)
                         .defaultValue("normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60")
                         .multiArg().check(StandardParams::outputBufferLimit)
                         .description("Per client class: <class> <hard> <soft> <soft-seconds>; a client over the hard "
                                 + "limit, or over the soft one for that long, is disconnected (0 = no limit). Enforced "
-                                + "for normal clients; replica and pubsub clients do not exist yet.").build(),
+                                + "for normal and pubsub clients; replicas do not exist yet.").build(),
                 ConfigParam.builder("enable-debug-command", Type.ENUM).values("no", "yes", "local")
                         .defaultValue("no").immutable()
                         .description("Allow DEBUG: no, yes, or local (from loopback connections only).").build(),
@@ -195,6 +199,13 @@ final class StandardParams {
             throw ConfigException.invalid("snapshots are not implemented yet");
         }
         return value;
+    }
+
+    /** Redis's parsing of the event classes; CONFIG GET shows them in Redis's normal form. */
+    private static String notifyKeyspaceEvents(String value, String current) {
+        String v = io.tide.pubsub.KeyspaceEvents.normalise(value);
+        if (v == null) throw ConfigException.invalid("Invalid event class character. Use 'Ag$lshzxeKEtmdn'.");
+        return v;
     }
 
     private static String appendonly(String value, String current) {

@@ -149,12 +149,13 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
     public void write(Reply reply, int protocolVersion) {
         if (out == null) out = channel.alloc().ioBuffer(256);
         RespWriter.write(out, reply, protocolVersion);
-        OutputBufferLimit.Limits limits = outputLimit.normal();
+        OutputBufferLimit.Limits limits = session != null && session.inPubSubMode() ? outputLimit.pubsub()
+                : outputLimit.normal();
         if (!limits.none()) enforce(limits);
     }
 
     /**
-     * client-output-buffer-limit for normal clients, as Redis checks it when replies are added: over
+     * client-output-buffer-limit for normal and pubsub clients, as Redis checks it when replies are added: over
      * the hard limit, or over the soft limit for longer than its seconds, the client is closed.
      */
     private void enforce(OutputBufferLimit.Limits limits) {

@@ -30,6 +30,8 @@ public final class Shard {
     private final ShardStats stats = new ShardStats();
     private final BlockedKeys blocking = new BlockedKeys();
     private final WatchedKeys watched = new WatchedKeys();
+    /** Keyspace notifications for expired and new keys; set once before any client connects. */
+    private io.tide.pubsub.KeyspaceEvents events;
 
     private Coordinator coordinator;
 
@@ -42,16 +44,29 @@ public final class Shard {
             d.setExpiryListener((db, key, value) -> {
                 stats.expiredKeys++;
                 watched.touch(db.id(), key);
+                if (events != null) {
+                    events.notify(io.tide.pubsub.KeyspaceEvents.EXPIRED, "expired", key, db.id());
+                    events.modified(key);
+                }
             });
             d.setKeyEventListener(new KeyEventListener() {
                 @Override
                 public void added(Database db, byte[] key) {
                     blocking.signal(db.id(), key);
+                    if (events != null) events.notify(io.tide.pubsub.KeyspaceEvents.NEW, "new", key, db.id());
                 }
 
                 @Override
                 public void removed(Database db, byte[] key) {
                     blocking.signal(db.id(), key);
+                }
+
+                @Override
+                public void fieldsExpired(Database db, byte[] key, boolean keyDeleted) {
+                    if (events == null) return;
+                    events.notify(io.tide.pubsub.KeyspaceEvents.HASH, "hexpired", key, db.id());
+                    events.modified(key);
+                    if (keyDeleted) events.notify(io.tide.pubsub.KeyspaceEvents.GENERIC, "del", key, db.id());
                 }
             });
             dbs[i] = d;
@@ -87,6 +102,11 @@ public final class Shard {
             return;
         }
         task.run();
+    }
+
+    /** Wires keyspace notifications (expired, new); called once at startup, before clients connect. */
+    public void keyspaceEvents(io.tide.pubsub.KeyspaceEvents e) {
+        this.events = e;
     }
 
     public int id() { return id; }

@@ -355,11 +355,14 @@ public final class Database {
                 continue;
             }
             long before = fe.memoryBytes();
-            deleted += fe.expireFields(nowMs, maxFields - deleted);
+            int n = fe.expireFields(nowMs, maxFields - deleted);
+            deleted += n;
             dataBytes += fe.memoryBytes() - before;
-            if (fe.isEmpty()) {
+            boolean emptied = fe.isEmpty();
+            if (emptied) {
                 remove(k);
             }
+            if (n > 0 && keyEvents != null) keyEvents.fieldsExpired(this, k, emptied);
             i = (i + 1) % cap;
             visited++;
         }

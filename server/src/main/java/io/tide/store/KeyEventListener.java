@@ -12,4 +12,6 @@ public interface KeyEventListener {
 
     /** Just after {@link Database#remove} deleted a key (not on expiry). */
     void removed(Database db, byte[] key);
+    /** After active expiry deleted elements of {@code key}'s value; {@code keyDeleted} when none was left. */
+    default void fieldsExpired(Database db, byte[] key, boolean keyDeleted) {}
 }

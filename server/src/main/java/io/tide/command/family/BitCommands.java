@@ -5,6 +5,7 @@ import io.tide.command.CommandContext;
 import io.tide.command.CommandTable;
 import io.tide.command.Errors;
 import io.tide.protocol.Reply;
+import io.tide.pubsub.KeyspaceEvents;
 import io.tide.store.Database;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -135,6 +136,7 @@ public final class BitCommands {
         byte[] out = Arrays.copyOf(old == null ? new byte[0] : old, grows ? bytesFor(offset) : oldLen);
         out[at] = (byte) ((out[at] & ~(1 << shift)) | (on.intValue() << shift));
         ctx.db(key).putRaw(key, out, cur == null ? 0 : Database.KEEP_TTL, ctx.now());
+        ctx.notify(KeyspaceEvents.STRING, "setbit", key);
         return oldBit == 1 ? Reply.ONE : Reply.ZERO;
     }
 
@@ -328,7 +330,7 @@ public final class BitCommands {
         }
         byte[] dest = argv[2];
         if (maxLen == 0) {
-            ctx.db(dest).remove(dest);
+            if (ctx.db(dest).remove(dest) != null) ctx.notify(KeyspaceEvents.GENERIC, "del", dest);
             return Reply.ZERO;
         }
         byte[] res = new byte[maxLen];
@@ -355,6 +357,7 @@ public final class BitCommands {
             }
         }
         ctx.db(dest).putRaw(dest, res, 0, ctx.now());
+        ctx.notify(KeyspaceEvents.STRING, "set", dest);
         return Reply.integer(maxLen);
     }
 
@@ -476,6 +479,7 @@ public final class BitCommands {
         }
         if (!readonly && (changes > 0 || grown || !isRaw(ctx, key, cur))) {
             ctx.db(key).putRaw(key, buf, cur == null ? 0 : Database.KEEP_TTL, ctx.now());
+            if (changes > 0 || grown) ctx.notify(KeyspaceEvents.STRING, "setbit", key);
         }
         return Reply.array(out);
     }

@@ -121,10 +121,11 @@ public final class ClientCommands {
             picked.addAll(ctx.server().clients().values());
             picked.sort(Comparator.comparingLong(ClientSession::id));
         } else if (argv.length == 4 && Args.is(argv[2], "type")) {
-            if (clientType(argv[3]).equals("normal")) {
-                picked.addAll(ctx.server().clients().values());
-                picked.sort(Comparator.comparingLong(ClientSession::id));
+            String type = clientType(argv[3]);
+            for (ClientSession s : ctx.server().clients().values()) {
+                if (typeOf(s).equals(type)) picked.add(s);
             }
+            picked.sort(Comparator.comparingLong(ClientSession::id));
         } else if (argv.length >= 4 && Args.is(argv[2], "id")) {
             List<Long> ids = new ArrayList<>();
             for (int i = 3; i < argv.length; i++) {
@@ -147,7 +148,12 @@ public final class ClientCommands {
         return text(sb.toString());
     }
 
-    /** Redis's client types; every Tide client is {@code normal} for now (no replicas, no pub/sub yet). */
+    /** Redis's getClientType: {@code pubsub} with an active subscription, else {@code normal} (no replicas yet). */
+    private static String typeOf(ClientSession s) {
+        return s.inPubSubMode() ? "pubsub" : "normal";
+    }
+
+    /** Redis's client types as CLIENT LIST and CLIENT KILL name them. */
     private static String clientType(byte[] arg) {
         String t = Args.lower(arg);
         return switch (t) {
@@ -205,7 +211,7 @@ public final class ClientCommands {
         for (ClientSession s : ctx.server().clients().values()) {
             if (s.isClosed()) continue;
             if (id != 0 && s.id() != id) continue;
-            if (type != null && !type.equals("normal")) continue;
+            if (type != null && !type.equals(typeOf(s))) continue;
             if (addr != null && !s.connection().remoteAddress().equals(addr)) continue;
             if (laddr != null && !s.connection().localAddress().equals(laddr)) continue;
             if (skipMe && s == me) continue;
@@ -322,12 +328,22 @@ public final class ClientCommands {
         sb.append(" idle=").append(Math.max(0, (nowMs - s.lastInteractionMs()) / 1000));
         sb.append(" flags=");
         int flagsAt = sb.length();
+        if (s.subscriberOrNull() != null && s.subscriberOrNull().isMonitor()) sb.append('O');
+        if (s.inPubSubMode()) sb.append('P');
         if (s.isBlocked()) sb.append('b');
+        io.tide.pubsub.Tracking.Mode tm = s.trackingMode();
+        if (tm != null) sb.append('t');
+        if (tm != null && s.trackingRedirectBroken()) sb.append('R');
+        if (tm != null && tm.bcast()) sb.append('B');
         if (s.noEvict()) sb.append('e');
         if (s.noTouch()) sb.append('T');
         if (sb.length() == flagsAt) sb.append('N');
         sb.append(" db=").append(s.db());
-        sb.append(" sub=0 psub=0 ssub=0 multi=-1");
+        io.tide.pubsub.Subscriber sub = s.subscriberOrNull();
+        sb.append(" sub=").append(sub == null ? 0 : sub.count(io.tide.pubsub.PubSub.Kind.CHANNEL));
+        sb.append(" psub=").append(sub == null ? 0 : sub.count(io.tide.pubsub.PubSub.Kind.PATTERN));
+        sb.append(" ssub=").append(sub == null ? 0 : sub.count(io.tide.pubsub.PubSub.Kind.SHARD));
+        sb.append(" multi=-1");
         sb.append(" multi-mem=0");
         long obl = conn.replyBufferBytes();
         long total = conn.outputBufferBytes();
@@ -338,7 +354,7 @@ public final class ClientCommands {
         if (conn.reading()) sb.append('r');
         if (total > obl) sb.append('w');
         sb.append(" cmd=").append(s.lastCommand());
-        sb.append(" user=default redir=-1");
+        sb.append(" user=default redir=").append(tm == null ? -1 : tm.redirect());
         sb.append(" resp=").append(s.protocol());
         sb.append(" lib-name=").append(s.libName() == null ? "" : s.libName());
         sb.append(" lib-ver=").append(s.libVersion() == null ? "" : s.libVersion());

@@ -40,6 +40,9 @@ public final class ConnectionCommands {
 
     static Reply ping(CommandContext ctx, byte[][] argv) {
         if (argv.length > 2) throw Errors.error(Errors.wrongArity("ping"));
+        if (ctx.client().protocol() == 2 && ctx.client().inPubSubMode()) {
+            return Reply.array(Reply.bulk("pong"), argv.length == 1 ? Reply.bulk("") : Reply.bulk(argv[1]));
+        }
         return argv.length == 1 ? Reply.PONG : Reply.bulk(argv[1]);
     }
 
@@ -54,6 +57,8 @@ public final class ConnectionCommands {
 
     static Reply reset(CommandContext ctx, byte[][] argv) {
         ClientSession c = ctx.client();
+        if (c.subscriberOrNull() != null) c.subscriberOrNull().unsubscribeAll();
+        c.trackingOff();
         if (c.inMulti()) c.endMulti();
         c.unwatchFromHome();
         c.selectDb(0);

@@ -25,5 +25,7 @@ public final class Families {
         TransactionCommands.register(table);
         ScriptCommands.register(table);
         FunctionCommands.register(table);
+        PubSubCommands.register(table);
+        TrackingCommands.register(table);
     }
 }

@@ -6,6 +6,7 @@ import io.tide.command.CommandSpec;
 import io.tide.command.CommandTable;
 import io.tide.command.Errors;
 import io.tide.protocol.Reply;
+import io.tide.pubsub.KeyspaceEvents;
 import io.tide.store.GeoHash;
 import io.tide.store.ZSetValue;
 import io.tide.store.ZSetValue.ScoreRange;
@@ -384,7 +385,7 @@ public final class GeoCommands {
         if (any && count == 0) throw Errors.error(Errors.GEO_ANY_NEEDS_COUNT);
         if (z == null) {
             if (storeKey != null) {
-                ctx.db(storeKey).remove(storeKey);
+                if (ctx.db(storeKey).remove(storeKey) != null) ctx.notify(KeyspaceEvents.GENERIC, "del", storeKey);
                 return Reply.ZERO;
             }
             return Reply.EMPTY_ARRAY;
@@ -418,7 +419,7 @@ public final class GeoCommands {
             return Reply.array(out);
         }
         if (returned == 0) {
-            ctx.db(storeKey).remove(storeKey);
+            if (ctx.db(storeKey).remove(storeKey) != null) ctx.notify(KeyspaceEvents.GENERIC, "del", storeKey);
             return Reply.ZERO;
         }
         List<Point> kept = new ArrayList<>(points.subList(0, returned));
@@ -440,6 +441,7 @@ public final class GeoCommands {
         }
         ZSetValue out = ZSetValue.fromSorted(members, scores, returned, ZSetCommands.limits(ctx));
         ctx.db(storeKey).put(storeKey, out, 0, ctx.now());
+        ctx.notify(KeyspaceEvents.ZSET, search ? "geosearchstore" : "georadiusstore", storeKey);
         return Reply.integer(returned);
     }
 

@@ -5,6 +5,7 @@ import io.tide.command.CommandContext;
 import io.tide.command.CommandTable;
 import io.tide.command.Errors;
 import io.tide.protocol.Reply;
+import io.tide.pubsub.KeyspaceEvents;
 import io.tide.store.Database;
 import io.tide.store.EncodingLimits;
 import io.tide.store.HashValue;
@@ -129,6 +130,7 @@ public final class HashCommands {
         if (next == 0 || next >= ctx.now()) return h;
         long before = h.memoryBytes();
         h.expireFields(ctx.now(), Integer.MAX_VALUE);
+        ctx.notify(KeyspaceEvents.HASH, "hexpired", key);
         return settle(ctx, key, h, before) ? h : null;
     }
 
@@ -141,9 +143,16 @@ public final class HashCommands {
         db.adjustUsedBytes(h.memoryBytes() - before);
         if (h.isEmpty()) {
             db.remove(key);
+            ctx.notify(KeyspaceEvents.GENERIC, "del", key);
             return false;
         }
         return true;
+    }
+
+    /** Whether some per-field reply is at least {@code atLeast} (a field was changed, 2: deleted). */
+    private static boolean changed(Reply[] out, long atLeast) {
+        for (Reply r : out) if (r instanceof Reply.Int i && i.value() >= atLeast) return true;
+        return false;
     }
 
     /** Stores a hash just created ({@code created}) or settles a stored one that changed. */
@@ -181,6 +190,7 @@ public final class HashCommands {
             if (h.put(argv[i], argv[i + 1], false, limits)) added++;
         }
         store(ctx, key, h, created, before);
+        ctx.notify(KeyspaceEvents.HASH, "hset", key);
         return hmset ? Reply.OK : Reply.integer(added);
     }
 
@@ -195,6 +205,7 @@ public final class HashCommands {
         h.prepareWrite(argv, 2, 3, limits);
         h.put(argv[2], argv[3], false, limits);
         store(ctx, key, h, created, before);
+        ctx.notify(KeyspaceEvents.HASH, "hset", key);
         return Reply.ONE;
     }
 
@@ -221,6 +232,7 @@ public final class HashCommands {
         for (int i = 2; i < argv.length && !h.isEmpty(); i++) {
             if (h.remove(argv[i])) deleted++;
         }
+        if (deleted > 0) ctx.notify(KeyspaceEvents.HASH, "hdel", key);
         settle(ctx, key, h, before);
         return Reply.integer(deleted);
     }
@@ -274,6 +286,7 @@ public final class HashCommands {
         }
         value += incr;
         writeKeepingTtl(ctx, key, h, argv[2], Args.bytes(value));
+        ctx.notify(KeyspaceEvents.HASH, "hincrby", key);
         return Reply.integer(value);
     }
 
@@ -294,6 +307,7 @@ public final class HashCommands {
         if (sum == null || sum.isInfinite()) throw Errors.error(Errors.INCR_NAN_OR_INF);
         byte[] text = sum.toHumanString().getBytes(StandardCharsets.US_ASCII);
         writeKeepingTtl(ctx, key, h, argv[2], text);
+        ctx.notify(KeyspaceEvents.HASH, "hincrbyfloat", key);
         return Reply.bulk(text);
     }
 
@@ -501,6 +515,7 @@ public final class HashCommands {
             out[i - first] = Reply.integer(h.setExpire(argv[i], when, condition, now));
         }
         if (h.hasFieldTtls()) ctx.db(key).trackFieldExpiry(key); // the shard cron expires fields nobody reads
+        if (changed(out, 1)) ctx.notify(KeyspaceEvents.HASH, changed(out, 2) ? "hdel" : "hexpire", key);
         settle(ctx, key, h, before);
         return Reply.array(out);
     }
@@ -543,6 +558,7 @@ public final class HashCommands {
         long before = h.memoryBytes();
         Reply[] out = new Reply[argv.length - first];
         for (int i = first; i < argv.length; i++) out[i - first] = Reply.integer(h.persist(argv[i]));
+        if (changed(out, 1)) ctx.notify(KeyspaceEvents.HASH, "hpersist", key);
         settle(ctx, key, h, before);
         return Reply.array(out);
     }

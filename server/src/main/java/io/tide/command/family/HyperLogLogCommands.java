@@ -5,6 +5,7 @@ import io.tide.command.CommandContext;
 import io.tide.command.CommandTable;
 import io.tide.command.Errors;
 import io.tide.protocol.Reply;
+import io.tide.pubsub.KeyspaceEvents;
 import io.tide.store.Database;
 import io.tide.store.HyperLogLog;
 import java.util.Arrays;
@@ -73,6 +74,7 @@ public final class HyperLogLogCommands {
         if (updated > 0) {
             h.invalidateCache();
             db.putRaw(key, h.toBytes(), cur == null ? 0 : Database.KEEP_TTL, ctx.now());
+            ctx.notify(KeyspaceEvents.STRING, "pfadd", key);
             return Reply.ONE;
         }
         if (db.isEmbedded(key)) db.putRaw(key, h.toBytes(), Database.KEEP_TTL, ctx.now());
@@ -135,6 +137,7 @@ public final class HyperLogLogCommands {
         }
         h.invalidateCache();
         ctx.db(dest).putRaw(dest, h.toBytes(), cur == null ? 0 : Database.KEEP_TTL, ctx.now());
+        ctx.notify(KeyspaceEvents.STRING, "pfadd", dest);
         return Reply.OK;
     }
 

@@ -5,6 +5,7 @@ import io.tide.command.CommandContext;
 import io.tide.command.CommandTable;
 import io.tide.command.Errors;
 import io.tide.protocol.Reply;
+import io.tide.pubsub.KeyspaceEvents;
 import io.tide.shard.Shard;
 import io.tide.store.CollectionValue;
 import io.tide.store.Database;
@@ -183,6 +184,7 @@ public final class KeyCommands {
             Database d = ctx.db(argv[i]);
             if (d.exists(argv[i], now)) {
                 d.remove(argv[i]);
+                ctx.notify(KeyspaceEvents.GENERIC, "del", argv[i]);
                 deleted++;
             }
         }
@@ -241,6 +243,8 @@ public final class KeyCommands {
         }
         from.remove(src);
         storeKeepingEncoding(to, dst, v, embedded, expireAt, now);
+        ctx.notify(KeyspaceEvents.GENERIC, "rename_from", src);
+        ctx.notify(KeyspaceEvents.GENERIC, "rename_to", dst);
         return nx ? Reply.ONE : Reply.OK;
     }
 
@@ -271,6 +275,7 @@ public final class KeyCommands {
             to.remove(dst);
         }
         storeKeepingEncoding(to, dst, copyOf(v), from.isEmbedded(src), from.expireAt(src), now);
+        ctx.notify(KeyspaceEvents.GENERIC, "copy_to", dst, dstDb);
         return Reply.ONE;
     }
 
@@ -288,6 +293,8 @@ public final class KeyCommands {
         boolean embedded = from.isEmbedded(key);
         from.remove(key);
         storeKeepingEncoding(to, key, v, embedded, expireAt, now);
+        ctx.notify(KeyspaceEvents.GENERIC, "move_from", key);
+        ctx.notify(KeyspaceEvents.GENERIC, "move_to", key, dstDb);
         return Reply.ONE;
     }
 
@@ -603,8 +610,10 @@ public final class KeyCommands {
         }
         if (when <= now) {
             d.remove(key);
+            ctx.notify(KeyspaceEvents.GENERIC, "del", key);
         } else {
             d.setExpireAt(key, when);
+            ctx.notify(KeyspaceEvents.GENERIC, "expire", key);
         }
         return Reply.ONE;
     }
@@ -623,6 +632,8 @@ public final class KeyCommands {
         byte[] key = argv[1];
         Database d = ctx.db(key);
         if (d.get(key, ctx.now()) == null) return Reply.ZERO;
-        return d.persist(key) ? Reply.ONE : Reply.ZERO;
+        if (!d.persist(key)) return Reply.ZERO;
+        ctx.notify(KeyspaceEvents.GENERIC, "persist", key);
+        return Reply.ONE;
     }
 }

@@ -6,6 +6,7 @@ import io.tide.command.CommandSpec;
 import io.tide.command.CommandTable;
 import io.tide.command.Errors;
 import io.tide.protocol.Reply;
+import io.tide.pubsub.KeyspaceEvents;
 import io.tide.store.Database;
 import io.tide.store.ListValue;
 import java.util.Arrays;
@@ -109,6 +110,7 @@ public final class ListCommands {
         if (l.size() == 0) {
             db.adjustUsedBytes(l.memoryBytes() - bytesBefore);
             db.remove(key);
+            ctx.notify(KeyspaceEvents.GENERIC, "del", key);
         } else {
             l.afterRemoving(fill(ctx));
             db.adjustUsedBytes(l.memoryBytes() - bytesBefore);
@@ -170,12 +172,14 @@ public final class ListCommands {
             ListValue created = new ListValue();
             pushAll(ctx, created, argv, head);
             ctx.db(key).put(key, created, 0, ctx.now());
+            ctx.notify(KeyspaceEvents.LIST, head ? "lpush" : "rpush", key);
             return Reply.integer(created.size());
         }
         long before = l.memoryBytes();
         pushAll(ctx, l, argv, head);
         ctx.db(key).adjustUsedBytes(l.memoryBytes() - before);
         ctx.signalReady(key);
+        ctx.notify(KeyspaceEvents.LIST, head ? "lpush" : "rpush", key);
         return Reply.integer(l.size());
     }
 
@@ -199,6 +203,7 @@ public final class ListCommands {
         if (hasCount && count == 0) return Reply.EMPTY_ARRAY;
         long before = l.memoryBytes();
         Reply r = hasCount ? bulks(popRange(l, head, count)) : Reply.bulk(l.pop(head));
+        ctx.notify(KeyspaceEvents.LIST, head ? "lpop" : "rpop", key);
         removed(ctx, key, l, before);
         return r;
     }
@@ -222,6 +227,7 @@ public final class ListCommands {
             if (l == null) continue;
             long before = l.memoryBytes();
             Reply items = bulks(popRange(l, head, count));
+            ctx.notify(KeyspaceEvents.LIST, head ? "lpop" : "rpop", key);
             removed(ctx, key, l, before);
             return Reply.array(Reply.bulk(key), items);
         }
@@ -327,6 +333,7 @@ public final class ListCommands {
         if (replaced) l.afterRemoving(fill(ctx));
         db.adjustUsedBytes(l.memoryBytes() - before);
         if (!replaced) throw Errors.error(Errors.LIST_INDEX_OUT_OF_RANGE);
+        ctx.notify(KeyspaceEvents.LIST, "lset", key);
         return Reply.OK;
     }
 
@@ -344,6 +351,7 @@ public final class ListCommands {
         long size = l.insert(argv[3], argv[4], after);
         ctx.db(key).adjustUsedBytes(l.memoryBytes() - before);
         if (size < 0) return Reply.integer(-1);
+        ctx.notify(KeyspaceEvents.LIST, "linsert", key);
         ctx.signalReady(key);
         return Reply.integer(size);
     }
@@ -355,6 +363,7 @@ public final class ListCommands {
         if (l == null) return Reply.ZERO;
         long before = l.memoryBytes();
         long n = l.removeMatching(argv[3], count);
+        if (n > 0) ctx.notify(KeyspaceEvents.LIST, "lrem", key);
         if (n > 0) removed(ctx, key, l, before);
         return Reply.integer(n);
     }
@@ -382,6 +391,7 @@ public final class ListCommands {
         long before = l.memoryBytes();
         l.removeRange(0, ltrim);
         l.removeRange(l.size() - rtrim, rtrim);
+        ctx.notify(KeyspaceEvents.LIST, "ltrim", key);
         removed(ctx, key, l, before);
         return Reply.OK;
     }
@@ -411,6 +421,8 @@ public final class ListCommands {
             s.afterRemoving(fill);
             ctx.db(src).adjustUsedBytes(s.memoryBytes() - sBefore);
             ctx.signalReady(dst);
+            ctx.notify(KeyspaceEvents.LIST, toHead ? "lpush" : "rpush", dst);
+            ctx.notify(KeyspaceEvents.LIST, fromHead ? "lpop" : "rpop", src);
             return Reply.bulk(v);
         }
         if (d == null) {
@@ -425,6 +437,8 @@ public final class ListCommands {
             ctx.db(dst).adjustUsedBytes(d.memoryBytes() - dBefore);
         }
         ctx.signalReady(dst);
+        ctx.notify(KeyspaceEvents.LIST, toHead ? "lpush" : "rpush", dst);
+        ctx.notify(KeyspaceEvents.LIST, fromHead ? "lpop" : "rpop", src);
         removed(ctx, src, s, sBefore);
         return Reply.bulk(v);
     }
@@ -456,6 +470,7 @@ public final class ListCommands {
                 if (l == null) continue;
                 long before = l.memoryBytes();
                 byte[] v = l.pop(head);
+                ctx.notify(KeyspaceEvents.LIST, head ? "lpop" : "rpop", key);
                 removed(ctx, key, l, before);
                 return Reply.array(Reply.bulk(key), Reply.bulk(v));
             }

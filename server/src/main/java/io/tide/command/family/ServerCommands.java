@@ -279,6 +279,9 @@ public final class ServerCommands {
         line(sb, "expired_keys", sum.expiredKeys);
         line(sb, "keyspace_hits", sum.keyspaceHits);
         line(sb, "keyspace_misses", sum.keyspaceMisses);
+        line(sb, "pubsub_channels", ctx.server().pubSub().size(io.tide.pubsub.PubSub.Kind.CHANNEL));
+        line(sb, "pubsub_patterns", ctx.server().pubSub().size(io.tide.pubsub.PubSub.Kind.PATTERN));
+        line(sb, "pubsubshard_channels", ctx.server().pubSub().size(io.tide.pubsub.PubSub.Kind.SHARD));
     }
 
     private static void replicationSection(StringBuilder sb) {

@@ -5,6 +5,7 @@ import io.tide.command.CommandContext;
 import io.tide.command.CommandTable;
 import io.tide.command.Errors;
 import io.tide.protocol.Reply;
+import io.tide.pubsub.KeyspaceEvents;
 import io.tide.store.ByteMap;
 import io.tide.store.Database;
 import io.tide.store.EncodingLimits;
@@ -119,6 +120,7 @@ public final class SetCommands {
             for (int i = 2; i < argv.length; i++) if (set.add(argv[i], lim)) added++;
             ctx.db(key).adjustUsedBytes(set.memoryBytes() - before);
         }
+        if (added > 0) ctx.notify(KeyspaceEvents.SET, "sadd", key);
         return Reply.integer(added);
     }
 
@@ -136,7 +138,9 @@ public final class SetCommands {
             }
         }
         db.adjustUsedBytes(set.memoryBytes() - before);
+        if (deleted > 0) ctx.notify(KeyspaceEvents.SET, "srem", key);
         if (set.size() == 0) db.remove(key);
+        if (set.size() == 0) ctx.notify(KeyspaceEvents.GENERIC, "del", key);
         return Reply.integer(deleted);
     }
 
@@ -155,14 +159,17 @@ public final class SetCommands {
         long before = from.memoryBytes();
         if (!from.remove(member)) return Reply.ZERO;
         srcDb.adjustUsedBytes(from.memoryBytes() - before);
+        ctx.notify(KeyspaceEvents.SET, "srem", src);
         if (from.size() == 0) srcDb.remove(src);
+        if (from.size() == 0) ctx.notify(KeyspaceEvents.GENERIC, "del", src);
         if (to == null) {
             to = SetValue.create(member, 1, lim);
             to.add(member, lim);
             ctx.db(dst).put(dst, to, 0, ctx.now());
+            ctx.notify(KeyspaceEvents.SET, "sadd", dst);
         } else {
             before = to.memoryBytes();
-            to.add(member, lim);
+            if (to.add(member, lim)) ctx.notify(KeyspaceEvents.SET, "sadd", dst);
             ctx.db(dst).adjustUsedBytes(to.memoryBytes() - before);
         }
         return Reply.ONE;
@@ -206,7 +213,9 @@ public final class SetCommands {
         long before = set.memoryBytes();
         byte[] member = set.popRandom(ThreadLocalRandom.current());
         db.adjustUsedBytes(set.memoryBytes() - before);
+        ctx.notify(KeyspaceEvents.SET, "spop", key);
         if (set.size() == 0) db.remove(key);
+        if (set.size() == 0) ctx.notify(KeyspaceEvents.GENERIC, "del", key);
         return Reply.bulk(member);
     }
 
@@ -220,7 +229,9 @@ public final class SetCommands {
         long size = set.size();
         if (count >= size) {
             Reply all = setReply(union(ctx, new SetValue[] {set}));
+            ctx.notify(KeyspaceEvents.SET, "spop", key);
             db.remove(key);
+            ctx.notify(KeyspaceEvents.GENERIC, "del", key);
             return all;
         }
         ThreadLocalRandom rnd = ThreadLocalRandom.current();
@@ -236,6 +247,7 @@ public final class SetCommands {
                 for (int i = 0; i < n; i++) out[i] = Reply.bulk(set.popRandom(rnd));
             }
             db.adjustUsedBytes(set.memoryBytes() - before);
+            ctx.notify(KeyspaceEvents.SET, "spop", key);
             return new Reply.SetReply(out);
         }
         // Most of the set goes: move the few members that stay to a new set and return the old one.
@@ -252,6 +264,7 @@ public final class SetCommands {
         set.forEach(m -> out[i[0]++] = Reply.bulk(m));
         db.adjustUsedBytes(set.memoryBytes() - before);
         db.put(key, kept, Database.KEEP_TTL, ctx.now());
+        ctx.notify(KeyspaceEvents.SET, "spop", key);
         return new Reply.SetReply(out);
     }
 
@@ -355,7 +368,10 @@ public final class SetCommands {
         if (empty) {
             if (dst != null) {
                 Database d = ctx.db(dst);
-                if (d.exists(dst, ctx.now())) d.remove(dst);
+                if (d.exists(dst, ctx.now())) {
+                    d.remove(dst);
+                    ctx.notify(KeyspaceEvents.GENERIC, "del", dst);
+                }
                 return Reply.ZERO;
             }
             return cardOnly ? Reply.ZERO : EMPTY_SET;
@@ -385,17 +401,21 @@ public final class SetCommands {
         if (cardOnly) return Reply.integer(cardinality);
         if (out != null) return new Reply.SetReply(out.toArray(new Reply[0]));
         result.convertToIntsetIfIntegers(lim);
-        return store(ctx, dst, result);
+        return store(ctx, dst, result, "sinterstore");
     }
 
     /** Stores a STORE command's result (without expiry), or deletes the destination when it is empty. */
-    private static Reply store(CommandContext ctx, byte[] dst, SetValue result) {
+    private static Reply store(CommandContext ctx, byte[] dst, SetValue result, String event) {
         Database d = ctx.db(dst);
         if (result.size() == 0) {
-            if (d.exists(dst, ctx.now())) d.remove(dst);
+            if (d.exists(dst, ctx.now())) {
+                d.remove(dst);
+                ctx.notify(KeyspaceEvents.GENERIC, "del", dst);
+            }
             return Reply.ZERO;
         }
         d.put(dst, result, 0, ctx.now());
+        ctx.notify(KeyspaceEvents.SET, event, dst);
         return Reply.integer(result.size());
     }
 
@@ -407,7 +427,7 @@ public final class SetCommands {
 
     static Reply sunionstore(CommandContext ctx, byte[][] argv) {
         SetValue[] sets = sources(ctx, argv, 2);
-        return store(ctx, argv[1], union(ctx, sets));
+        return store(ctx, argv[1], union(ctx, sets), "sunionstore");
     }
 
     static Reply sdiff(CommandContext ctx, byte[][] argv) {
@@ -416,7 +436,7 @@ public final class SetCommands {
 
     static Reply sdiffstore(CommandContext ctx, byte[][] argv) {
         SetValue[] sets = sources(ctx, argv, 2);
-        return store(ctx, argv[1], difference(ctx, sets));
+        return store(ctx, argv[1], difference(ctx, sets), "sdiffstore");
     }
 
     /** The sets named from {@code argv[from]} on, null for missing keys; WRONGTYPE if any holds another type. */

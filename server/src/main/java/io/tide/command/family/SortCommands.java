@@ -6,6 +6,7 @@ import io.tide.command.CommandSpec;
 import io.tide.command.CommandTable;
 import io.tide.command.Errors;
 import io.tide.protocol.Reply;
+import io.tide.pubsub.KeyspaceEvents;
 import io.tide.store.Database;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -193,9 +194,10 @@ public final class SortCommands {
         if (store == null) return Reply.array(replies);
         Database dst = ctx.db(store);
         if (out.isEmpty()) {
-            dst.remove(store);
+            if (dst.remove(store) != null) ctx.notify(KeyspaceEvents.GENERIC, "del", store);
         } else {
             dst.put(store, SortSources.newList(ctx, out), 0, ctx.now());
+            ctx.notify(KeyspaceEvents.LIST, "sortstore", store);
         }
         return Reply.integer(out.size());
     }

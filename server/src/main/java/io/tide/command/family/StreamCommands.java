@@ -6,6 +6,7 @@ import io.tide.command.CommandException;
 import io.tide.command.CommandTable;
 import io.tide.command.Errors;
 import io.tide.protocol.Reply;
+import io.tide.pubsub.KeyspaceEvents;
 import io.tide.store.EncodingLimits;
 import io.tide.store.StreamGroup;
 import io.tide.store.StreamId;
@@ -358,13 +359,15 @@ public final class StreamCommands {
         StreamId added = s.add(a.id == null ? null : a.id.id(), a.id == null || a.id.seqGiven(), ctx.now(), argv,
                 fieldPos, fieldArgs / 2, limits.streamNodeMaxBytes, limits.streamNodeMaxEntries);
         if (added == null) throw Errors.error(Errors.STREAM_ID_NOT_GREATER);
-        if (a.strategy != 0) s.trim(a.strategy, a.maxlen, a.minId, a.approx, a.limit);
+        long trimmed = a.strategy != 0 ? s.trim(a.strategy, a.maxlen, a.minId, a.approx, a.limit) : 0;
         if (created) {
             ctx.db(key).put(key, s, 0, ctx.now());
         } else {
             adjust(ctx, key, s, before);
             ctx.signalReady(key);
         }
+        ctx.notify(KeyspaceEvents.STREAM, "xadd", key);
+        if (trimmed > 0) ctx.notify(KeyspaceEvents.STREAM, "xtrim", key);
         return id(added);
     }
 
@@ -375,6 +378,7 @@ public final class StreamCommands {
         if (s == null) return Reply.ZERO;
         long before = s.memoryBytes();
         long deleted = s.trim(a.strategy, a.maxlen, a.minId, a.approx, a.limit);
+        if (deleted > 0) ctx.notify(KeyspaceEvents.STREAM, "xtrim", key);
         adjust(ctx, key, s, before);
         return Reply.integer(deleted);
     }
@@ -413,6 +417,7 @@ public final class StreamCommands {
         for (int j = 2; j < argv.length; j++) ids[j - 2] = parseId(argv[j], 0, true);
         long before = s.memoryBytes();
         long deleted = s.delete(ids);
+        if (deleted > 0) ctx.notify(KeyspaceEvents.STREAM, "xdel", key);
         adjust(ctx, key, s, before);
         return Reply.integer(deleted);
     }
@@ -635,12 +640,14 @@ public final class StreamCommands {
                 }
                 if (created) ctx.db(key).put(key, s, 0, ctx.now());
                 else adjust(ctx, key, s, before);
+                ctx.notify(KeyspaceEvents.STREAM, "xgroup-create", key);
                 return Reply.OK;
             }
             case "setid" -> {
                 if (argc != 5 && argc != 7) break;
                 StreamId id = symbol(argv[4], '$') ? s.lastId() : parseId(argv[4], 0, false);
                 s.setGroupId(g, id, entriesRead);
+                ctx.notify(KeyspaceEvents.STREAM, "xgroup-setid", key);
                 return Reply.OK;
             }
             case "destroy" -> {
@@ -648,6 +655,7 @@ public final class StreamCommands {
                 if (g == null) return Reply.ZERO;
                 long before = s.memoryBytes();
                 s.destroyGroup(groupName);
+                ctx.notify(KeyspaceEvents.STREAM, "xgroup-destroy", key);
                 adjust(ctx, key, s, before);
                 ctx.signalReady(key); // waiting XREADGROUP clients of this group get NOGROUP
                 return Reply.ONE;
@@ -656,6 +664,7 @@ public final class StreamCommands {
                 if (argc != 5) break;
                 long before = s.memoryBytes();
                 boolean made = s.createConsumer(g, argv[4].clone(), ctx.now()) != null;
+                if (made) ctx.notify(KeyspaceEvents.STREAM, "xgroup-createconsumer", key);
                 adjust(ctx, key, s, before);
                 return made ? Reply.ONE : Reply.ZERO;
             }
@@ -663,6 +672,7 @@ public final class StreamCommands {
                 if (argc != 5) break;
                 long before = s.memoryBytes();
                 long pending = s.deleteConsumer(g, argv[4]);
+                if (pending >= 0) ctx.notify(KeyspaceEvents.STREAM, "xgroup-delconsumer", key);
                 adjust(ctx, key, s, before);
                 return Reply.integer(Math.max(0, pending));
             }
@@ -718,6 +728,7 @@ public final class StreamCommands {
             }
         }
         s.setId(id, entriesAdded, maxDeleted);
+        ctx.notify(KeyspaceEvents.STREAM, "xsetid", key);
         return Reply.OK;
     }
 

@@ -5,6 +5,7 @@ import io.tide.command.CommandContext;
 import io.tide.command.CommandTable;
 import io.tide.command.Errors;
 import io.tide.protocol.Reply;
+import io.tide.pubsub.KeyspaceEvents;
 import io.tide.store.Database;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -128,6 +129,8 @@ public final class StringCommands {
         }
         long expireAt = expire != null ? when : (flags & KEEPTTL) != 0 ? Database.KEEP_TTL : 0;
         ctx.db(key).put(key, StringValues.of(value), expireAt, ctx.now());
+        ctx.notify(KeyspaceEvents.STRING, "set", key);
+        if (expire != null) ctx.notify(KeyspaceEvents.GENERIC, "expire", key);
         return old != null ? old : ok;
     }
 
@@ -135,6 +138,7 @@ public final class StringCommands {
         Object v = ctx.read(argv[1]);
         Reply old = v == null ? Reply.NULL : Reply.bulk(StringValues.bytes(v));
         ctx.db(argv[1]).put(argv[1], StringValues.of(argv[2]), 0, ctx.now());
+        ctx.notify(KeyspaceEvents.STRING, "set", argv[1]);
         return old;
     }
 
@@ -143,6 +147,7 @@ public final class StringCommands {
         if (v == null) return Reply.NULL;
         Reply r = Reply.bulk(StringValues.bytes(v));
         ctx.db(argv[1]).remove(argv[1]);
+        ctx.notify(KeyspaceEvents.GENERIC, "del", argv[1]);
         return r;
     }
 
@@ -156,10 +161,12 @@ public final class StringCommands {
         Database db = ctx.db(key);
         if ((o.flags & (EXAT | PXAT)) != 0 && when <= ctx.now()) {
             db.remove(key);
+            ctx.notify(KeyspaceEvents.GENERIC, "del", key);
         } else if (o.expire != null) {
             db.setExpireAt(key, when);
+            ctx.notify(KeyspaceEvents.GENERIC, "expire", key);
         } else if ((o.flags & PERSIST) != 0) {
-            db.persist(key);
+            if (db.persist(key)) ctx.notify(KeyspaceEvents.GENERIC, "persist", key);
         }
         return r;
     }
@@ -250,6 +257,7 @@ public final class StringCommands {
         long now = ctx.now();
         for (int i = 1; i < argv.length; i += 2) {
             ctx.db(argv[i]).put(argv[i], StringValues.of(argv[i + 1]), 0, now);
+            ctx.notify(KeyspaceEvents.STRING, "set", argv[i]);
         }
     }
 
@@ -261,6 +269,7 @@ public final class StringCommands {
         Object cur = ctx.readForWrite(key);
         if (cur == null) {
             ctx.db(key).put(key, StringValues.of(add), 0, ctx.now());
+            ctx.notify(KeyspaceEvents.STRING, "append", key);
             return Reply.integer(add.length);
         }
         byte[] old = StringValues.bytes(cur);
@@ -268,6 +277,7 @@ public final class StringCommands {
         byte[] out = Arrays.copyOf(old, old.length + add.length);
         System.arraycopy(add, 0, out, old.length, add.length);
         ctx.db(key).putRaw(key, out, Database.KEEP_TTL, ctx.now()); // Redis leaves APPEND's result raw
+        ctx.notify(KeyspaceEvents.STRING, "append", key);
         return Reply.integer(out.length);
     }
 
@@ -306,6 +316,7 @@ public final class StringCommands {
             byte[] out = new byte[(int) offset + value.length];
             System.arraycopy(value, 0, out, (int) offset, value.length);
             ctx.db(key).putRaw(key, out, 0, ctx.now()); // SETRANGE's result is a raw string in Redis
+            ctx.notify(KeyspaceEvents.STRING, "setrange", key);
             return Reply.integer(out.length);
         }
         byte[] old = StringValues.bytes(cur);
@@ -314,6 +325,7 @@ public final class StringCommands {
         byte[] out = Arrays.copyOf(old, Math.max(old.length, (int) offset + value.length));
         System.arraycopy(value, 0, out, (int) offset, value.length);
         ctx.db(key).putRaw(key, out, Database.KEEP_TTL, ctx.now());
+        ctx.notify(KeyspaceEvents.STRING, "setrange", key);
         return Reply.integer(out.length);
     }
 
@@ -359,6 +371,7 @@ public final class StringCommands {
         }
         value += incr;
         ctx.db(key).put(key, StringValues.of(value), Database.KEEP_TTL, ctx.now());
+        ctx.notify(KeyspaceEvents.STRING, "incrby", key);
         return Reply.integer(value);
     }
 
@@ -378,6 +391,7 @@ public final class StringCommands {
         if (sum == null || sum.isInfinite()) throw Errors.error(Errors.INCR_NAN_OR_INF);
         byte[] text = sum.toHumanString().getBytes(StandardCharsets.US_ASCII);
         ctx.db(key).put(key, text, Database.KEEP_TTL, ctx.now()); // a string, never int-encoded, as in Redis
+        ctx.notify(KeyspaceEvents.STRING, "incrbyfloat", key);
         return Reply.bulk(text);
     }
 

@@ -6,6 +6,7 @@ import io.tide.command.CommandSpec;
 import io.tide.command.CommandTable;
 import io.tide.command.Errors;
 import io.tide.protocol.Reply;
+import io.tide.pubsub.KeyspaceEvents;
 import io.tide.protocol.RespWriter;
 import io.tide.store.ByteMap;
 import io.tide.store.Database;
@@ -505,6 +506,7 @@ public final class ZSetCommands {
         } else {
             written(db, key, z, before);
         }
+        if (added + updated > 0) ctx.notify(KeyspaceEvents.ZSET, incr ? "zincr" : "zadd", key);
         if (nan) throw Errors.error(Errors.ZSET_NAN);
         if (incr) return processed > 0 ? score(score) : Reply.NULL;
         return Reply.integer(ch ? added + updated : added);
@@ -520,7 +522,9 @@ public final class ZSetCommands {
             if (z.remove(argv[j])) deleted++;
             if (z.size() == 0) break;
         }
+        if (deleted > 0) ctx.notify(KeyspaceEvents.ZSET, "zrem", key);
         written(ctx.db(key), key, z, before);
+        if (z.size() == 0) ctx.notify(KeyspaceEvents.GENERIC, "del", key);
         return Reply.integer(deleted);
     }
 
@@ -715,7 +719,7 @@ public final class ZSetCommands {
     private static Reply storeRange(CommandContext ctx, byte[] dst, RangeCollector c, long hint) {
         Database db = ctx.db(dst);
         if (c == null || c.members.isEmpty()) {
-            db.remove(dst);
+            if (db.remove(dst) != null) ctx.notify(KeyspaceEvents.GENERIC, "del", dst);
             return Reply.ZERO;
         }
         EncodingLimits limits = limits(ctx);
@@ -723,6 +727,7 @@ public final class ZSetCommands {
         double[] ns = new double[1];
         for (int i = 0; i < c.members.size(); i++) out.add(c.scores.get(i), c.members.get(i), 0, limits, ns);
         db.put(dst, out, 0, ctx.now());
+        ctx.notify(KeyspaceEvents.ZSET, "zrangestore", dst);
         return Reply.integer(out.size());
     }
 
@@ -781,7 +786,7 @@ public final class ZSetCommands {
     static Reply zremrangebyrank(CommandContext ctx, byte[][] argv) {
         long start = Args.parseLong(argv[2]);
         long end = Args.parseLong(argv[3]);
-        return removeRange(ctx, argv[1], z -> {
+        return removeRange(ctx, argv[1], "zremrangebyrank", z -> {
             long llen = z.size();
             long from = Math.max(start < 0 ? llen + start : start, 0);
             long to = end < 0 ? llen + end : end;
@@ -792,21 +797,26 @@ public final class ZSetCommands {
 
     static Reply zremrangebyscore(CommandContext ctx, byte[][] argv) {
         ScoreRange r = parseScoreRange(argv[2], argv[3]);
-        return removeRange(ctx, argv[1], z -> z.removeRange(r));
+        return removeRange(ctx, argv[1], "zremrangebyscore", z -> z.removeRange(r));
     }
 
     static Reply zremrangebylex(CommandContext ctx, byte[][] argv) {
         LexRange r = parseLexRange(argv[2], argv[3]);
-        return removeRange(ctx, argv[1], z -> z.removeLex(r));
+        return removeRange(ctx, argv[1], "zremrangebylex", z -> z.removeLex(r));
     }
 
-    /** ZREMRANGEBY*: {@code remove} takes its range out of the sorted set at {@code key}; replies how many. */
-    private static Reply removeRange(CommandContext ctx, byte[] key, ToIntFunction<ZSetValue> remove) {
+    /**
+     * ZREMRANGEBY*: {@code remove} takes its range out of the sorted set at {@code key}; replies how many.
+     * {@code event} is the keyspace notification.
+     */
+    private static Reply removeRange(CommandContext ctx, byte[] key, String event, ToIntFunction<ZSetValue> remove) {
         ZSetValue z = zset(ctx.readForWrite(key));
         if (z == null) return Reply.ZERO;
         long before = z.memoryBytes();
         int removed = remove.applyAsInt(z);
+        if (removed > 0) ctx.notify(KeyspaceEvents.ZSET, event, key);
         written(ctx.db(key), key, z, before);
+        if (z.size() == 0) ctx.notify(KeyspaceEvents.GENERIC, "del", key);
         return Reply.integer(removed);
     }
 
@@ -862,7 +872,9 @@ public final class ZSetCommands {
         long before = z.memoryBytes();
         if (max) z.removeRanks(n - rangelen, n - 1);
         else z.removeRanks(0, rangelen - 1);
+        ctx.notify(KeyspaceEvents.ZSET, max ? "zpopmax" : "zpopmin", key);
         written(ctx.db(key), key, z, before);
+        if (z.size() == 0) ctx.notify(KeyspaceEvents.GENERIC, "del", key);
         if (!emitKey) return Reply.array(items);
         if (!nested) {
             items.add(0, Reply.bulk(key));
@@ -1245,11 +1257,12 @@ public final class ZSetCommands {
         if (dst != null) {
             Database db = ctx.db(dst);
             if (size == 0) {
-                db.remove(dst);
+                if (db.remove(dst) != null) ctx.notify(KeyspaceEvents.GENERIC, "del", dst);
                 return Reply.ZERO;
             }
             ZSetValue out = ZSetValue.fromSorted(sortedMembers, sortedScores, size, limits(ctx));
             db.put(dst, out, 0, ctx.now());
+            ctx.notify(KeyspaceEvents.ZSET, name, dst);
             return Reply.integer(size);
         }
         Emitter e = new Emitter(withScores, resp3(ctx));

@@ -1,0 +1,72 @@
+package io.tide.pubsub;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tide.Server;
+import io.tide.testing.RawClient;
+import io.tide.testing.RealRedis;
+import io.tide.testing.TestServers;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * MONITOR against redis-server and Tide (two shards): the lines a monitor receives for a scripted session,
+ * identical once the timestamp and the client's port are masked.
+ */
+class MonitorVsRedisTest {
+
+    private static RealRedis redis;
+    private static Server tide;
+
+    @BeforeAll
+    static void startServers() throws Exception {
+        redis = RealRedis.start();
+        tide = TestServers.start(2);
+    }
+
+    @AfterAll
+    static void stopServers() {
+        if (tide != null) tide.close();
+        if (redis != null) redis.close();
+    }
+
+    private static List<String> lines(int port, int proto) throws Exception {
+        List<String> out = new ArrayList<>();
+        try (RawClient m = new RawClient(port); RawClient c = new RawClient(port)) {
+            if (proto == 3) m.call("HELLO", "3");
+            out.add(m.call("MONITOR"));
+            m.sendCommand("MONITOR"); // a second MONITOR is ignored without a reply
+            out.add(c.call("SET", "mk", "a b\n\u0001\"\\"));
+            c.call("GET", "mk");
+            c.call("SELECT", "2");
+            c.call("LPUSH", "ml", "x");
+            c.call("SELECT", "0");
+            c.call("NOSUCHCOMMAND", "x");
+            c.call("GET");
+            c.call("AUTH", "secret");
+            c.call("CONFIG", "GET", "maxmemory");
+            c.call("INCR", "mk");
+            c.call("MSET", "m1", "1", "{m1}2", "2");
+            c.call("ECHO", "end");
+            while (true) {
+                String line = m.readReply();
+                out.add(line.replaceAll("^\\+\\d+\\.\\d{6} \\[(\\d+) 127\\.0\\.0\\.1:\\d+\\]", "+TS [$1 ADDR]"));
+                if (line.contains("\"end\"")) break;
+            }
+        }
+        return out;
+    }
+
+    @ParameterizedTest(name = "resp{0}")
+    @ValueSource(ints = {2, 3})
+    void monitorLines_matchRedis_modTimestampAndPort(int proto) throws Exception {
+        List<String> expected = lines(redis.port(), proto);
+        List<String> actual = lines(tide.port(), proto);
+        assertThat(String.join("\n", actual)).isEqualTo(String.join("\n", expected));
+        assertThat(actual).anyMatch(l -> l.startsWith("+TS [2 ADDR] \"LPUSH\""));
+    }
+}

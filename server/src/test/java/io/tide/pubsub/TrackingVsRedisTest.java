@@ -1,0 +1,192 @@
+package io.tide.pubsub;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tide.Server;
+import io.tide.testing.RawClient;
+import io.tide.testing.RealRedis;
+import io.tide.testing.TestServers;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * CLIENT TRACKING against redis-server and Tide (two shards): the same scripts on a tracking connection
+ * {@code c}, a writer {@code w} and a RESP2 redirect target {@code r}; replies and invalidation frames
+ * must be byte-identical (client ids are passed by value, never compared).
+ */
+class TrackingVsRedisTest {
+
+    private static RealRedis redis;
+    private static Server tide;
+    private static int round;
+
+    @BeforeAll
+    static void startServers() throws Exception {
+        redis = RealRedis.start();
+        tide = TestServers.start(2);
+    }
+
+    @AfterAll
+    static void stopServers() {
+        if (tide != null) tide.close();
+        if (redis != null) redis.close();
+    }
+
+    interface Script {
+        void run(Conns s, String p) throws IOException;
+    }
+
+    record Conns(RawClient c, RawClient w, RawClient r, String rid, List<String> log) {
+        void c(String... a) throws IOException {
+            log.add("c " + c.call(a).replace(":" + rid + "\r\n", ":RID\r\n"));
+        }
+
+        void w(String... a) throws IOException {
+            log.add("w " + w.call(a));
+        }
+
+        void r(String... a) throws IOException {
+            log.add("r " + r.call(a));
+        }
+
+        void readC() throws IOException {
+            log.add("c> " + c.readReply().replace(":" + rid + "\r\n", ":RID\r\n"));
+        }
+
+        void readR() throws IOException {
+            log.add("r> " + r.readReply());
+        }
+    }
+
+    private static List<String> run(int port, int proto, Script s, String p) throws Exception {
+        List<String> log = new ArrayList<>();
+        try (RawClient c = new RawClient(port); RawClient w = new RawClient(port); RawClient r = new RawClient(port)) {
+            if (proto == 3) c.call("HELLO", "3");
+            String rid = r.call("CLIENT", "ID").substring(1).trim();
+            s.run(new Conns(c, w, r, rid, log), p);
+        }
+        return log;
+    }
+
+    private static void same(int proto, Script s) throws Exception {
+        String p = "tr" + (round++) + ":";
+        List<String> expected = run(redis.port(), proto, s, p);
+        List<String> actual = run(tide.port(), proto, s, p);
+        assertThat(String.join("\n", actual).replace("\r\n", "|"))
+                .isEqualTo(String.join("\n", expected).replace("\r\n", "|"));
+    }
+
+    @Test
+    void resp3_defaultMode_invalidatesReadKeysOnce() throws Exception {
+        same(3, (s, p) -> {
+            s.c("CLIENT", "TRACKING", "ON");
+            s.c("GET", p + "a");
+            s.c("MGET", p + "b", p + "c");
+            s.w("SET", p + "a", "1");
+            s.readC();
+            s.w("SET", p + "a", "2"); // no longer tracked: no message
+            s.w("SET", p + "b", "x");
+            s.readC();
+            s.c("GET", p + "a");
+            s.c("CLIENT", "TRACKINGINFO");
+            s.c("CLIENT", "GETREDIR");
+            s.c("CLIENT", "TRACKING", "OFF");
+            s.c("CLIENT", "TRACKINGINFO");
+            s.c("CLIENT", "GETREDIR");
+        });
+    }
+
+    @Test
+    void resp3_bcastOptinNoloop() throws Exception {
+        same(3, (s, p) -> {
+            s.c("CLIENT", "TRACKING", "ON", "BCAST", "PREFIX", p + "x:", "PREFIX", p + "y:");
+            s.c("CLIENT", "TRACKINGINFO");
+            s.w("SET", p + "x:1", "v");
+            s.readC();
+            s.w("SET", p + "z:1", "v");
+            s.w("SET", p + "y:1", "v");
+            s.readC();
+            s.c("CLIENT", "TRACKING", "OFF");
+            s.c("CLIENT", "TRACKING", "ON", "OPTIN");
+            s.c("GET", p + "a");
+            s.c("CLIENT", "CACHING", "YES");
+            s.c("CLIENT", "TRACKINGINFO");
+            s.c("GET", p + "b");
+            s.w("SET", p + "a", "1");
+            s.w("SET", p + "b", "1");
+            s.readC();
+            s.c("CLIENT", "TRACKING", "OFF");
+            s.c("CLIENT", "TRACKING", "ON", "NOLOOP");
+            s.c("GET", p + "n");
+            s.c("SET", p + "n", "1");
+            s.c("GET", p + "m");
+            s.w("SET", p + "m", "1");
+            s.readC();
+        });
+    }
+
+    @Test
+    void resp2_redirect_sendsInvalidationsOnTheChannel() throws Exception {
+        same(2, (s, p) -> {
+            s.r("SUBSCRIBE", "__redis__:invalidate");
+            s.c("CLIENT", "TRACKING", "ON", "REDIRECT", s.rid());
+            s.c("GET", p + "k");
+            s.w("SET", p + "k", "v");
+            s.readR();
+            s.w("FLUSHALL");
+            s.readR();
+            s.log().add("redir " + s.c().call("CLIENT", "GETREDIR").equals(":" + s.rid() + "\r\n"));
+        });
+    }
+
+    @Test
+    void resp3_redirectToAClientThatLeft_getsTrackingRedirBroken() throws Exception {
+        same(3, (s, p) -> {
+            s.c("CLIENT", "TRACKING", "ON", "REDIRECT", s.rid());
+            s.c("GET", p + "k");
+            s.r().close();
+            for (int i = 0; i < 100; i++) { // until the server has seen the redirect target go
+                if (!s.w().call("CLIENT", "LIST").contains("id=" + s.rid() + " ")) break;
+                try {
+                    Thread.sleep(10);
+                } catch (InterruptedException e) {
+                    throw new IOException(e);
+                }
+            }
+            s.c("CLIENT", "TRACKINGINFO");
+            s.w("SET", p + "k", "v");
+            s.readC();
+            s.c("CLIENT", "TRACKINGINFO");
+        });
+    }
+
+    @Test
+    void trackingErrors_asRedis() throws Exception {
+        same(2, (s, p) -> {
+            s.c("CLIENT", "TRACKING", "ON", "REDIRECT", "999999");
+            s.c("CLIENT", "TRACKING", "ON", "REDIRECT", "x");
+            s.c("CLIENT", "TRACKING", "ON", "PREFIX", "a");
+            s.c("CLIENT", "TRACKING", "ON", "OPTIN", "OPTOUT");
+            s.c("CLIENT", "TRACKING", "ON", "BCAST", "OPTIN");
+            s.c("CLIENT", "TRACKING", "ON", "BCAST", "PREFIX", "a", "PREFIX", "ab");
+            s.c("CLIENT", "TRACKING", "MAYBE");
+            s.c("CLIENT", "TRACKING", "ON", "FOO");
+            s.c("CLIENT", "CACHING", "YES");
+            s.c("CLIENT", "TRACKING", "ON", "OPTIN");
+            s.c("CLIENT", "CACHING", "NO");
+            s.c("CLIENT", "CACHING", "MAYBE");
+            s.c("CLIENT", "TRACKING", "ON", "OPTOUT");
+            s.c("CLIENT", "TRACKING", "ON", "BCAST");
+            s.c("CLIENT", "TRACKING", "OFF");
+            s.c("CLIENT", "TRACKING", "ON", "BCAST", "PREFIX", "a");
+            s.c("CLIENT", "TRACKING", "ON", "BCAST", "PREFIX", "ab");
+            s.c("CLIENT", "TRACKING", "ON", "BCAST", "PREFIX", "b");
+            s.c("CLIENT", "TRACKINGINFO");
+            s.c("CLIENT", "TRACKING", "ON");
+        });
+    }
+}
