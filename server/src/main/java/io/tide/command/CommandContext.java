@@ -88,11 +88,21 @@ public final class CommandContext {
      * error comes back as an error reply; anything else propagates.
      */
     public Reply call(CommandSpec spec, byte[][] argv) {
+        return call(spec, argv, null);
+    }
+
+    /** {@link #call} from a script: MONITOR shows the command with the source {@code lua}, as Redis does. */
+    public Reply callFromScript(CommandSpec spec, byte[][] argv) {
+        return call(spec, argv, "lua");
+    }
+
+    private Reply call(CommandSpec spec, byte[][] argv, String monitorSource) {
         boolean couldBlock = mayBlock;
         mayBlock = false;
         try {
             Reply r = spec.handler().execute(this, argv);
             touchWritten(spec, argv);
+            if (server.monitor().active()) feedMonitors(spec, argv, monitorSource, false);
             return r;
         } catch (CommandException e) {
             return Reply.error(e.getMessage());
@@ -100,6 +110,28 @@ public final class CommandContext {
             blockRequest = null;
             mayBlock = couldBlock;
         }
+    }
+
+    /**
+     * MONITOR's feed, after the command ran (as Redis's call(), so SELECT shows its new database and EXEC comes
+     * after the commands it ran): not for admin or skip_monitor commands, nor for a blocked command's retries;
+     * AUTH and HELLO's credentials are redacted. {@code source} is "lua" for script calls, else the client's
+     * address; {@code evenIfSkipped} shows a skip_monitor command (scripts, which Redis shows before they run).
+     */
+    void feedMonitors(CommandSpec spec, byte[][] argv, String source, boolean evenIfSkipped) {
+        if (spec.has(CommandSpec.ADMIN) || retry || client == null) return;
+        if (spec.has(CommandSpec.SKIP_MONITOR) && !evenIfSkipped) return;
+        int redact = -1;
+        if (spec.name().equals("auth")) redact = 1;
+        if (spec.name().equals("hello")) {
+            for (int i = 1; i < argv.length - 2; i++) {
+                if (Args.is(argv[i], "auth")) redact = i + 1;
+            }
+        }
+        java.time.Instant t = java.time.Instant.now();
+        long now = t.getEpochSecond() * 1_000_000 + t.getNano() / 1000;
+        int db = spec.name().equals("select") ? client.db() : dbIndex; // SELECT runs on the home shard
+        server.monitor().feed(now, db, source != null ? source : client.connection().remoteAddress(), argv, redact);
     }
 
     /**

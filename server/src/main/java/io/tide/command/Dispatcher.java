@@ -325,9 +325,19 @@ public final class Dispatcher {
     }
 
     private Outcome execute(CommandSpec spec, CommandContext ctx, byte[][] argv) {
+        boolean script = spec.has(CommandSpec.SKIP_MONITOR) && isScript(spec);
+        // Scripts are skip_monitor, yet Redis shows them, before the commands they run (as "lua").
+        if (script && server.monitor().active()) ctx.feedMonitors(spec, argv, null, true);
         Outcome o = run(spec, ctx, argv);
-        if (server.monitor().active()) feedMonitors(spec, ctx, argv);
+        if (!script && server.monitor().active()) ctx.feedMonitors(spec, argv, null, false);
         return o;
+    }
+
+    private static boolean isScript(CommandSpec spec) {
+        return switch (spec.name()) {
+            case "eval", "evalsha", "eval_ro", "evalsha_ro", "fcall", "fcall_ro" -> true;
+            default -> false;
+        };
     }
 
     private Outcome run(CommandSpec spec, CommandContext ctx, byte[][] argv) {
@@ -434,25 +444,6 @@ public final class Dispatcher {
         w.served();
         w.unregister();
         w.client.home().loop().execute(() -> w.deliver(o.reply));
-    }
-
-    /**
-     * MONITOR's feed, after the command ran (as Redis's call(), so SELECT shows its new database): not for admin or
-     * skip_monitor commands, nor for a blocked command's retries; AUTH and HELLO's credentials are redacted.
-     */
-    private void feedMonitors(CommandSpec spec, CommandContext ctx, byte[][] argv) {
-        if (spec.has(CommandSpec.ADMIN | CommandSpec.SKIP_MONITOR) || ctx.isRetry() || ctx.client() == null) return;
-        int redact = -1;
-        if (spec.name().equals("auth")) redact = 1;
-        if (spec.name().equals("hello")) {
-            for (int i = 1; i < argv.length - 2; i++) {
-                if (Args.is(argv[i], "auth")) redact = i + 1;
-            }
-        }
-        java.time.Instant t = java.time.Instant.now();
-        long now = t.getEpochSecond() * 1_000_000 + t.getNano() / 1000;
-        int db = spec.name().equals("select") ? ctx.client().db() : ctx.dbIndex(); // SELECT runs on the home shard
-        server.monitor().feed(now, db, ctx.client().connection().remoteAddress(), argv, redact);
     }
 
     /** RESP2 subscribe mode lets only these through, as Redis's processCommand. */

@@ -429,7 +429,7 @@ public final class LuaEngine {
             return errorTable(failure);
         }
         if (spec.has(CommandSpec.WRITE)) run.wrote = true;
-        Reply reply = run.ctx.call(spec, argv);
+        Reply reply = run.ctx.callFromScript(spec, argv);
         if (reply instanceof Reply.Error e) {
             LuaTable t = errorTable(e.text());
             if (raise) throw new LuaError(t);

@@ -51,10 +51,16 @@ class MonitorVsRedisTest {
             c.call("CONFIG", "GET", "maxmemory");
             c.call("INCR", "mk");
             c.call("MSET", "m1", "1", "{m1}2", "2");
+            c.call("MULTI");
+            c.call("SET", "mx", "1");
+            c.call("INCR", "mx");
+            c.call("EXEC");
+            c.call("EVAL", "redis.call('set', KEYS[1], 'v'); return redis.call('get', KEYS[1])", "1", "me");
             c.call("ECHO", "end");
             while (true) {
                 String line = m.readReply();
-                out.add(line.replaceAll("^\\+\\d+\\.\\d{6} \\[(\\d+) 127\\.0\\.0\\.1:\\d+\\]", "+TS [$1 ADDR]"));
+                out.add(line.replaceAll("^\\+\\d+\\.\\d{6} \\[(\\d+) (127\\.0\\.0\\.1:\\d+|lua)\\]", "+TS [$1 ADDR]")
+                        + (line.contains(" lua]") ? " (lua)" : ""));
                 if (line.contains("\"end\"")) break;
             }
         }
