@@ -13,8 +13,9 @@ import java.util.Arrays;
  * listpackex: fields with a TTL first, by ascending expiry (a field placed at an expiry goes before those
  * already there with the same one), then fields without a TTL in the order they got there.
  *
- * <p>Every change returns a new array of exactly the needed size (as listpack reallocates); arrays are
- * never modified once returned, so a copy of a hash may share them.
+ * <p>The entries fill the first {@code len} bytes of a buffer that may be longer: {@link HashValue} owns the
+ * buffer, grows it with spare room and edits it in place (as listpack reallocs in place); the functions here
+ * read entries and write them into room the caller made.
  */
 final class HashListpack {
 
@@ -66,7 +67,7 @@ final class HashListpack {
         return vo + varintSize(vlen) + vlen;
     }
 
-    /** Offset of the entry after the one at {@code p}; {@code lp.length} after the last. */
+    /** Offset of the entry after the one at {@code p}; the used length after the last. */
     static int next(byte[] lp, boolean ttl, int p) {
         int e = afterValue(lp, p);
         return ttl ? e + varintSize(readVarint(lp, e)) : e;
@@ -95,80 +96,97 @@ final class HashListpack {
         return readVarint(lp, afterValue(lp, p));
     }
 
-    /** Offset of the entry holding {@code field}, or -1. */
-    static int find(byte[] lp, boolean ttl, byte[] field) {
+    /** Offset of the entry holding {@code field} among the first {@code len} bytes, or -1. */
+    static int find(byte[] lp, int len, boolean ttl, byte[] field) {
         int n = field.length;
-        for (int p = 0; p < lp.length; p = next(lp, ttl, p)) {
-            int flen = (int) readVarint(lp, p);
-            if (flen == n) {
-                int s = p + varintSize(flen);
-                if (Arrays.equals(lp, s, s + n, field, 0, n)) return p;
+        byte last = n > 0 ? field[n - 1] : 0;
+        int p = 0;
+        while (p < len) {
+            int start = p;
+            int flen = lp[p];
+            if (flen >= 0) {
+                p++;
+            } else {
+                flen = (int) readVarint(lp, p);
+                p += varintSize(flen);
+            }
+            // Fields of a hash often share a prefix and a length: the last byte tells most of them apart.
+            if (flen == n && (n == 0 || lp[p + n - 1] == last) && Arrays.equals(lp, p, p + n, field, 0, n)) {
+                return start;
+            }
+            p += flen;
+            int vlen = lp[p];
+            if (vlen >= 0) {
+                p += 1 + vlen;
+            } else {
+                vlen = (int) readVarint(lp, p);
+                p += varintSize(vlen) + vlen;
+            }
+            if (ttl) {
+                while (lp[p++] < 0) {
+                    // the expiry's varint continues
+                }
             }
         }
         return -1;
     }
 
-    // ---------------------------------------------------------------- changes
+    // ---------------------------------------------------------------- changes, in place
 
-    private static int entrySize(byte[] field, byte[] value, boolean ttl, long expireAt) {
+    static int entrySize(byte[] field, byte[] value, boolean ttl, long expireAt) {
         return varintSize(field.length) + field.length + varintSize(value.length) + value.length
                 + (ttl ? varintSize(expireAt) : 0);
     }
 
-    /** A copy of {@code lp} with an entry inserted at offset {@code p} (an entry boundary or the end). */
-    static byte[] insert(byte[] lp, int p, boolean ttl, byte[] field, byte[] value, long expireAt) {
-        byte[] out = new byte[lp.length + entrySize(field, value, ttl, expireAt)];
-        System.arraycopy(lp, 0, out, 0, p);
-        int q = writeVarint(out, p, field.length);
-        System.arraycopy(field, 0, out, q, field.length);
-        q = writeVarint(out, q + field.length, value.length);
-        System.arraycopy(value, 0, out, q, value.length);
+    /** Writes an entry at {@code p}, where the caller made {@link #entrySize} bytes of room. */
+    static void writeEntry(byte[] lp, int p, boolean ttl, byte[] field, byte[] value, long expireAt) {
+        int q = writeVarint(lp, p, field.length);
+        System.arraycopy(field, 0, lp, q, field.length);
+        q = writeVarint(lp, q + field.length, value.length);
+        System.arraycopy(value, 0, lp, q, value.length);
         q += value.length;
-        if (ttl) q = writeVarint(out, q, expireAt);
-        System.arraycopy(lp, p, out, q, lp.length - p);
-        return out;
+        if (ttl) writeVarint(lp, q, expireAt);
     }
 
-    /** A copy of {@code lp} without the bytes {@code [from, to)} (whole entries). */
-    static byte[] cut(byte[] lp, int from, int to) {
-        if (from == 0 && to == lp.length) return EMPTY;
-        byte[] out = new byte[lp.length - (to - from)];
-        System.arraycopy(lp, 0, out, 0, from);
-        System.arraycopy(lp, to, out, from, lp.length - to);
-        return out;
+    /** Offset of the value length of the entry at {@code p} (where {@link #replaceValue} starts). */
+    static int valueStart(byte[] lp, int p) {
+        return valueOffset(lp, p);
     }
 
-    /** A copy of {@code lp} with the value of the entry at {@code p} replaced, its expiry and place kept. */
-    static byte[] replaceValue(byte[] lp, int p, byte[] value) {
-        int vo = valueOffset(lp, p);
-        int end = afterValue(lp, p);
-        int size = varintSize(value.length) + value.length;
-        byte[] out = new byte[lp.length - (end - vo) + size];
-        System.arraycopy(lp, 0, out, 0, vo);
-        int q = writeVarint(out, vo, value.length);
-        System.arraycopy(value, 0, out, q, value.length);
-        System.arraycopy(lp, end, out, q + value.length, lp.length - end);
-        return out;
+    /** Offset just past the value of the entry at {@code p}. */
+    static int valueEnd(byte[] lp, int p) {
+        return afterValue(lp, p);
+    }
+
+    /** Writes {@code value} with its length at {@code vo}, where the caller made room for it. */
+    static void writeValue(byte[] lp, int vo, byte[] value) {
+        int q = writeVarint(lp, vo, value.length);
+        System.arraycopy(value, 0, lp, q, value.length);
+    }
+
+    static int valueSize(byte[] value) {
+        return varintSize(value.length) + value.length;
     }
 
     /**
      * Where an entry with {@code expireAt} goes in the TTL form: before the first entry without a TTL or with
-     * an expiry at or after it; at the end for an entry without a TTL.
+     * an expiry at or after it; at the end ({@code len}) for an entry without a TTL.
      */
-    static int placeFor(byte[] lp, long expireAt) {
-        if (expireAt == 0) return lp.length;
-        for (int p = 0; p < lp.length; p = next(lp, true, p)) {
+    static int placeFor(byte[] lp, int len, long expireAt) {
+        if (expireAt == 0) return len;
+        for (int p = 0; p < len; p = next(lp, true, p)) {
             long e = expireAt(lp, p);
             if (e == 0 || e >= expireAt) return p;
         }
-        return lp.length;
+        return len;
     }
 
-    /** The plain form {@code lp} with an empty TTL column added (listpack to listpackex). */
-    static byte[] withTtlColumn(byte[] lp, int entries) {
-        byte[] out = new byte[lp.length + entries];
+    /** The plain form's first {@code len} bytes with an empty TTL column added (listpack to listpackex). */
+    static byte[] withTtlColumn(byte[] lp, int len, int entries) {
+        if (len == 0) return EMPTY;
+        byte[] out = new byte[len + entries];
         int q = 0;
-        for (int p = 0; p < lp.length; ) {
+        for (int p = 0; p < len; ) {
             int e = next(lp, false, p);
             System.arraycopy(lp, p, out, q, e - p);
             q += e - p;
@@ -183,10 +201,10 @@ final class HashListpack {
      * it), at most {@code max} of them; they are all at the front since entries are ordered by expiry.
      * {@code counted[0]} receives how many.
      */
-    static int expiredPrefix(byte[] lp, long nowMs, int max, int[] counted) {
+    static int expiredPrefix(byte[] lp, int len, long nowMs, int max, int[] counted) {
         int p = 0;
         int n = 0;
-        while (p < lp.length && n < max) {
+        while (p < len && n < max) {
             long e = expireAt(lp, p);
             if (e == 0 || e >= nowMs) break;
             p = next(lp, true, p);

@@ -1,5 +1,6 @@
 package io.tide.store;
 
+import java.util.Arrays;
 import java.util.function.BiConsumer;
 import java.util.random.RandomGenerator;
 
@@ -42,8 +43,13 @@ public final class HashValue implements FieldExpiring {
     /** Header and fields of this object. */
     private static final long SHALLOW = 32;
 
-    /** Compact form ("listpack"/"listpackex"), or null in the hashtable form. */
+    /**
+     * Compact form ("listpack"/"listpackex"), or null in the hashtable form: the entries fill its first
+     * {@link #lpLen} bytes, the rest is room to grow in place ({@link HashListpack#EMPTY} when empty).
+     */
     private byte[] lp;
+    /** Bytes of {@link #lp} in use. */
+    private int lpLen;
     private int lpEntries;
     /** The compact form carries the TTL column ("listpackex"). */
     private boolean lpTtl;
@@ -55,8 +61,9 @@ public final class HashValue implements FieldExpiring {
         lp = HashListpack.EMPTY;
     }
 
-    private HashValue(byte[] lp, int entries, boolean ttl, HashDict dict) {
+    private HashValue(byte[] lp, int len, int entries, boolean ttl, HashDict dict) {
         this.lp = lp;
+        this.lpLen = len;
         this.lpEntries = entries;
         this.lpTtl = ttl;
         this.dict = dict;
@@ -92,12 +99,12 @@ public final class HashValue implements FieldExpiring {
     /** The value of {@code field}, or null. */
     public byte[] get(byte[] field) {
         if (lp == null) return dict.get(field);
-        int p = HashListpack.find(lp, lpTtl, field);
+        int p = HashListpack.find(lp, lpLen, lpTtl, field);
         return p < 0 ? null : HashListpack.value(lp, p);
     }
 
     public boolean contains(byte[] field) {
-        return lp != null ? HashListpack.find(lp, lpTtl, field) >= 0 : dict.get(field) != null;
+        return lp != null ? HashListpack.find(lp, lpLen, lpTtl, field) >= 0 : dict.get(field) != null;
     }
 
     /** The length of the value of {@code field}, or -1 when absent. */
@@ -106,14 +113,14 @@ public final class HashValue implements FieldExpiring {
             byte[] v = dict.get(field);
             return v == null ? -1 : v.length;
         }
-        int p = HashListpack.find(lp, lpTtl, field);
+        int p = HashListpack.find(lp, lpLen, lpTtl, field);
         return p < 0 ? -1 : HashListpack.valueLength(lp, p);
     }
 
     /** {@link #NO_FIELD} when absent, 0 when the field has no TTL, else its expiry in unix ms. */
     public long fieldExpireAt(byte[] field) {
         if (lp == null) return dict.expireAt(field);
-        int p = HashListpack.find(lp, lpTtl, field);
+        int p = HashListpack.find(lp, lpLen, lpTtl, field);
         if (p < 0) return NO_FIELD;
         return lpTtl ? HashListpack.expireAt(lp, p) : 0;
     }
@@ -124,7 +131,7 @@ public final class HashValue implements FieldExpiring {
             dict.forEach(action);
             return;
         }
-        for (int p = 0; p < lp.length; p = HashListpack.next(lp, lpTtl, p)) {
+        for (int p = 0; p < lpLen; p = HashListpack.next(lp, lpTtl, p)) {
             action.accept(HashListpack.field(lp, p), HashListpack.value(lp, p));
         }
     }
@@ -195,7 +202,15 @@ public final class HashValue implements FieldExpiring {
             }
             sum += len;
         }
-        if (lp.length + sum > LISTPACK_SAFETY_BYTES) convertToDict(size());
+        if (lpLen + sum > LISTPACK_SAFETY_BYTES) {
+            convertToDict(size());
+        } else if (to - from >= 3) {
+            // Several fields at once: room for all of them in one step, no more (as listpack sizes a batch).
+            long room = sum;
+            for (int i = from; i <= to; i++) room += HashListpack.varintSize(args[i].length);
+            if (lpTtl) room += (to - from + 1) / 2;
+            ensureRoom((int) Math.min(room, Integer.MAX_VALUE - 16 - lpLen));
+        }
     }
 
     /**
@@ -208,18 +223,18 @@ public final class HashValue implements FieldExpiring {
             convertToDict(size());
         }
         if (lp == null) return dict.put(field, value, keepTtl);
-        int p = HashListpack.find(lp, lpTtl, field);
+        int p = HashListpack.find(lp, lpLen, lpTtl, field);
         if (p >= 0) {
             if (lpTtl && !keepTtl && HashListpack.expireAt(lp, p) != 0) {
                 // The field loses its TTL: it moves to the end, with the fields that have none.
-                lp = HashListpack.cut(lp, p, HashListpack.next(lp, true, p));
-                lp = HashListpack.insert(lp, lp.length, true, field, value, 0);
+                cut(p, HashListpack.next(lp, true, p));
+                insertEntry(lpLen, field, value, 0);
             } else {
-                lp = HashListpack.replaceValue(lp, p, value);
+                replaceValue(p, value);
             }
             return false;
         }
-        lp = HashListpack.insert(lp, lp.length, lpTtl, field, value, 0);
+        insertEntry(lpLen, field, value, 0);
         lpEntries++;
         if (lpEntries > limits.hashMaxListpackEntries) convertToDict(lpEntries);
         return true;
@@ -228,10 +243,11 @@ public final class HashValue implements FieldExpiring {
     /** Removes {@code field}; true when it was there. */
     public boolean remove(byte[] field) {
         if (lp == null) return dict.remove(field);
-        int p = HashListpack.find(lp, lpTtl, field);
+        int p = HashListpack.find(lp, lpLen, lpTtl, field);
         if (p < 0) return false;
-        lp = HashListpack.cut(lp, p, HashListpack.next(lp, lpTtl, p));
+        cut(p, HashListpack.next(lp, lpTtl, p));
         lpEntries--;
+        trimIfSparse();
         return true;
     }
 
@@ -239,7 +255,8 @@ public final class HashValue implements FieldExpiring {
      * touches a hash; no-op in the other forms. */
     public void enableFieldTtl() {
         if (lp != null && !lpTtl) {
-            lp = HashListpack.withTtlColumn(lp, lpEntries);
+            lp = HashListpack.withTtlColumn(lp, lpLen, lpEntries);
+            lpLen = lp.length;
             lpTtl = true;
         }
     }
@@ -266,10 +283,10 @@ public final class HashValue implements FieldExpiring {
         if (lp == null) {
             dict.setExpireAt(field, expireAt);
         } else {
-            int p = HashListpack.find(lp, true, field);
+            int p = HashListpack.find(lp, lpLen, true, field);
             byte[] value = HashListpack.value(lp, p);
-            lp = HashListpack.cut(lp, p, HashListpack.next(lp, true, p));
-            lp = HashListpack.insert(lp, HashListpack.placeFor(lp, expireAt), true, field, value, expireAt);
+            cut(p, HashListpack.next(lp, true, p));
+            insertEntry(HashListpack.placeFor(lp, lpLen, expireAt), field, value, expireAt);
         }
         return EXPIRE_SET;
     }
@@ -283,10 +300,10 @@ public final class HashValue implements FieldExpiring {
             dict.persist(field);
         } else {
             // Without a TTL the field moves to the end, as in Redis's listpackex.
-            int p = HashListpack.find(lp, true, field);
+            int p = HashListpack.find(lp, lpLen, true, field);
             byte[] value = HashListpack.value(lp, p);
-            lp = HashListpack.cut(lp, p, HashListpack.next(lp, true, p));
-            lp = HashListpack.insert(lp, lp.length, true, field, value, 0);
+            cut(p, HashListpack.next(lp, true, p));
+            insertEntry(lpLen, field, value, 0);
         }
         return PERSIST_DONE;
     }
@@ -301,7 +318,7 @@ public final class HashValue implements FieldExpiring {
     /** The earliest expiry among the fields (unix ms), 0 when no field has a TTL. */
     public long nextExpireAt() {
         if (lp == null) return dict.nextExpireAt();
-        return lpTtl && lp.length > 0 ? HashListpack.expireAt(lp, 0) : 0;
+        return lpTtl && lpLen > 0 ? HashListpack.expireAt(lp, 0) : 0;
     }
 
     /**
@@ -315,10 +332,62 @@ public final class HashValue implements FieldExpiring {
         if (next == 0 || next >= nowMs || maxFields <= 0) return 0;
         if (lp == null) return dict.expire(nowMs, maxFields);
         int[] n = new int[1];
-        int end = HashListpack.expiredPrefix(lp, nowMs, maxFields, n);
-        lp = HashListpack.cut(lp, 0, end);
+        int end = HashListpack.expiredPrefix(lp, lpLen, nowMs, maxFields, n);
+        cut(0, end);
         lpEntries -= n[0];
+        trimIfSparse();
         return n[0];
+    }
+
+    // ---------------------------------------------------------------- the compact buffer
+
+    /**
+     * Makes room for {@code extra} more bytes after the used ones. A full buffer grows by a quarter (at least
+     * 16 bytes), about the spacing of the allocator's size classes under Redis's listpack, so appends copy
+     * the entries O(1) times each while the spare room stays under a fifth of the buffer.
+     */
+    private void ensureRoom(int extra) {
+        int need = lpLen + extra;
+        if (need <= lp.length) return;
+        long cap = Math.max(need, lp.length + Math.max(lp.length >> 2, 16));
+        // Whole 8-byte words: an array's size is rounded up to them anyway.
+        cap = Math.min((cap + 7) & ~7L, Integer.MAX_VALUE - 16);
+        lp = Arrays.copyOf(lp, (int) Math.max(cap, need));
+    }
+
+    /** Inserts an entry at {@code p} (an entry boundary or the used length), in place. */
+    private void insertEntry(int p, byte[] field, byte[] value, long expireAt) {
+        int size = HashListpack.entrySize(field, value, lpTtl, expireAt);
+        ensureRoom(size);
+        System.arraycopy(lp, p, lp, p + size, lpLen - p);
+        HashListpack.writeEntry(lp, p, lpTtl, field, value, expireAt);
+        lpLen += size;
+    }
+
+    /** Replaces the value of the entry at {@code p} in place, its expiry and place kept. */
+    private void replaceValue(int p, byte[] value) {
+        int vo = HashListpack.valueStart(lp, p);
+        int end = HashListpack.valueEnd(lp, p);
+        int delta = HashListpack.valueSize(value) - (end - vo);
+        if (delta > 0) ensureRoom(delta);
+        if (delta != 0) System.arraycopy(lp, end, lp, end + delta, lpLen - end);
+        HashListpack.writeValue(lp, vo, value);
+        lpLen += delta;
+    }
+
+    /** Removes the bytes {@code [from, to)} (whole entries) in place. */
+    private void cut(int from, int to) {
+        System.arraycopy(lp, to, lp, from, lpLen - to);
+        lpLen -= to - from;
+    }
+
+    /** After removals: drops the buffer when empty, trims it to size when more than half of it is unused. */
+    private void trimIfSparse() {
+        if (lpLen == 0) {
+            lp = HashListpack.EMPTY;
+        } else if (lp.length - lpLen > Math.max(lpLen, 16)) {
+            lp = Arrays.copyOf(lp, (lpLen + 7) & ~7);
+        }
     }
 
     // ---------------------------------------------------------------- encoding, memory, copy
@@ -326,11 +395,12 @@ public final class HashValue implements FieldExpiring {
     private void convertToDict(int expected) {
         HashDict d = new HashDict(Math.max(expected, lpEntries));
         boolean ttl = lpTtl;
-        for (int p = 0; p < lp.length; p = HashListpack.next(lp, ttl, p)) {
+        for (int p = 0; p < lpLen; p = HashListpack.next(lp, ttl, p)) {
             d.add(HashListpack.field(lp, p), HashListpack.value(lp, p), ttl ? HashListpack.expireAt(lp, p) : 0);
         }
         dict = d;
         lp = null;
+        lpLen = 0;
         lpEntries = 0;
         lpTtl = false;
     }
@@ -342,7 +412,8 @@ public final class HashValue implements FieldExpiring {
 
     @Override
     public CollectionValue copy() {
-        // Packed arrays are never modified once built, so the copy may share the current one.
-        return lp != null ? new HashValue(lp, lpEntries, lpTtl, null) : new HashValue(null, 0, false, dict.copy());
+        // The packed buffer is edited in place: the copy gets its own, of the same size.
+        if (lp == null) return new HashValue(null, 0, 0, false, dict.copy());
+        return new HashValue(lp.length == 0 ? lp : lp.clone(), lpLen, lpEntries, lpTtl, null);
     }
 }
