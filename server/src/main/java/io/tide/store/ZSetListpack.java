@@ -1,13 +1,19 @@
 package io.tide.store;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 
 /**
  * Confined to the shard thread that owns the sorted set. The compact encoding of a sorted set, Redis's
  * "listpack": every (member, score) pair in one byte array, ordered by score then member, each entry laid
- * out as {@code varint(memberLength) member score(8 bytes)}. The array is always exactly as long as its
- * content (as a listpack is reallocated on every change), so lookups, inserts and deletes are linear, which
- * is what Redis accepts for sets of at most {@code zset-max-listpack-entries} short members.
+ * out as {@code varint(memberLength) member score(8 bytes)}, in the first {@link #bytes()} bytes of the array.
+ * The array keeps a little spare capacity (at most about an eighth of the content, see {@link #grow}) so
+ * that an insert or delete shifts the tail in place instead of reallocating on every change; {@link
+ * #trimToSize} drops the spare, and {@link #memoryBytes} always counts the whole array. Lookups, inserts and
+ * deletes are linear, which is what Redis accepts for sets of at most {@code zset-max-listpack-entries}
+ * short members.
  *
  * <p>A score is stored as Redis stores it in a listpack: an integral score as an integer, so negative zero
  * reads back as zero; any other double round-trips exactly.
@@ -18,7 +24,11 @@ final class ZSetListpack {
     /** Object header plus fields. */
     static final long SHALLOW = 24;
 
+    private static final VarHandle LONG_BE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+
     private byte[] buf = EMPTY;
+    /** Bytes in use at the start of {@link #buf}. */
+    private int len;
     private int count;
 
     int size() {
@@ -27,7 +37,7 @@ final class ZSetListpack {
 
     /** Bytes of the entries (the listpack's length, without Redis's header). */
     int bytes() {
-        return buf.length;
+        return len;
     }
 
     long memoryBytes() {
@@ -37,6 +47,7 @@ final class ZSetListpack {
     ZSetListpack copy() {
         ZSetListpack c = new ZSetListpack();
         c.buf = buf.length == 0 ? EMPTY : buf.clone();
+        c.len = len;
         c.count = count;
         return c;
     }
@@ -50,6 +61,8 @@ final class ZSetListpack {
     }
 
     private int memberLength(int off) {
+        int b0 = buf[off];
+        if (b0 >= 0) return b0;
         int v = 0;
         int shift = 0;
         while (true) {
@@ -60,7 +73,7 @@ final class ZSetListpack {
         }
     }
 
-    private int memberStart(int off, int len) {
+    private static int memberStart(int off, int len) {
         return off + varintSize(len);
     }
 
@@ -77,7 +90,7 @@ final class ZSetListpack {
 
     /** End of the entries: {@link #next} returns this after the last one. */
     int end() {
-        return buf.length;
+        return len;
     }
 
     byte[] member(int off) {
@@ -89,9 +102,7 @@ final class ZSetListpack {
     double score(int off) {
         int len = memberLength(off);
         int p = memberStart(off, len) + len;
-        long bits = 0;
-        for (int i = 0; i < 8; i++) bits = (bits << 8) | (buf[p + i] & 0xff);
-        return Double.longBitsToDouble(bits);
+        return Double.longBitsToDouble((long) LONG_BE.get(buf, p));
     }
 
     int memberLengthAt(int off) {
@@ -152,6 +163,31 @@ final class ZSetListpack {
         return -1;
     }
 
+    /**
+     * One pass for ZADD: the offset of {@code member}'s entry when present, else {@code -(at + 1)} where
+     * {@code at} is the offset {@link #insert} would insert it at with {@code score}.
+     */
+    int findOrInsertionPoint(byte[] member, double score) {
+        byte[] b = buf;
+        int mlen = member.length;
+        int at = -1;
+        int off = 0;
+        for (int i = 0; i < count; i++) {
+            int l = memberLength(off);
+            int s = memberStart(off, l);
+            if (l == mlen && Arrays.equals(b, s, s + l, member, 0, l)) return off;
+            int nxt = s + l + 8;
+            if (at < 0) {
+                double sc = Double.longBitsToDouble((long) LONG_BE.get(b, s + l));
+                if (sc > score || (sc == score && Arrays.compareUnsigned(b, s, s + l, member, 0, mlen) > 0)) {
+                    at = off;
+                }
+            }
+            off = nxt;
+        }
+        return -((at < 0 ? off : at) + 1);
+    }
+
     /** Inserts a member known to be absent at its place in (score, member) order. */
     void insert(byte[] member, double score) {
         int off = 0;
@@ -165,32 +201,63 @@ final class ZSetListpack {
 
     /** Appends an entry that sorts after every other (building from sorted input). */
     void append(byte[] member, double score) {
-        insertAt(buf.length, member, score);
+        insertAt(len, member, score);
     }
 
-    private void insertAt(int at, byte[] member, double score) {
+    /** Room for {@code extra} more bytes, as when building from sorted input of known size. */
+    void reserve(int extra) {
+        if (len + extra > buf.length) buf = Arrays.copyOf(buf, len + extra);
+    }
+
+    /** Bytes an entry for a member of {@code memberLength} bytes takes. */
+    static int entrySize(int memberLength) {
+        return varintSize(memberLength) + memberLength + 8;
+    }
+
+    /** Inserts an entry at {@code at}, an offset {@link #findOrInsertionPoint} returned (decoded). */
+    void insertAt(int at, byte[] member, double score) {
         if (score == 0) score = 0.0; // a listpack stores integral scores as integers: -0 becomes 0
-        int len = member.length;
-        int entry = varintSize(len) + len + 8;
-        byte[] nb = new byte[buf.length + entry];
-        System.arraycopy(buf, 0, nb, 0, at);
-        System.arraycopy(buf, at, nb, at + entry, buf.length - at);
+        int mlen = member.length;
+        int entry = varintSize(mlen) + mlen + 8;
+        int need = len + entry;
+        byte[] b = buf;
+        if (need > b.length) {
+            byte[] nb = new byte[grow(need)];
+            System.arraycopy(b, 0, nb, 0, at);
+            System.arraycopy(b, at, nb, at + entry, len - at);
+            b = nb;
+            buf = nb;
+        } else {
+            System.arraycopy(b, at, b, at + entry, len - at);
+        }
         int p = at;
-        int v = len;
+        int v = mlen;
         while ((v & ~0x7f) != 0) {
-            nb[p++] = (byte) ((v & 0x7f) | 0x80);
+            b[p++] = (byte) ((v & 0x7f) | 0x80);
             v >>>= 7;
         }
-        nb[p++] = (byte) v;
-        System.arraycopy(member, 0, nb, p, len);
-        p += len;
-        long bits = Double.doubleToRawLongBits(score);
-        for (int i = 7; i >= 0; i--) {
-            nb[p + i] = (byte) bits;
-            bits >>>= 8;
-        }
-        buf = nb;
+        b[p++] = (byte) v;
+        System.arraycopy(member, 0, b, p, mlen);
+        p += mlen;
+        LONG_BE.set(b, p, Double.doubleToRawLongBits(score));
+        len = need;
         count++;
+    }
+
+    /**
+     * The capacity for {@code need} bytes: an eighth more, rounded up to a multiple of 8 (the array's
+     * payload is padded to 8 anyway), so memory per entry stays within about 12% of the content.
+     */
+    private static int grow(int need) {
+        long cap = need + (need >> 3);
+        cap = (cap + 7) & ~7L;
+        return (int) Math.min(cap, Integer.MAX_VALUE - 8);
+    }
+
+    /** Drops the spare capacity (beyond the array's padding to 8 bytes). */
+    void trimToSize() {
+        int cap = (len + 7) & ~7;
+        if (buf.length > cap) buf = len == 0 ? EMPTY : Arrays.copyOf(buf, cap);
     }
 
     /** Deletes the entry at {@code off}. */
@@ -202,13 +269,21 @@ final class ZSetListpack {
     void deleteRange(int from, int to, int entries) {
         if (entries == count) {
             buf = EMPTY;
+            len = 0;
             count = 0;
             return;
         }
-        byte[] nb = new byte[buf.length - (to - from)];
-        System.arraycopy(buf, 0, nb, 0, from);
-        System.arraycopy(buf, to, nb, from, buf.length - to);
-        buf = nb;
+        int nlen = len - (to - from);
+        if (buf.length - nlen > (nlen >> 2) + 16) {
+            // Too much spare: reallocate with the usual slack.
+            byte[] nb = new byte[grow(nlen)];
+            System.arraycopy(buf, 0, nb, 0, from);
+            System.arraycopy(buf, to, nb, from, len - to);
+            buf = nb;
+        } else {
+            System.arraycopy(buf, to, buf, from, len - to);
+        }
+        len = nlen;
         count -= entries;
     }
 

@@ -122,6 +122,9 @@ public final class ZSetValue implements CollectionValue {
         if (n <= limits.zsetMaxListpackEntries && maxLen <= limits.zsetMaxListpackValue
                 && total <= LISTPACK_MAX_SAFE) {
             ZSetListpack lp = new ZSetListpack();
+            long bytes = 0;
+            for (int i = 0; i < n; i++) bytes += ZSetListpack.entrySize(members[i].length);
+            if (bytes <= LISTPACK_MAX_SAFE) lp.reserve((int) bytes);
             for (int i = 0; i < n; i++) lp.append(members[i], scores[i]);
             return new ZSetValue(lp, null);
         }
@@ -170,6 +173,25 @@ public final class ZSetValue implements CollectionValue {
         return SHALLOW + (listpack != null ? listpack.memoryBytes() : skiplist.memoryBytes());
     }
 
+    /**
+     * Drops a listpack's spare capacity, as after a command that added many members at once (a skiplist
+     * has none).
+     */
+    public void trimToSize() {
+        if (listpack != null) listpack.trimToSize();
+    }
+
+    /**
+     * Room in a listpack for new members of the given lengths, as before a command adds many at once (one
+     * allocation instead of one per growth step); {@link #trimToSize} returns what goes unused.
+     */
+    public void reserveFor(byte[][] argv, int firstMember, int step, int n) {
+        if (listpack == null) return;
+        long bytes = 0;
+        for (int i = 0; i < n; i++) bytes += ZSetListpack.entrySize(argv[firstMember + i * step].length);
+        if (listpack.bytes() + bytes <= LISTPACK_MAX_SAFE) listpack.reserve((int) bytes);
+    }
+
     public int size() {
         return listpack != null ? listpack.size() : skiplist.size();
     }
@@ -199,7 +221,7 @@ public final class ZSetValue implements CollectionValue {
         boolean xx = (flags & IN_XX) != 0;
         if (Double.isNaN(score)) return OUT_NAN;
         if (listpack != null) {
-            int off = listpack.find(member);
+            int off = listpack.findOrInsertionPoint(member, score);
             if (off >= 0) {
                 int out = update(score, listpack.score(off), flags, newScore);
                 if (out == OUT_UPDATED) {
@@ -214,7 +236,7 @@ public final class ZSetValue implements CollectionValue {
                     || listpack.bytes() + (long) member.length > LISTPACK_MAX_SAFE) {
                 toSkiplist(listpack.size() + 1);
             } else {
-                listpack.insert(member, score);
+                listpack.insertAt(-off - 1, member, score);
                 newScore[0] = score;
                 return OUT_ADDED;
             }

@@ -486,6 +486,7 @@ public final class ZSetCommands {
             before = z.memoryBytes();
             z.maybeConvert(elements, limits);
         }
+        if (elements > 1) z.reserveFor(argv, idx + 1, 2, elements);
         double[] newScore = new double[1];
         boolean nan = false;
         for (int j = 0; j < elements; j++) {
@@ -501,6 +502,7 @@ public final class ZSetCommands {
                 score = newScore[0];
             }
         }
+        if (elements > 1) z.trimToSize(); // a bulk load keeps no spare capacity
         if (created) {
             if (z.size() > 0) db.put(key, z, 0, ctx.now());
         } else {
