@@ -2,7 +2,7 @@ package io.tide.pubsub;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.tide.Server;
+import io.tide.testing.ServerPerShardCount;
 import io.tide.testing.TestServers;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -10,9 +10,6 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.AfterParameterizedClassInvocation;
-import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
-import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.ValueSource;
 import redis.clients.jedis.Jedis;
@@ -21,23 +18,7 @@ import redis.clients.jedis.JedisMonitor;
 /** MONITOR through Jedis on one, two and four shards: commands from every connection and shard are seen. */
 @ParameterizedClass(name = "shards={0}")
 @ValueSource(ints = {1, 2, 4})
-class MonitorTest {
-
-    static Server server;
-
-    @Parameter
-    int shards;
-
-    @BeforeParameterizedClassInvocation
-    static void start(int shards) {
-        server = TestServers.start(shards);
-    }
-
-    @AfterParameterizedClassInvocation
-    static void stop() {
-        if (server != null) server.close();
-        server = null;
-    }
+class MonitorTest extends ServerPerShardCount {
 
     @Test
     void jedisMonitor_seesCommandsOfEveryConnection_andResetEndsIt() throws Exception {

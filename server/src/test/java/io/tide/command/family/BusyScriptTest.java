@@ -5,18 +5,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.tide.Server;
 import io.tide.command.Errors;
 import io.tide.testing.RawClient;
+import io.tide.testing.ServerPerShardCount;
 import io.tide.testing.TestServers;
 import java.io.IOException;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.AfterParameterizedClassInvocation;
-import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
-import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.ValueSource;
 import redis.clients.jedis.Jedis;
@@ -28,29 +25,13 @@ import redis.clients.jedis.Jedis;
  */
 @ParameterizedClass(name = "shards={0}")
 @ValueSource(ints = {1, 4})
-class BusyScriptTest {
+class BusyScriptTest extends ServerPerShardCount {
 
     static final String LOOP = "local i = 0 while true do i = i + 1 end";
     static final String BUSY = "-" + Errors.BUSY_EVAL + "\r\n";
 
-    static Server server;
-
-    @Parameter
-    int shards;
-
     private RawClient runner;
     private RawClient other;
-
-    @BeforeParameterizedClassInvocation
-    static void start(int shards) {
-        server = TestServers.start(shards);
-    }
-
-    @AfterParameterizedClassInvocation
-    static void stop() {
-        if (server != null) server.close();
-        server = null;
-    }
 
     @BeforeEach
     void connect() throws IOException {

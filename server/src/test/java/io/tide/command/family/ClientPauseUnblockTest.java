@@ -3,16 +3,12 @@ package io.tide.command.family;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.tide.Server;
 import io.tide.testing.RawClient;
-import io.tide.testing.TestServers;
+import io.tide.testing.ServerPerShardCount;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.AfterParameterizedClassInvocation;
-import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
-import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.ValueSource;
 import redis.clients.jedis.Jedis;
@@ -22,26 +18,10 @@ import redis.clients.jedis.exceptions.JedisDataException;
 /** CLIENT PAUSE, CLIENT UNPAUSE and CLIENT UNBLOCK through real sockets, on one and two shards. */
 @ParameterizedClass(name = "shards={0}")
 @ValueSource(ints = {1, 2})
-class ClientPauseUnblockTest {
-
-    static Server server;
-
-    @Parameter
-    int shards;
-
-    @BeforeParameterizedClassInvocation
-    static void start(int shards) {
-        server = TestServers.start(shards);
-    }
-
-    @AfterParameterizedClassInvocation
-    static void stop() {
-        if (server != null) server.close();
-        server = null;
-    }
+class ClientPauseUnblockTest extends ServerPerShardCount {
 
     private static Jedis jedis() {
-        return TestServers.jedis(server.port(), 2);
+        return jedis(2);
     }
 
     private static CompletableFuture<Long> timed(java.util.function.Consumer<Jedis> action) {

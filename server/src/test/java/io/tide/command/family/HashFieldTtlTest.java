@@ -8,7 +8,7 @@ import io.lettuce.core.ExpireArgs;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
-import io.tide.Server;
+import io.tide.testing.ServerPerShardCount;
 import io.tide.testing.TestServers;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -16,9 +16,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.AfterParameterizedClassInvocation;
-import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
-import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.ValueSource;
 import redis.clients.jedis.Jedis;
@@ -34,32 +31,12 @@ import redis.clients.jedis.resps.ScanResult;
  */
 @ParameterizedClass(name = "shards={0}")
 @ValueSource(ints = {1, 2})
-class HashFieldTtlTest {
+class HashFieldTtlTest extends ServerPerShardCount {
 
     private static final String WRONGTYPE = "WRONGTYPE Operation against a key holding the wrong kind of value";
     /** A field given this TTL (ms) is expired after {@link #WAIT_MS}. */
     private static final long SHORT_MS = 100;
     private static final long WAIT_MS = 300;
-
-    static Server server;
-
-    @Parameter
-    int shards;
-
-    @BeforeParameterizedClassInvocation
-    static void start(int shards) {
-        server = TestServers.start(shards);
-    }
-
-    @AfterParameterizedClassInvocation
-    static void stop() {
-        if (server != null) server.close();
-        server = null;
-    }
-
-    private static Jedis jedis(int proto) {
-        return TestServers.jedis(server.port(), proto);
-    }
 
     private static byte[] bytes(String s) {
         return s.getBytes(StandardCharsets.UTF_8);

@@ -8,16 +8,13 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
-import io.tide.Server;
 import io.tide.shard.Shard;
 import io.tide.store.HyperLogLog;
+import io.tide.testing.ServerPerShardCount;
 import io.tide.testing.TestServers;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.AfterParameterizedClassInvocation;
-import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
-import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.ValueSource;
 import redis.clients.jedis.Jedis;
@@ -27,32 +24,12 @@ import redis.clients.jedis.commands.ProtocolCommand;
 /** HyperLogLog commands through real sockets with Jedis and Lettuce, RESP2 and RESP3, on one and two shards. */
 @ParameterizedClass(name = "shards={0}")
 @ValueSource(ints = {1, 2})
-class HyperLogLogCommandsTest {
+class HyperLogLogCommandsTest extends ServerPerShardCount {
 
     private static final String WRONGTYPE = "WRONGTYPE Operation against a key holding the wrong kind of value";
     private static final String HLL_WRONGTYPE = "WRONGTYPE Key is not a valid HyperLogLog string value.";
     private static final String CORRUPT = "INVALIDOBJ Corrupted HLL object detected";
     private static final ProtocolCommand PFDEBUG = () -> "PFDEBUG".getBytes(StandardCharsets.US_ASCII);
-
-    static Server server;
-
-    @Parameter
-    int shards;
-
-    @BeforeParameterizedClassInvocation
-    static void start(int shards) {
-        server = TestServers.start(shards);
-    }
-
-    @AfterParameterizedClassInvocation
-    static void stop() {
-        if (server != null) server.close();
-        server = null;
-    }
-
-    private static Jedis jedis(int proto) {
-        return TestServers.jedis(server.port(), proto);
-    }
 
     private static byte[] bytes(String s) {
         return s.getBytes(StandardCharsets.UTF_8);

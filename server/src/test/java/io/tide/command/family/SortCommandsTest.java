@@ -6,15 +6,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.SortArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.tide.Server;
+import io.tide.testing.ServerPerShardCount;
 import io.tide.testing.TestServers;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.AfterParameterizedClassInvocation;
-import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
-import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.ValueSource;
 import redis.clients.jedis.Jedis;
@@ -24,23 +21,7 @@ import redis.clients.jedis.params.SortingParams;
 /** SORT and SORT_RO through Jedis and Lettuce, RESP2 and RESP3, on one and two shards. */
 @ParameterizedClass(name = "shards={0}")
 @ValueSource(ints = {1, 2})
-class SortCommandsTest {
-
-    static Server server;
-
-    @Parameter
-    int shards;
-
-    @BeforeParameterizedClassInvocation
-    static void start(int shards) {
-        server = TestServers.start(shards);
-    }
-
-    @AfterParameterizedClassInvocation
-    static void stop() {
-        if (server != null) server.close();
-        server = null;
-    }
+class SortCommandsTest extends ServerPerShardCount {
 
     @Test
     void jedis_sortsListsSetsAndSortedSets_inBothProtocols() {

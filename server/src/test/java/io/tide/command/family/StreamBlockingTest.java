@@ -4,14 +4,10 @@ import static io.tide.testing.TestServers.awaitBlocked;
 import static io.tide.testing.TestServers.keysOnDifferentShards;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.tide.Server;
 import io.tide.testing.RawClient;
-import io.tide.testing.TestServers;
+import io.tide.testing.ServerPerShardCount;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.AfterParameterizedClassInvocation;
-import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
-import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.ValueSource;
 import redis.clients.jedis.Jedis;
@@ -24,26 +20,10 @@ import redis.clients.jedis.StreamEntryID;
  */
 @ParameterizedClass(name = "shards={0}")
 @ValueSource(ints = {1, 2})
-class StreamBlockingTest {
-
-    static Server server;
-
-    @Parameter
-    int shards;
-
-    @BeforeParameterizedClassInvocation
-    static void start(int shards) {
-        server = TestServers.start(shards);
-    }
-
-    @AfterParameterizedClassInvocation
-    static void stop() {
-        if (server != null) server.close();
-        server = null;
-    }
+class StreamBlockingTest extends ServerPerShardCount {
 
     private static Jedis jedis() {
-        return TestServers.jedis(server.port(), 2);
+        return jedis(2);
     }
 
     private static RawClient raw(int proto) throws Exception {

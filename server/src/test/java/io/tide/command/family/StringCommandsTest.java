@@ -13,8 +13,8 @@ import io.lettuce.core.SetArgs;
 import io.lettuce.core.StringMatchResult;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
-import io.tide.Server;
 import io.tide.shard.Shard;
+import io.tide.testing.ServerPerShardCount;
 import io.tide.testing.TestServers;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -22,9 +22,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.AfterParameterizedClassInvocation;
-import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
-import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.ValueSource;
 import redis.clients.jedis.Jedis;
@@ -38,31 +35,11 @@ import redis.clients.jedis.resps.LCSMatchResult;
 /** String commands through real sockets with Jedis and Lettuce, RESP2 and RESP3, on one and two shards. */
 @ParameterizedClass(name = "shards={0}")
 @ValueSource(ints = {1, 2})
-class StringCommandsTest {
+class StringCommandsTest extends ServerPerShardCount {
 
     private static final String WRONGTYPE = "WRONGTYPE Operation against a key holding the wrong kind of value";
     private static final String NOT_INTEGER = "ERR value is not an integer or out of range";
 
-
-    static Server server;
-
-    @Parameter
-    int shards;
-
-    @BeforeParameterizedClassInvocation
-    static void start(int shards) {
-        server = TestServers.start(shards);
-    }
-
-    @AfterParameterizedClassInvocation
-    static void stop() {
-        if (server != null) server.close();
-        server = null;
-    }
-
-    private static Jedis jedis(int proto) {
-        return TestServers.jedis(server.port(), proto);
-    }
 
     /** Stores a value of a non-string type under {@code key} (no other type exists yet). */
     private static void putNonString(String key) throws Exception {

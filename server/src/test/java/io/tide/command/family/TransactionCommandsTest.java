@@ -6,9 +6,9 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.TransactionResult;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
-import io.tide.Server;
 import io.tide.shard.ShardSet;
 import io.tide.testing.RawClient;
+import io.tide.testing.ServerPerShardCount;
 import io.tide.testing.TestServers;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -19,9 +19,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.AfterParameterizedClassInvocation;
-import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
-import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.ValueSource;
 import redis.clients.jedis.Jedis;
@@ -33,27 +30,7 @@ import redis.clients.jedis.Transaction;
  */
 @ParameterizedClass(name = "shards={0}")
 @ValueSource(ints = {1, 2, 4})
-class TransactionCommandsTest {
-
-    static Server server;
-
-    @Parameter
-    int shards;
-
-    @BeforeParameterizedClassInvocation
-    static void start(int shards) {
-        server = TestServers.start(shards);
-    }
-
-    @AfterParameterizedClassInvocation
-    static void stop() {
-        if (server != null) server.close();
-        server = null;
-    }
-
-    private static Jedis jedis(int proto) {
-        return TestServers.jedis(server.port(), proto);
-    }
+class TransactionCommandsTest extends ServerPerShardCount {
 
     /** Two keys on different shards when there are several. */
     private static String[] apart(String prefix) {

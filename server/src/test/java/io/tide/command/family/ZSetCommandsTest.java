@@ -15,9 +15,9 @@ import io.lettuce.core.ZPopArgs;
 import io.lettuce.core.ZStoreArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
-import io.tide.Server;
 import io.tide.shard.Shard;
 import io.tide.store.Database;
+import io.tide.testing.ServerPerShardCount;
 import io.tide.testing.TestServers;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -27,9 +27,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.AfterParameterizedClassInvocation;
-import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
-import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.ValueSource;
 import redis.clients.jedis.Jedis;
@@ -46,29 +43,9 @@ import redis.clients.jedis.util.KeyValue;
 /** Sorted-set commands through real sockets with Jedis and Lettuce, RESP2 and RESP3, on one and two shards. */
 @ParameterizedClass(name = "shards={0}")
 @ValueSource(ints = {1, 2})
-class ZSetCommandsTest {
+class ZSetCommandsTest extends ServerPerShardCount {
 
     private static final String WRONGTYPE = "WRONGTYPE Operation against a key holding the wrong kind of value";
-
-    static Server server;
-
-    @Parameter
-    int shards;
-
-    @BeforeParameterizedClassInvocation
-    static void start(int shards) {
-        server = TestServers.start(shards);
-    }
-
-    @AfterParameterizedClassInvocation
-    static void stop() {
-        if (server != null) server.close();
-        server = null;
-    }
-
-    private static Jedis jedis(int proto) {
-        return TestServers.jedis(server.port(), proto);
-    }
 
     private static byte[] bytes(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
