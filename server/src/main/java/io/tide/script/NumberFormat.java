@@ -6,6 +6,13 @@ import java.math.MathContext;
 /** Lua 5.1's number-to-string rule ({@code "%.14g"}), which LuaJ does not follow. Thread-safe (stateless). */
 public final class NumberFormat {
 
+    private static final double[] POW10 = new double[18];
+
+    static {
+        double p = 1;
+        for (int i = 0; i < POW10.length; i++, p *= 10) POW10[i] = p;
+    }
+
     private NumberFormat() {}
 
     /** C's {@code printf("%.14g", d)}. */
@@ -18,7 +25,11 @@ public final class NumberFormat {
         if (Double.isNaN(d)) return d != d && Double.doubleToRawLongBits(d) < 0 ? "-nan" : "nan";
         if (Double.isInfinite(d)) return d > 0 ? "inf" : "-inf";
         if (d == 0) return (1 / d < 0) ? "-0" : "0";
-        if (d == Math.rint(d) && Math.abs(d) < 1e15 && precision >= 15) return Long.toString((long) d);
+        // An integer of at most `precision` digits prints as itself: the common case (counters, TTLs, indexes)
+        // skips BigDecimal, which a script pays per number it passes to redis.call.
+        if (d == Math.rint(d) && precision >= 1 && precision <= 17 && Math.abs(d) < POW10[precision]) {
+            return Long.toString((long) d);
+        }
         BigDecimal bd = new BigDecimal(d).round(new MathContext(precision, java.math.RoundingMode.HALF_EVEN));
         int exp = bd.precision() - bd.scale() - 1;
         if (exp < -4 || exp >= precision) {
