@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
-import io.tide.Server;
+import io.tide.testing.ServerPerShardCount;
 import io.tide.testing.TestServers;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -13,10 +13,8 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.AfterParameterizedClassInvocation;
-import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
-import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.ValueSource;
 import redis.clients.jedis.Jedis;
@@ -25,24 +23,17 @@ import redis.clients.jedis.JedisPubSub;
 /** Keyspace notifications through Lettuce (RESP2 and RESP3) and Jedis, on one and two shards. */
 @ParameterizedClass(name = "shards={0}")
 @ValueSource(ints = {1, 2})
-class KeyspaceEventsTest {
+class KeyspaceEventsTest extends ServerPerShardCount {
 
-    static Server server;
+    /** Expiry tests wait on the cron: run it 50 times a second. */
+    @BeforeEach
+    void fastCron() {
+        try (Jedis j = TestServers.jedis(server.port(), 2)) {
+            j.configSet("hz", "50");
+        }
+    }
+
     private static int round;
-
-    @Parameter
-    int shards;
-
-    @BeforeParameterizedClassInvocation
-    static void start(int shards) {
-        server = TestServers.start(shards, "--hz", "50");
-    }
-
-    @AfterParameterizedClassInvocation
-    static void stop() {
-        if (server != null) server.close();
-        server = null;
-    }
 
     @AfterEach
     void off() {

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.TrackingArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.tide.Server;
+import io.tide.testing.ServerPerShardCount;
 import io.tide.testing.TestServers;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -15,10 +15,8 @@ import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.AfterParameterizedClassInvocation;
-import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
-import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.ValueSource;
 import redis.clients.jedis.Jedis;
@@ -27,24 +25,17 @@ import redis.clients.jedis.exceptions.JedisDataException;
 /** Client tracking through Lettuce (RESP3 push listener) and Jedis, on one and two shards. */
 @ParameterizedClass(name = "shards={0}")
 @ValueSource(ints = {1, 2})
-class TrackingTest {
+class TrackingTest extends ServerPerShardCount {
 
-    static Server server;
+    /** Expiry tests wait on the cron: run it 50 times a second. */
+    @BeforeEach
+    void fastCron() {
+        try (Jedis j = TestServers.jedis(server.port(), 2)) {
+            j.configSet("hz", "50");
+        }
+    }
+
     private static int round;
-
-    @Parameter
-    int shards;
-
-    @BeforeParameterizedClassInvocation
-    static void start(int shards) {
-        server = TestServers.start(shards, "--hz", "50");
-    }
-
-    @AfterParameterizedClassInvocation
-    static void stop() {
-        if (server != null) server.close();
-        server = null;
-    }
 
     /** Invalidated keys as Lettuce's push listener reports them ("*" for a flush). */
     private static final class Invalidations {

@@ -9,19 +9,14 @@ import io.lettuce.core.LMoveArgs;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
-import io.tide.Server;
 import io.tide.testing.RawClient;
+import io.tide.testing.ServerPerShardCount;
 import io.tide.testing.TestServers;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.AfterParameterizedClassInvocation;
-import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
-import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.ValueSource;
 import redis.clients.jedis.Jedis;
@@ -34,30 +29,7 @@ import redis.clients.jedis.args.ListDirection;
  */
 @ParameterizedClass(name = "shards={0}")
 @ValueSource(ints = {1, 2})
-class ListBlockingTest {
-
-    static Server server;
-    static ExecutorService pool;
-
-    @Parameter
-    int shards;
-
-    @BeforeParameterizedClassInvocation
-    static void start(int shards) {
-        server = TestServers.start(shards);
-        pool = Executors.newCachedThreadPool();
-    }
-
-    @AfterParameterizedClassInvocation
-    static void stop() {
-        pool.shutdownNow();
-        if (server != null) server.close();
-        server = null;
-    }
-
-    private static Jedis jedis(int proto) {
-        return TestServers.jedis(server.port(), proto);
-    }
+class ListBlockingTest extends ServerPerShardCount {
 
     @Test
     void brpop_isServedFromTheTail_byAPushOnAnotherShard() throws Exception {

@@ -9,19 +9,14 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScoredValue;
 import io.lettuce.core.ZPopArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.tide.Server;
 import io.tide.testing.RawClient;
+import io.tide.testing.ServerPerShardCount;
 import io.tide.testing.TestServers;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.AfterParameterizedClassInvocation;
-import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
-import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.ValueSource;
 import redis.clients.jedis.Jedis;
@@ -34,26 +29,7 @@ import redis.clients.jedis.resps.Tuple;
  */
 @ParameterizedClass(name = "shards={0}")
 @ValueSource(ints = {1, 2})
-class ZSetBlockingTest {
-
-    static Server server;
-    static ExecutorService pool;
-
-    @Parameter
-    int shards;
-
-    @BeforeParameterizedClassInvocation
-    static void start(int shards) {
-        server = TestServers.start(shards);
-        pool = Executors.newCachedThreadPool();
-    }
-
-    @AfterParameterizedClassInvocation
-    static void stop() {
-        pool.shutdownNow();
-        if (server != null) server.close();
-        server = null;
-    }
+class ZSetBlockingTest extends ServerPerShardCount {
 
     private static Jedis jedis() {
         return TestServers.jedis(server.port(), 2);
