@@ -28,6 +28,11 @@ public final class Args {
         return new String(arg, StandardCharsets.UTF_8);
     }
 
+    /** The ASCII bytes of a command or option name. */
+    public static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.US_ASCII);
+    }
+
     public static byte[] bytes(long v) {
         return Long.toString(v).getBytes(StandardCharsets.US_ASCII);
     }

@@ -1,16 +1,22 @@
 package io.tide.command;
 
+import io.tide.journal.Effect;
+import io.tide.journal.Journal;
 import io.tide.protocol.Reply;
 import io.tide.shard.Shard;
 import io.tide.shard.ShardSet;
+import io.tide.shard.ShardWrites;
 import io.tide.store.Database;
+import io.tide.store.Sized;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * What a handler sees while it runs: the databases that own its keys, the client, the time.
  * Confined to the thread executing the command: a shard thread, or the coordinator while the
  * shards it needs are parked (then {@link #db(byte[])} reaches any shard, safely).
  */
-public final class CommandContext {
+public final class CommandContext implements ShardWrites.Recorder {
 
     private final ServerContext server;
     private final ShardSet shards;
@@ -26,16 +32,46 @@ public final class CommandContext {
     private boolean mayBlock = true;
     /** True while the dispatcher re-runs a parked command after one of its keys was signalled. */
     private boolean retry;
+    /** The shards this run may touch, as a mask: the executing shard, or those the coordinator parked. */
+    private long parked;
 
+    // The write seam, per command: values opened with readForWrite and their size then (memory accounting).
+    private final ArrayList<OpenWrite> openWrites = new ArrayList<>();
+    private int openCount;
+
+    // The journal, per top-level operation (a command, a transaction, a script): see beginOp / endOp.
+    /** Whether this operation's effects are recorded (some journal has a sink). */
+    private boolean journalling;
+    /** Per shard id: the effects recorded for that shard so far in this operation (null = none yet). */
+    private final List<Effect>[] effects;
+    /** Per shard id: its write counter when the current command began. */
+    private final long[] writesAtStart;
+    /** Per shard id: the keys the current command wrote there (for a command that spans shards). */
+    private final ArrayList<WrittenKey> writtenKeys = new ArrayList<>();
+    /** The current command wrote a whole database somewhere (FLUSHDB, FLUSHALL, SWAPDB): journal it as it is. */
+    private boolean wroteWholeDb;
+    /** The current command's journalled form when it differs from its argv ({@link #propagateAs}). */
+    private byte[][][] rewrite;
+    /** Commands run nested in the current top-level one (EXEC, scripts): those journal for it. */
+    private int nestedCalls;
+
+    @SuppressWarnings("unchecked")
     CommandContext(ServerContext server) {
         this.server = server;
         this.shards = server.shards();
+        this.effects = new List[shards.size()];
+        this.writesAtStart = new long[shards.size()];
     }
 
-    CommandContext reset(Shard executing, boolean coordinated, ClientSession client, int dbIndex, long nowMs,
-                         boolean noTouch) {
+    /**
+     * Prepares a top-level run. {@code parkedMask}: the shards the coordinator parked for a coordinated run (ignored
+     * otherwise: an inline or hop run touches only {@code executing}).
+     */
+    CommandContext reset(Shard executing, boolean coordinated, long parkedMask, ClientSession client, int dbIndex,
+                         long nowMs, boolean noTouch) {
         this.shard = executing;
         this.coordinated = coordinated;
+        this.parked = coordinated ? parkedMask : 1L << executing.id();
         this.client = client;
         this.dbIndex = dbIndex;
         this.now = nowMs;
@@ -99,14 +135,22 @@ public final class CommandContext {
     private Reply call(CommandSpec spec, byte[][] argv, String monitorSource) {
         boolean couldBlock = mayBlock;
         mayBlock = false;
+        int outerNested = nestedCalls;
+        nestedCalls = 0;
+        byte[][][] outerRewrite = rewrite;
+        int db = dbIndex;
+        beginCommand();
         try {
             Reply r = spec.handler().execute(this, argv);
-            touchWritten(spec, argv);
+            afterCommand(spec, argv);
             if (server.monitor().active()) feedMonitors(spec, argv, monitorSource, false);
             return r;
         } catch (CommandException e) {
             return Reply.error(e.getMessage());
         } finally {
+            endCommand(argv, db, nestedCalls > 0);
+            nestedCalls = outerNested + 1;
+            rewrite = outerRewrite;
             blockRequest = null;
             mayBlock = couldBlock;
         }
@@ -135,25 +179,12 @@ public final class CommandContext {
     }
 
     /**
-     * After a write command succeeded: marks the WATCHes of its keys dirty (Redis's signalModifiedKey). A
-     * write that changed nothing (SET NX on an existing key) touches too: such a transaction fails where
-     * Redis's would run, never the other way round.
+     * After a command succeeded: client tracking's read side (and FLUSHDB/FLUSHALL's invalidation of everything).
+     * Everything a write changes is booked by the write seam ({@link ShardWrites}) as it happens.
      */
-    void touchWritten(CommandSpec spec, byte[][] argv) {
+    void afterCommand(CommandSpec spec, byte[][] argv) {
         io.tide.pubsub.Tracking t = server.tracking();
         if (t.active()) track(t, spec, argv);
-        if (!spec.has(CommandSpec.WRITE)) return;
-        if (spec.keyFinder() != null) {
-            byte[][] keys = spec.keyFinder().keys(argv);
-            for (byte[] key : keys) shardOf(key).watched().touch(dbIndex, key);
-            return;
-        }
-        if (spec.firstKey() <= 0) return;
-        int last = Math.min(spec.lastKeyIndex(argv.length), argv.length - 1);
-        for (int i = spec.firstKey(); i <= last; i += spec.keyStep()) {
-            Shard s = shardOf(argv[i]);
-            if (!s.watched().isEmpty()) s.watched().touch(dbIndex, argv[i]);
-        }
     }
 
     /**
@@ -166,11 +197,8 @@ public final class CommandContext {
         int caching = client == null ? 0 : client.caching();
         if (caching != 0 && !spec.fullName().startsWith("client|")) client.caching(0); // as Redis's resetClient
         if (spec.has(CommandSpec.WRITE)) {
-            if (spec.name().equals("flushdb") || spec.name().equals("flushall")) {
-                t.invalidateAll();
-                return;
-            }
-            for (byte[] k : keysOf(spec, argv)) t.invalidate(k, origin);
+            // The keys a write changed were invalidated by the write seam as they changed.
+            if (spec.name().equals("flushdb") || spec.name().equals("flushall")) t.invalidateAll();
             return;
         }
         io.tide.pubsub.Tracking.Mode m = client == null ? null : client.trackingMode();
@@ -274,9 +302,241 @@ public final class CommandContext {
         return v;
     }
 
-    /** Reads a key for a write command (lazy expiry; no hit/miss counting, as Redis's lookupKeyWrite). */
+    /**
+     * Reads a key for a write command (Redis's lookupKeyWrite: lazy expiry, no hit/miss counting). The handler may
+     * change the value in place afterwards; it then reports that with {@link #modified} (a snapshot in progress has
+     * already kept the old value, and the size change is booked).
+     */
     public Object readForWrite(byte[] key) {
-        return db(key).get(key, now);
+        Database d = db(key);
+        Object v = d.getForWrite(key, now);
+        if (v instanceof Sized sz) open(d, key, sz);
+        return v;
+    }
+
+    /**
+     * The write seam for in-place changes: the value of {@code key} (selected database), obtained with
+     * {@link #readForWrite}, was changed. Books its size change and tells the shard's seam (dirty counter, WATCH,
+     * tracking, blocked clients, the journal). A handler that changed nothing does not call this, and then nothing
+     * is touched or recorded. Keyspace events stay the handler's, as in Redis (their names are the command's).
+     */
+    public void modified(byte[] key) {
+        Database d = db(key);
+        long delta = 0;
+        for (int i = 0; i < openCount; i++) {
+            OpenWrite w = openWrites.get(i);
+            if (w.db == d && java.util.Arrays.equals(w.key, key)) {
+                long now = w.value.memoryBytes();
+                delta = now - w.before;
+                w.before = now;
+                break;
+            }
+        }
+        d.modified(key, delta);
+    }
+
+    private void open(Database d, byte[] key, Sized v) {
+        for (int i = 0; i < openCount; i++) {
+            if (openWrites.get(i).value == v) return;
+        }
+        OpenWrite w;
+        if (openCount < openWrites.size()) {
+            w = openWrites.get(openCount);
+        } else {
+            w = new OpenWrite();
+            openWrites.add(w);
+        }
+        openCount++;
+        w.db = d;
+        w.key = key;
+        w.value = v;
+        w.before = v.memoryBytes();
+    }
+
+    /** After a command: books the size change of every value it opened (also those it did not report). */
+    private void closeWrites() {
+        for (int i = 0; i < openCount; i++) {
+            OpenWrite w = openWrites.get(i);
+            long delta = w.value.memoryBytes() - w.before;
+            if (delta != 0) w.db.adjustUsedBytes(delta);
+            w.db = null;
+            w.key = null;
+            w.value = null;
+        }
+        openCount = 0;
+    }
+
+    /** A value opened for writing by the running command. */
+    private static final class OpenWrite {
+        Database db;
+        byte[] key;
+        Sized value;
+        long before;
+    }
+
+    // ---------------------------------------------------------------- the journal
+
+    /**
+     * Replaces the current command's journalled form (Redis's rewriteClientCommandVector / alsoPropagate): the
+     * deterministic commands that reproduce its effect, such as PEXPIREAT for EXPIRE, SREM for SPOP, LPOP for a
+     * served BLPOP. Each runs in the command's database. Has no effect if the command turns out to change nothing.
+     */
+    public void propagateAs(byte[][]... commands) {
+        rewrite = commands;
+    }
+
+    /** Whether the journal records this run's effects (a handler may skip building a costly rewrite otherwise). */
+    public boolean journalling() {
+        return journalling;
+    }
+
+    /** Starts a top-level operation: its effects go to the journals of the shards it changed, whole, at endOp. */
+    void beginOp() {
+        Shard first = coordinated ? shards.get(Long.numberOfTrailingZeros(parked)) : shard;
+        journalling = first.writes().journal().active();
+        nestedCalls = 0;
+        long origin = client == null ? 0 : client.id();
+        ShardWrites.Recorder r = journalling ? this : null;
+        if (!coordinated) {
+            shard.writes().running(origin, r);
+        } else {
+            for (long m = parked; m != 0; m &= m - 1) shards.get(Long.numberOfTrailingZeros(m)).writes().running(origin, r);
+        }
+        beginCommand();
+    }
+
+    private void beginCommand() {
+        rewrite = null;
+        wroteWholeDb = false;
+        writtenKeys.clear();
+        if (!journalling) return;
+        if (!coordinated) {
+            writesAtStart[shard.id()] = shard.writes().writes();
+        } else {
+            for (long m = parked; m != 0; m &= m - 1) {
+                int id = Long.numberOfTrailingZeros(m);
+                writesAtStart[id] = shards.get(id).writes().writes();
+            }
+        }
+    }
+
+    /**
+     * After a command (top-level or nested) ran in database {@code db}: records its effect for the shards it
+     * changed. On one shard, its journalled form; on several (a multi-key command across shards), each shard gets
+     * the resulting state of the keys it owns, except for whole-database commands (FLUSHALL, SWAPDB), which every
+     * changed shard records as they are.
+     */
+    private void endCommand(byte[][] argv, int db, boolean ranNested) {
+        closeWrites();
+        // A command that ran others (EXEC, a script) is journalled by their effects, which are recorded already.
+        if (!journalling || ranNested) return;
+        int changed = 0;
+        int only = -1;
+        if (!coordinated) {
+            if (shard.writes().writes() != writesAtStart[shard.id()]) {
+                changed = 1;
+                only = shard.id();
+            }
+        } else {
+            for (long m = parked; m != 0; m &= m - 1) {
+                int id = Long.numberOfTrailingZeros(m);
+                if (shards.get(id).writes().writes() != writesAtStart[id]) {
+                    changed++;
+                    only = id;
+                }
+            }
+        }
+        if (changed == 0) return;
+        if (changed == 1 || wroteWholeDb) {
+            for (long m = coordinated ? parked : 1L << only; m != 0; m &= m - 1) {
+                int id = Long.numberOfTrailingZeros(m);
+                if (changed == 1 && id != only) continue;
+                if (changed > 1 && shards.get(id).writes().writes() == writesAtStart[id]) continue;
+                if (rewrite != null) {
+                    for (byte[][] c : rewrite) effectsOf(id).add(new Effect(db, c));
+                } else {
+                    effectsOf(id).add(new Effect(db, argv));
+                }
+            }
+            return;
+        }
+        // A command whose writes span shards: each shard records the resulting state of its keys.
+        java.util.HashSet<WrittenKey> seen = new java.util.HashSet<>();
+        for (WrittenKey k : writtenKeys) {
+            if (!seen.add(k)) continue;
+            Database d = shards.get(k.shard).db(k.db);
+            for (byte[][] c : io.tide.journal.KeyStates.of(d, k.key, now)) effectsOf(k.shard).add(new Effect(k.db, c));
+        }
+    }
+
+    private List<Effect> effectsOf(int shardId) {
+        List<Effect> l = effects[shardId];
+        if (l == null) l = effects[shardId] = new ArrayList<>(4);
+        return l;
+    }
+
+    /** Ends the top-level operation: hands its effects to the journals, whole (see {@link Journal}). */
+    void endOp(byte[][] argv, int db) {
+        endCommand(argv, db, nestedCalls > 0);
+        long mask = coordinated ? parked : 1L << shard.id();
+        if (journalling) {
+            int parts = 0;
+            for (long m = mask; m != 0; m &= m - 1) {
+                List<Effect> l = effects[Long.numberOfTrailingZeros(m)];
+                if (l != null && !l.isEmpty()) parts++;
+            }
+            long seq = parts > 1 ? server.nextGroupSeq() : 0;
+            for (long m = mask; m != 0; m &= m - 1) {
+                int id = Long.numberOfTrailingZeros(m);
+                List<Effect> l = effects[id];
+                if (l == null || l.isEmpty()) continue;
+                Journal j = shards.get(id).writes().journal();
+                if (parts == 1 && l.size() == 1) j.command(l.get(0));
+                else j.transaction(seq, parts, List.copyOf(l));
+                l.clear();
+            }
+        }
+        for (long m = mask; m != 0; m &= m - 1) shards.get(Long.numberOfTrailingZeros(m)).writes().running(0, null);
+        journalling = false;
+    }
+
+    @Override
+    public void written(Shard s, int db, byte[] key) {
+        if (key == null) {
+            wroteWholeDb = true;
+            return;
+        }
+        if (coordinated) writtenKeys.add(new WrittenKey(s.id(), db, key));
+    }
+
+    @Override
+    public void expired(Shard s, Effect del) {
+        effectsOf(s.id()).add(del);
+    }
+
+    /** A key written by the running command, compared by content. */
+    private record WrittenKey(int shard, int db, byte[] key) {
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof WrittenKey k && k.shard == shard && k.db == db && java.util.Arrays.equals(k.key, key);
+        }
+
+        @Override
+        public int hashCode() {
+            return java.util.Arrays.hashCode(key) * 31 + shard * 17 + db;
+        }
+    }
+
+    /**
+     * The shards this run owns: every shard the coordinator parked, or the one it runs on (with one shard, or while
+     * one shard's journal is replayed at startup). Whole-database commands (FLUSHALL, SWAPDB) act on these.
+     */
+    public Shard[] ownedShards() {
+        if (!coordinated) return new Shard[] {shard};
+        Shard[] out = new Shard[Long.bitCount(parked)];
+        int n = 0;
+        for (long m = parked; m != 0; m &= m - 1) out[n++] = shards.get(Long.numberOfTrailingZeros(m));
+        return out;
     }
 
     /** Every shard's copy of database {@code index}: only for ALL_SHARDS commands (or with one shard). */

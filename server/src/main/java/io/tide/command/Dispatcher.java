@@ -201,7 +201,7 @@ public final class Dispatcher {
     }
 
     private void runInline(ClientSession c, CommandSpec spec, byte[][] argv, Shard home, long now, boolean silent) {
-        CommandContext ctx = shardContexts[home.id()].reset(home, false, c, c.db, now, c.noTouch);
+        CommandContext ctx = shardContexts[home.id()].reset(home, false, 0, c, c.db, now, c.noTouch);
         long t0 = System.nanoTime();
         Outcome o = execute(spec, ctx, argv);
         record(spec, home, o, System.nanoTime() - t0);
@@ -244,7 +244,7 @@ public final class Dispatcher {
         }
         CommandContext ctx = shardContexts[target.id()];
         for (Hop h : batch) {
-            ctx.reset(target, false, h.client, h.db, System.currentTimeMillis(), h.noTouch);
+            ctx.reset(target, false, 0, h.client, h.db, System.currentTimeMillis(), h.noTouch);
             long t0 = System.nanoTime();
             h.outcome = execute(h.spec, ctx, h.argv);
             h.nanos = System.nanoTime() - t0;
@@ -285,7 +285,7 @@ public final class Dispatcher {
         boolean noTouch = c.noTouch;
         long mask = maskOf(involved);
         shards.coordinator().run(involved, () -> {
-            CommandContext ctx = coordinatorContext.reset(null, true, c, db, System.currentTimeMillis(), noTouch);
+            CommandContext ctx = coordinatorContext.reset(null, true, mask, c, db, System.currentTimeMillis(), noTouch);
             long t0 = System.nanoTime();
             Outcome o = execute(spec, ctx, argv);
             long nanos = System.nanoTime() - t0;
@@ -341,10 +341,12 @@ public final class Dispatcher {
     }
 
     private Outcome run(CommandSpec spec, CommandContext ctx, byte[][] argv) {
+        int db = ctx.dbIndex();
+        ctx.beginOp();
         try {
             Reply r = spec.handler().execute(ctx, argv);
             BlockRequest b = ctx.takeBlockRequest();
-            if (b == null) ctx.touchWritten(spec, argv);
+            if (b == null) ctx.afterCommand(spec, argv);
             return new Outcome(r, false, b);
         } catch (CommandException e) {
             ctx.takeBlockRequest();
@@ -354,6 +356,8 @@ public final class Dispatcher {
             LOG.error("internal error executing {} ", spec.fullName(), e);
             return new Outcome(Reply.error("ERR internal error while executing '" + spec.fullName() + "': "
                     + e.getClass().getSimpleName()), true, null);
+        } finally {
+            ctx.endOp(argv, db); // a command that failed after writing is journalled too, as Redis propagates it
         }
     }
 
@@ -417,7 +421,7 @@ public final class Dispatcher {
                 break;
             }
             CommandContext ctx = coordinated ? coordinatorContext : shardContexts[s.id()];
-            ctx.reset(coordinated ? null : s, coordinated, w.client, w.db(), System.currentTimeMillis(), w.noTouch);
+            ctx.reset(coordinated ? null : s, coordinated, parked, w.client, w.db(), System.currentTimeMillis(), w.noTouch);
             ctx.markRetry();
             tryServe(w, ctx);
         }

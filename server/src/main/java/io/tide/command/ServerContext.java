@@ -27,6 +27,8 @@ public final class ServerContext {
     private final AtomicLong nextClientId = new AtomicLong(1);
     private final AtomicLong connectionsReceived = new AtomicLong();
     private final AtomicLong rejectedConnections = new AtomicLong();
+    /** Numbers the operations whose journalled effects span shards (see io.tide.journal.JournalSink). */
+    private final AtomicLong groupSeq = new AtomicLong();
     private final long startTimeMs = System.currentTimeMillis();
     private final long startNanos = System.nanoTime();
     private final String runId;
@@ -117,6 +119,10 @@ public final class ServerContext {
     public long nextClientId() { return nextClientId.getAndIncrement(); }
     public AtomicLong connectionsReceived() { return connectionsReceived; }
     public AtomicLong rejectedConnections() { return rejectedConnections; }
+    /** The next server-wide sequence number of a cross-shard journal group. */
+    public long nextGroupSeq() { return groupSeq.incrementAndGet(); }
+    /** After loading an AOF: later groups number on from the highest loaded. */
+    public void groupSeqAtLeast(long seq) { groupSeq.accumulateAndGet(seq, Math::max); }
     public long startTimeMs() { return startTimeMs; }
     public long uptimeMillis() { return (System.nanoTime() - startNanos) / 1_000_000; }
     public String runId() { return runId; }

@@ -49,6 +49,12 @@ public final class KeyspaceEvents {
         if (t != null) t.invalidate(key, 0);
     }
 
+    /** A key a command changed: tracking invalidates it for everyone but {@code originId}'s NOLOOP. */
+    public void invalidate(byte[] key, long originId) {
+        Tracking t = tracking;
+        if (t != null && t.active()) t.invalidate(key, originId);
+    }
+
     /** The enabled classes (one int read: callers test their class bit before building anything). */
     public int flags() {
         return flags;

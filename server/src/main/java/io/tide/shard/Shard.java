@@ -3,7 +3,6 @@ package io.tide.shard;
 import io.netty.channel.EventLoop;
 import io.netty.channel.SingleThreadEventLoop;
 import io.tide.store.Database;
-import io.tide.store.KeyEventListener;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
@@ -30,8 +29,8 @@ public final class Shard {
     private final ShardStats stats = new ShardStats();
     private final BlockedKeys blocking = new BlockedKeys();
     private final WatchedKeys watched = new WatchedKeys();
-    /** Keyspace notifications for expired and new keys; set once before any client connects. */
-    private io.tide.pubsub.KeyspaceEvents events;
+    /** The write seam: every change to a key of this shard passes through it. */
+    private final ShardWrites writes = new ShardWrites(this);
 
     private Coordinator coordinator;
 
@@ -41,34 +40,7 @@ public final class Shard {
         this.dbs = new Database[databases];
         for (int i = 0; i < databases; i++) {
             Database d = new Database(i);
-            d.setExpiryListener((db, key, value) -> {
-                stats.expiredKeys++;
-                watched.touch(db.id(), key);
-                if (events != null) {
-                    events.notify(io.tide.pubsub.KeyspaceEvents.EXPIRED, "expired", key, db.id());
-                    events.modified(key);
-                }
-            });
-            d.setKeyEventListener(new KeyEventListener() {
-                @Override
-                public void added(Database db, byte[] key) {
-                    blocking.signal(db.id(), key);
-                    if (events != null) events.notify(io.tide.pubsub.KeyspaceEvents.NEW, "new", key, db.id());
-                }
-
-                @Override
-                public void removed(Database db, byte[] key) {
-                    blocking.signal(db.id(), key);
-                }
-
-                @Override
-                public void fieldsExpired(Database db, byte[] key, boolean keyDeleted) {
-                    if (events == null) return;
-                    events.notify(io.tide.pubsub.KeyspaceEvents.HASH, "hexpired", key, db.id());
-                    events.modified(key);
-                    if (keyDeleted) events.notify(io.tide.pubsub.KeyspaceEvents.GENERIC, "del", key, db.id());
-                }
-            });
+            d.setObserver(writes);
             dbs[i] = d;
         }
     }
@@ -106,7 +78,7 @@ public final class Shard {
 
     /** Wires keyspace notifications (expired, new); called once at startup, before clients connect. */
     public void keyspaceEvents(io.tide.pubsub.KeyspaceEvents e) {
-        this.events = e;
+        writes.keyspaceEvents(e);
     }
 
     public int id() { return id; }
@@ -118,6 +90,8 @@ public final class Shard {
     public BlockedKeys blocking() { return blocking; }
     /** The keys of this shard that clients WATCH. */
     public WatchedKeys watched() { return watched; }
+    /** The write seam: dirty counters, the journal, and what the running command wrote. */
+    public ShardWrites writes() { return writes; }
     /**
      * Runs {@code task} on this shard's thread once the current event-loop iteration has processed its
      * I/O and tasks (Netty's tail tasks); called from this shard's thread.

@@ -69,6 +69,11 @@ public final class Database {
     private static final long CLOCK_FIELD = CLOCK_MASK << CLOCK_SHIFT;
     /** Flag in a meta word: keys[i] holds the embedded key and value, values[i] is null. */
     private static final long EMBEDDED = 1L << 60;
+    /**
+     * Flag in a meta word for fork-less snapshots: the entry has been saved to the snapshot of its table when this
+     * bit equals the table's {@code parity}; see {@link Snapshot}.
+     */
+    private static final long SAVED = 1L << 61;
     /** Origin of the access clock, unix seconds; clocks are taken modulo 2^CLOCK_BITS from it. */
     private static final long CLOCK_BASE_SEC = System.currentTimeMillis() / 1000;
 
@@ -85,8 +90,8 @@ public final class Database {
     private int expireCursor;
     /** Estimated average TTL of keys with an expiry, kept by the active expiry cycle as Redis does. */
     private long avgTtlMs;
-    private ExpiryListener listener;
-    private KeyEventListener keyEvents;
+    private KeyspaceObserver observer = NO_OBSERVER;
+    private static final KeyspaceObserver NO_OBSERVER = new KeyspaceObserver() {};
     /** Keys whose values have elements with their own expiry (see {@link FieldExpiring}); null until one does. */
     private ByteMap fieldExpiryKeys;
     private int fieldExpiryCursor;
@@ -112,13 +117,9 @@ public final class Database {
         return volatileCount;
     }
 
-    /** Told when keys appear and when they are deleted (blocked clients wait on both). */
-    public void setKeyEventListener(KeyEventListener l) {
-        this.keyEvents = l;
-    }
-
-    public void setExpiryListener(ExpiryListener l) {
-        this.listener = l;
+    /** Told of every change to a key (the write seam's bookkeeping); see {@link KeyspaceObserver}. */
+    public void setObserver(KeyspaceObserver o) {
+        this.observer = o == null ? NO_OBSERVER : o;
     }
 
     // ---------------------------------------------------------------- lookups
@@ -133,6 +134,32 @@ public final class Database {
         long m = t.meta[i];
         t.meta[i] = (m & ~CLOCK_FIELD) | ((long) clock(nowMs) << CLOCK_SHIFT);
         return (m & EMBEDDED) != 0 ? embeddedValue(t.keys[i]) : t.values[i];
+    }
+
+    /**
+     * The value of a live key for a command that may change it in place (Redis's lookupKeyWrite): like
+     * {@link #get}, and a snapshot in progress first saves the entry's current value. After changing the value
+     * in place the caller reports it with {@link #modified}.
+     */
+    public Object getForWrite(byte[] key, long nowMs) {
+        int i = lookupLive(key, nowMs);
+        if (i < 0) {
+            return null;
+        }
+        Table t = found;
+        saveIfPending(t, i);
+        long m = t.meta[i];
+        t.meta[i] = (m & ~CLOCK_FIELD) | ((long) clock(nowMs) << CLOCK_SHIFT);
+        return (m & EMBEDDED) != 0 ? embeddedValue(t.keys[i]) : t.values[i];
+    }
+
+    /**
+     * After a value obtained with {@link #getForWrite} was changed in place: adds {@code bytesDelta} (the change
+     * of its {@link Sized#memoryBytes()}) to the accounting and tells the observer.
+     */
+    public void modified(byte[] key, long bytesDelta) {
+        dataBytes += bytesDelta;
+        observer.written(this, key);
     }
 
     /** Like {@link #get} but leaves the access clock alone. */
@@ -217,6 +244,9 @@ public final class Database {
         if (value instanceof FieldExpiring fe && fe.hasFieldTtls()) {
             trackFieldExpiry(key);
         }
+        if (i >= 0) {
+            saveIfPending(found, i);
+        }
         if (i >= 0 && found == cur) {
             Table t = cur;
             long before = slotBytes(t, i);
@@ -245,6 +275,7 @@ public final class Database {
             if (expireAtMs != KEEP_TTL) {
                 setExpiry(t, i, expireAtMs);
             }
+            observer.written(this, key);
             return;
         }
         long expiry = expireAtMs;
@@ -262,11 +293,10 @@ public final class Database {
             if (expiry == KEEP_TTL) {
                 expiry = 0;
             }
-            if (keyEvents != null) {
-                keyEvents.added(this, key);
-            }
+            observer.added(this, key);
         }
         insertNew(key, h, value, embed, expiry, clock);
+        observer.written(this, key);
     }
 
     /** Removes a key (expired or not); returns its value or null. */
@@ -276,12 +306,12 @@ public final class Database {
         if (i < 0) {
             return null;
         }
+        saveIfPending(found, i);
         Object v = valueAt(found, i);
         deleteAt(found, i);
         afterRemove();
-        if (keyEvents != null) {
-            keyEvents.removed(this, key);
-        }
+        observer.removed(this, key);
+        observer.written(this, key);
         return v;
     }
 
@@ -294,7 +324,9 @@ public final class Database {
         if (i < 0) {
             return false;
         }
+        saveIfPending(found, i);
         setExpiry(found, i, whenMs);
+        observer.written(this, key);
         return true;
     }
 
@@ -304,12 +336,18 @@ public final class Database {
         if (i < 0 || found.expires == null || found.expires[i] == 0) {
             return false;
         }
+        saveIfPending(found, i);
         setExpiry(found, i, 0);
+        observer.written(this, key);
         return true;
     }
 
-    /** Drops everything (FLUSHDB) and shrinks to the minimum capacity. */
+    /**
+     * Drops everything (FLUSHDB) and shrinks to the minimum capacity. A snapshot in progress keeps walking the
+     * dropped tables, which nothing changes any more.
+     */
     public void clear() {
+        observer.flushing(this);
         cur = new Table(MIN_CAPACITY);
         old = null;
         rehashIdx = 0;
@@ -354,6 +392,7 @@ public final class Database {
                 visited++;
                 continue;
             }
+            saveIfPending(k);
             long before = fe.memoryBytes();
             int n = fe.expireFields(nowMs, maxFields - deleted);
             deleted += n;
@@ -362,7 +401,7 @@ public final class Database {
             if (emptied) {
                 remove(k);
             }
-            if (n > 0 && keyEvents != null) keyEvents.fieldsExpired(this, k, emptied);
+            if (n > 0) observer.fieldsExpired(this, k, emptied);
             i = (i + 1) % cap;
             visited++;
         }
@@ -401,6 +440,7 @@ public final class Database {
         other.avgTtlMs = ttl;
         fieldExpiryKeys = other.fieldExpiryKeys;
         other.fieldExpiryKeys = fk;
+        observer.swapped(this, other);
     }
 
     // ---------------------------------------------------------------- iteration
@@ -606,6 +646,105 @@ public final class Database {
         return dataBytes + cur.bytes() + (old == null ? 0 : old.bytes());
     }
 
+    // ---------------------------------------------------------------- fork-less snapshots
+
+    /**
+     * Starts this database's part of a fork-less snapshot: from now on {@code sink} receives every entry as it is at
+     * this instant, once, either from {@link Snapshot#step} or, for an entry about to change, move or disappear
+     * before the walk reaches it, from the write itself (which then goes ahead). Keys created afterwards are not in
+     * the image. The tables the database has now are the snapshot's: they travel with SWAPDB and are still walked
+     * after FLUSHDB drops them. At most one snapshot per table at a time.
+     */
+    public Snapshot beginSnapshot(SnapshotSink sink) {
+        Table[] tables = old == null ? new Table[] {cur} : new Table[] {old, cur};
+        for (Table t : tables) {
+            if (t.sink != null) {
+                throw new IllegalStateException("a snapshot is already in progress");
+            }
+            t.parity ^= SAVED; // every entry is now pending
+            t.sink = sink;
+        }
+        return new Snapshot(tables);
+    }
+
+    /**
+     * One database's walk of a fork-less snapshot. Confined to the shard thread that owns the database (or the
+     * coordinator while the shard is parked).
+     *
+     * <p>Invariant: an entry of a snapshot's table is pending (its SAVED bit differs from the table's parity)
+     * until it has been handed to the sink, and it is handed over exactly once: by the walk, or by whatever would
+     * change it first (overwrite, in-place change through {@link #getForWrite}, expiry, deletion), move it (a
+     * backward shift after a deletion, a migration to a resized table) or drop its table's contents. Moves of
+     * pending entries save them first, so an entry can never slip behind the walk's cursor unsaved; tables made
+     * during the snapshot hold only saved entries and new keys, so the walk visits only the tables captured at
+     * the start.
+     */
+    public static final class Snapshot {
+        private final Table[] tables;
+        private int table;
+        private int index;
+        private boolean cancelled;
+
+        private Snapshot(Table[] tables) {
+            this.tables = tables;
+        }
+
+        /** Saves the pending entries of up to {@code maxSlots} slots; true when the image is complete. */
+        public boolean step(int maxSlots) {
+            while (table < tables.length && maxSlots > 0) {
+                Table t = tables[table];
+                int end = t.keys.length;
+                int i = index;
+                for (; i < end && maxSlots > 0; i++, maxSlots--) {
+                    byte[] k = t.keys[i];
+                    if (k != null && k != MOVED && (t.meta[i] & SAVED) != t.parity) {
+                        save(t, i);
+                    }
+                }
+                index = i;
+                if (i >= end) {
+                    t.sink = null;
+                    table++;
+                    index = 0;
+                }
+            }
+            return table >= tables.length;
+        }
+
+        /** Abandons the snapshot (a failed or aborted save): writes stop feeding the sink. */
+        public void cancel() {
+            if (cancelled) return;
+            cancelled = true;
+            for (Table t : tables) {
+                t.sink = null;
+            }
+        }
+    }
+
+    /** Hands slot i of t to its table's snapshot if it is still pending there. */
+    private static void saveIfPending(Table t, int i) {
+        if (t.sink != null && (t.meta[i] & SAVED) != t.parity) {
+            save(t, i);
+        }
+    }
+
+    /** {@link #saveIfPending(Table, int)} for a key, wherever it lies. */
+    private void saveIfPending(byte[] key) {
+        if (cur.sink == null && (old == null || old.sink == null)) {
+            return;
+        }
+        int i = locate(key, hash(key));
+        if (i >= 0) {
+            saveIfPending(found, i);
+        }
+    }
+
+    private static void save(Table t, int i) {
+        long e = t.expires == null ? 0 : t.expires[i];
+        t.sink.save(keyAt(t, i), valueAt(t, i), e);
+        t.meta[i] = (t.meta[i] & ~SAVED) | t.parity;
+    }
+
     // ---------------------------------------------------------------- internals
 
     private int lookupLive(byte[] key, long nowMs) {
@@ -631,16 +770,13 @@ public final class Database {
         return e != 0 && nowMs > e;
     }
 
-    /** Deletes an expired entry and tells the listener; no resize. */
+    /** Deletes an expired entry and tells the observer; no resize. */
     private void expireSlot(Table t, int i) {
-        if (listener == null) {
-            deleteAt(t, i);
-            return;
-        }
+        saveIfPending(t, i);
         byte[] k = keyAt(t, i);
         Object v = valueAt(t, i);
         deleteAt(t, i);
-        listener.expired(this, k, v);
+        observer.expired(this, k, v);
     }
 
     /** Slot of {@code key} in {@link #cur} or {@link #old} (recorded in {@link #found}), or -1. */
@@ -669,6 +805,7 @@ public final class Database {
         while (maxVisits > 0 && maxMoves > 0 && idx < end) {
             byte[] k = o.keys[idx];
             if (k != null && k != MOVED) {
+                saveIfPending(o, idx);
                 transfer(o, idx, c);
                 if (o.expires != null) {
                     o.expires[idx] = 0;
@@ -690,7 +827,7 @@ public final class Database {
 
     /** Copies slot i of {@code from} into a free slot of {@code to}; leaves {@code from} alone. */
     private static void transfer(Table from, int i, Table to) {
-        long m = from.meta[i];
+        long m = (from.meta[i] & ~SAVED) | to.parity; // saved (or irrelevant) in the table it moves to
         int j = to.freeSlot((int) m);
         to.keys[j] = from.keys[i];
         to.meta[j] = m;
@@ -712,6 +849,7 @@ public final class Database {
             byte[][] ks = from.keys;
             for (int i = 0; i < ks.length; i++) {
                 if (ks[i] != null && ks[i] != MOVED) {
+                    saveIfPending(from, i);
                     transfer(from, i, t);
                 }
             }
@@ -743,7 +881,7 @@ public final class Database {
         }
         Table t = cur;
         int i = t.freeSlot(h);
-        long m = Integer.toUnsignedLong(h) | ((long) clock << CLOCK_SHIFT);
+        long m = Integer.toUnsignedLong(h) | ((long) clock << CLOCK_SHIFT) | t.parity;
         if (embed) {
             byte[] e = embed(key, (byte[]) value);
             t.keys[i] = e;
@@ -805,6 +943,10 @@ public final class Database {
             int home = (int) mj & m;
             // The entry at j may fill the hole unless its home lies cyclically in (hole, j].
             if (((j - home) & m) >= ((j - hole) & m)) {
+                if (t.sink != null && (mj & SAVED) != t.parity) {
+                    save(t, j);
+                    mj = ms[j];
+                }
                 ks[hole] = k;
                 ms[hole] = mj;
                 t.values[hole] = t.values[j];
@@ -980,6 +1122,10 @@ public final class Database {
         final long[] meta;
         /** Absolute expiry in unix ms, 0 = none; allocated when the first expiry is set. */
         long[] expires;
+        /** The snapshot this table's pending entries go to, or null when none is in progress. */
+        SnapshotSink sink;
+        /** The value of the SAVED bit that means "saved" (or "not part of the snapshot") in this table. */
+        long parity;
         final int mask;
         final int maxLive;
         int live;

@@ -56,10 +56,10 @@ class DatabaseTest {
     void expiredKey_isDeletedLazily_andListenerCalled() {
         Database db = new Database(0);
         List<String> expired = new ArrayList<>();
-        db.setExpiryListener((d, key, value) -> {
+        db.setObserver(expiryObserver((d, key, value) -> {
             assertThat(d).isSameAs(db);
             expired.add(s(key) + "=" + s(value));
-        });
+        }));
         db.put(k("t"), k("v"), NOW + 1000, NOW);
         db.put(k("p"), k("w"), 0, NOW);
         assertThat(db.volatileCount()).isEqualTo(1);
@@ -332,7 +332,7 @@ class DatabaseTest {
     void activeExpireCycle_deletesOnlyExpiredKeys() {
         Database db = new Database(0);
         List<String> expired = new ArrayList<>();
-        db.setExpiryListener((d, key, value) -> expired.add(s(key)));
+        db.setObserver(expiryObserver((d, key, value) -> expired.add(s(key))));
         for (int i = 0; i < 1000; i++) {
             long when = i % 2 == 0 ? NOW - 1 : (i % 3 == 0 ? NOW + 100_000 : 0);
             db.put(k("k" + i), k("v"), when, NOW - 10);
@@ -616,7 +616,7 @@ class DatabaseTest {
     void embeddedSlots_expireLazilyAndActively_withKeyAndValueForTheListener() {
         Database db = new Database(0);
         List<String> expired = new ArrayList<>();
-        db.setExpiryListener((d, key, value) -> expired.add(s(key) + "=" + s(value)));
+        db.setObserver(expiryObserver((d, key, value) -> expired.add(s(key) + "=" + s(value))));
         for (int i = 0; i < 200; i++) {
             db.put(k("e" + i), k("val" + i), i % 2 == 0 ? NOW + 10 : 0, NOW);
         }
@@ -743,5 +743,18 @@ class DatabaseTest {
         assertThat(db.avgTtlMillis()).isBetween(89_000L, 90_000L);
         for (int i = 0; i < 100; i++) db.persist(("t" + i).getBytes());
         assertThat(db.avgTtlMillis()).isZero();
+    }
+
+    interface ExpiryCallback {
+        void expired(Database db, byte[] key, Object value);
+    }
+
+    private static KeyspaceObserver expiryObserver(ExpiryCallback c) {
+        return new KeyspaceObserver() {
+            @Override
+            public void expired(Database db, byte[] key, Object value) {
+                c.expired(db, key, value);
+            }
+        };
     }
 }

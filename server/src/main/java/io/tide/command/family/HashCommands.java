@@ -115,37 +115,46 @@ public final class HashCommands {
 
     /** The hash at {@code key} for a read command (counts a hit or miss), expired fields removed; or null. */
     private static HashValue forRead(CommandContext ctx, byte[] key) {
-        return live(ctx, key, asHash(ctx.read(key)));
+        return live(ctx, key, asHash(ctx.read(key)), false);
     }
 
     /** The hash at {@code key} for a write command, expired fields removed; or null. */
     private static HashValue forWrite(CommandContext ctx, byte[] key) {
-        return live(ctx, key, asHash(ctx.readForWrite(key)));
+        return live(ctx, key, asHash(ctx.readForWrite(key)), true);
     }
 
-    /** Removes the expired fields of a stored hash; null when none was left (the key is then deleted). */
-    private static HashValue live(CommandContext ctx, byte[] key, HashValue h) {
+    /**
+     * Removes the expired fields of a stored hash; null when none was left (the key is then deleted). For a read
+     * ({@code forWrite} false) only the memory is booked: the fields' expiry is already in the journal (HPEXPIREAT),
+     * so replaying it expires them again.
+     */
+    private static HashValue live(CommandContext ctx, byte[] key, HashValue h, boolean forWrite) {
         if (h == null) return null;
         long next = h.nextExpireAt();
         if (next == 0 || next >= ctx.now()) return h;
         long before = h.memoryBytes();
         h.expireFields(ctx.now(), Integer.MAX_VALUE);
         ctx.notify(KeyspaceEvents.HASH, "hexpired", key);
-        return settle(ctx, key, h, before) ? h : null;
+        if (!forWrite && !h.isEmpty()) {
+            ctx.db(key).adjustUsedBytes(h.memoryBytes() - before);
+            return h;
+        }
+        return settle(ctx, key, h, true) ? h : null;
     }
 
     /**
-     * After a stored hash changed in place: reports the memory change and deletes the key if the hash is
-     * empty; false when it was deleted.
+     * After a stored hash (obtained with readForWrite) was changed in place ({@code changed}): tells the write
+     * seam, or deletes the key if the hash is empty; false when it was deleted.
      */
-    private static boolean settle(CommandContext ctx, byte[] key, HashValue h, long before) {
+    private static boolean settle(CommandContext ctx, byte[] key, HashValue h, boolean changed) {
         Database db = ctx.db(key);
-        db.adjustUsedBytes(h.memoryBytes() - before);
+        if (!changed) return true;
         if (h.isEmpty()) {
             db.remove(key);
             ctx.notify(KeyspaceEvents.GENERIC, "del", key);
             return false;
         }
+        ctx.modified(key);
         return true;
     }
 
@@ -156,9 +165,9 @@ public final class HashCommands {
     }
 
     /** Stores a hash just created ({@code created}) or settles a stored one that changed. */
-    private static void store(CommandContext ctx, byte[] key, HashValue h, boolean created, long before) {
+    private static void store(CommandContext ctx, byte[] key, HashValue h, boolean created) {
         if (!created) {
-            settle(ctx, key, h, before);
+            settle(ctx, key, h, true);
         } else if (!h.isEmpty()) {
             ctx.db(key).put(key, h, 0, ctx.now());
         }
@@ -168,9 +177,8 @@ public final class HashCommands {
     private static void writeKeepingTtl(CommandContext ctx, byte[] key, HashValue h, byte[] field, byte[] value) {
         boolean created = h == null;
         if (created) h = new HashValue();
-        long before = h.memoryBytes();
         h.put(field, value, true, ctx.server().limits());
-        store(ctx, key, h, created, before);
+        store(ctx, key, h, created);
     }
 
     // ------------------------------------------------------------------ HSET, HSETNX, HGET, HMGET, HDEL
@@ -182,14 +190,13 @@ public final class HashCommands {
         HashValue h = forWrite(ctx, key);
         boolean created = h == null;
         if (created) h = new HashValue();
-        long before = h.memoryBytes();
         EncodingLimits limits = ctx.server().limits();
         h.prepareWrite(argv, 2, argv.length - 1, limits);
         int added = 0;
         for (int i = 2; i < argv.length; i += 2) {
             if (h.put(argv[i], argv[i + 1], false, limits)) added++;
         }
-        store(ctx, key, h, created, before);
+        store(ctx, key, h, created);
         ctx.notify(KeyspaceEvents.HASH, "hset", key);
         return hmset ? Reply.OK : Reply.integer(added);
     }
@@ -200,11 +207,10 @@ public final class HashCommands {
         if (h != null && h.contains(argv[2])) return Reply.ZERO;
         boolean created = h == null;
         if (created) h = new HashValue();
-        long before = h.memoryBytes();
         EncodingLimits limits = ctx.server().limits();
         h.prepareWrite(argv, 2, 3, limits);
         h.put(argv[2], argv[3], false, limits);
-        store(ctx, key, h, created, before);
+        store(ctx, key, h, created);
         ctx.notify(KeyspaceEvents.HASH, "hset", key);
         return Reply.ONE;
     }
@@ -227,13 +233,12 @@ public final class HashCommands {
         byte[] key = argv[1];
         HashValue h = forWrite(ctx, key);
         if (h == null) return Reply.ZERO;
-        long before = h.memoryBytes();
         int deleted = 0;
         for (int i = 2; i < argv.length && !h.isEmpty(); i++) {
             if (h.remove(argv[i])) deleted++;
         }
         if (deleted > 0) ctx.notify(KeyspaceEvents.HASH, "hdel", key);
-        settle(ctx, key, h, before);
+        settle(ctx, key, h, deleted > 0);
         return Reply.integer(deleted);
     }
 
@@ -307,6 +312,7 @@ public final class HashCommands {
         if (sum == null || sum.isInfinite()) throw Errors.error(Errors.INCR_NAN_OR_INF);
         byte[] text = sum.toHumanString().getBytes(StandardCharsets.US_ASCII);
         writeKeepingTtl(ctx, key, h, argv[2], text);
+        ctx.propagateAs(new byte[][] {Args.bytes("HSET"), key, argv[2], text}); // as Redis: float formatting is exact
         ctx.notify(KeyspaceEvents.HASH, "hincrbyfloat", key);
         return Reply.bulk(text);
     }
@@ -508,7 +514,6 @@ public final class HashCommands {
         else if (Args.is(opt, "lt")) condition = HashValue.LT;
         int first = fieldsAt(argv, condition == 0 ? 4 : 5, Errors.HASH_NUMFIELDS_NOT_POSITIVE);
         if (h == null) return allNoField(argv.length - first);
-        long before = h.memoryBytes();
         h.enableFieldTtl();
         Reply[] out = new Reply[argv.length - first];
         for (int i = first; i < argv.length; i++) {
@@ -516,7 +521,7 @@ public final class HashCommands {
         }
         if (h.hasFieldTtls()) ctx.db(key).trackFieldExpiry(key); // the shard cron expires fields nobody reads
         if (changed(out, 1)) ctx.notify(KeyspaceEvents.HASH, changed(out, 2) ? "hdel" : "hexpire", key);
-        settle(ctx, key, h, before);
+        settle(ctx, key, h, changed(out, 1));
         return Reply.array(out);
     }
 
@@ -555,11 +560,10 @@ public final class HashCommands {
         HashValue h = forWrite(ctx, key);
         int first = fieldsAt(argv, 3, Errors.HASH_NUMBER_OF_FIELDS);
         if (h == null) return allNoField(argv.length - first);
-        long before = h.memoryBytes();
         Reply[] out = new Reply[argv.length - first];
         for (int i = first; i < argv.length; i++) out[i - first] = Reply.integer(h.persist(argv[i]));
         if (changed(out, 1)) ctx.notify(KeyspaceEvents.HASH, "hpersist", key);
-        settle(ctx, key, h, before);
+        settle(ctx, key, h, changed(out, 1));
         return Reply.array(out);
     }
 }

@@ -481,24 +481,14 @@ public final class KeyCommands {
 
     static Reply flushdb(CommandContext ctx, byte[][] argv) {
         flushMode(argv);
-        long now = ctx.now();
-        for (Shard s : ctx.shards().all()) {
-            Database d = s.db(ctx.dbIndex());
-            s.watched().touchAll(d.id(), key -> d.exists(key, now));
-            d.clear();
-        }
+        for (Shard s : ctx.ownedShards()) s.db(ctx.dbIndex()).clear(); // the write seam touches the WATCHes
         return Reply.OK;
     }
 
     static Reply flushall(CommandContext ctx, byte[][] argv) {
         flushMode(argv);
-        long now = ctx.now();
-        for (Shard s : ctx.shards().all()) {
-            for (int i = 0; i < s.databases(); i++) {
-                Database d = s.db(i);
-                s.watched().touchAll(i, key -> d.exists(key, now));
-                d.clear();
-            }
+        for (Shard s : ctx.ownedShards()) {
+            for (int i = 0; i < s.databases(); i++) s.db(i).clear(); // the write seam touches the WATCHes
         }
         return Reply.OK;
     }
@@ -509,18 +499,8 @@ public final class KeyCommands {
         int dbs = databases(ctx);
         if (a < 0 || a >= dbs || b < 0 || b >= dbs) throw Errors.error(Errors.DB_INDEX_OUT_OF_RANGE);
         if (a != b) {
-            long now = ctx.now();
-            for (Shard s : ctx.shards().all()) {
-                Database da = s.db(a);
-                Database dbb = s.db(b);
-                // A watched key changes if it exists on either side of the swap, as Redis's touchAllWatchedKeysInDb.
-                s.watched().touchAll(a, key -> da.exists(key, now) || dbb.exists(key, now));
-                s.watched().touchAll(b, key -> da.exists(key, now) || dbb.exists(key, now));
-                da.swapContents(dbb);
-                // Clients blocked on keys of either database may now find data (Redis's scanDatabaseForReadyKeys).
-                s.blocking().signalDb(a);
-                s.blocking().signalDb(b);
-            }
+            // The write seam touches the WATCHes and wakes the clients blocked on either database.
+            for (Shard s : ctx.ownedShards()) s.db(a).swapContents(s.db(b));
         }
         return Reply.OK;
     }

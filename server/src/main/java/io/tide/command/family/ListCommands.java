@@ -104,16 +104,17 @@ public final class ListCommands {
         return ctx.server().limits().listMaxListpackSize;
     }
 
-    /** Redis's listElementsRemoved: an emptied list's key goes, otherwise it may convert back to a listpack. */
-    private static void removed(CommandContext ctx, byte[] key, ListValue l, long bytesBefore) {
-        Database db = ctx.db(key);
+    /**
+     * Redis's listElementsRemoved, after elements were removed in place: an emptied list's key goes, otherwise it
+     * may convert back to a listpack; either way the write seam is told.
+     */
+    private static void removed(CommandContext ctx, byte[] key, ListValue l) {
         if (l.size() == 0) {
-            db.adjustUsedBytes(l.memoryBytes() - bytesBefore);
-            db.remove(key);
+            ctx.db(key).remove(key);
             ctx.notify(KeyspaceEvents.GENERIC, "del", key);
         } else {
             l.afterRemoving(fill(ctx));
-            db.adjustUsedBytes(l.memoryBytes() - bytesBefore);
+            ctx.modified(key);
         }
     }
 
@@ -175,10 +176,8 @@ public final class ListCommands {
             ctx.notify(KeyspaceEvents.LIST, head ? "lpush" : "rpush", key);
             return Reply.integer(created.size());
         }
-        long before = l.memoryBytes();
         pushAll(ctx, l, argv, head);
-        ctx.db(key).adjustUsedBytes(l.memoryBytes() - before);
-        ctx.signalReady(key);
+        ctx.modified(key);
         ctx.notify(KeyspaceEvents.LIST, head ? "lpush" : "rpush", key);
         return Reply.integer(l.size());
     }
@@ -201,10 +200,9 @@ public final class ListCommands {
         ListValue l = list(ctx.readForWrite(key));
         if (l == null) return hasCount ? Reply.NULL_ARRAY : Reply.NULL;
         if (hasCount && count == 0) return Reply.EMPTY_ARRAY;
-        long before = l.memoryBytes();
         Reply r = hasCount ? bulks(popRange(l, head, count)) : Reply.bulk(l.pop(head));
         ctx.notify(KeyspaceEvents.LIST, head ? "lpop" : "rpop", key);
-        removed(ctx, key, l, before);
+        removed(ctx, key, l);
         return r;
     }
 
@@ -225,10 +223,11 @@ public final class ListCommands {
         for (byte[] key : keys) {
             ListValue l = list(ctx.readForWrite(key));
             if (l == null) continue;
-            long before = l.memoryBytes();
             Reply items = bulks(popRange(l, head, count));
             ctx.notify(KeyspaceEvents.LIST, head ? "lpop" : "rpop", key);
-            removed(ctx, key, l, before);
+            removed(ctx, key, l);
+            // Journalled as Redis propagates LMPOP and a served BLMPOP: LPOP/RPOP key count.
+            ctx.propagateAs(new byte[][] {Args.bytes(head ? "LPOP" : "RPOP"), key, Args.bytes(count)});
             return Reply.array(Reply.bulk(key), items);
         }
         return null;
@@ -326,13 +325,11 @@ public final class ListCommands {
         ListValue l = list(ctx.readForWrite(key));
         if (l == null) throw Errors.error(Errors.NO_SUCH_KEY);
         long index = Args.parseLong(argv[2]);
-        Database db = ctx.db(key);
-        long before = l.memoryBytes();
         l.beforeAdding(fill(ctx), argv[3].length, 1);
         boolean replaced = l.set(index, argv[3]);
-        if (replaced) l.afterRemoving(fill(ctx));
-        db.adjustUsedBytes(l.memoryBytes() - before);
         if (!replaced) throw Errors.error(Errors.LIST_INDEX_OUT_OF_RANGE);
+        l.afterRemoving(fill(ctx));
+        ctx.modified(key);
         ctx.notify(KeyspaceEvents.LIST, "lset", key);
         return Reply.OK;
     }
@@ -345,14 +342,12 @@ public final class ListCommands {
         byte[] key = argv[1];
         ListValue l = list(ctx.readForWrite(key));
         if (l == null) return Reply.ZERO;
-        long before = l.memoryBytes();
         // As Redis: the conversion check assumes the insert happens, even when the pivot is then not found.
         l.beforeAdding(fill(ctx), argv[4].length, 1);
         long size = l.insert(argv[3], argv[4], after);
-        ctx.db(key).adjustUsedBytes(l.memoryBytes() - before);
         if (size < 0) return Reply.integer(-1);
+        ctx.modified(key);
         ctx.notify(KeyspaceEvents.LIST, "linsert", key);
-        ctx.signalReady(key);
         return Reply.integer(size);
     }
 
@@ -361,10 +356,9 @@ public final class ListCommands {
         byte[] key = argv[1];
         ListValue l = list(ctx.readForWrite(key));
         if (l == null) return Reply.ZERO;
-        long before = l.memoryBytes();
         long n = l.removeMatching(argv[3], count);
         if (n > 0) ctx.notify(KeyspaceEvents.LIST, "lrem", key);
-        if (n > 0) removed(ctx, key, l, before);
+        if (n > 0) removed(ctx, key, l);
         return Reply.integer(n);
     }
 
@@ -388,11 +382,10 @@ public final class ListCommands {
             ltrim = start;
             rtrim = size - end - 1;
         }
-        long before = l.memoryBytes();
         l.removeRange(0, ltrim);
         l.removeRange(l.size() - rtrim, rtrim);
         ctx.notify(KeyspaceEvents.LIST, "ltrim", key);
-        removed(ctx, key, l, before);
+        if (ltrim > 0 || rtrim > 0) removed(ctx, key, l);
         return Reply.OK;
     }
 
@@ -411,7 +404,6 @@ public final class ListCommands {
         ListValue d = list(ctx.readForWrite(dst));
         int fill = fill(ctx);
         boolean fromQuicklist = s.encodingName().equals("quicklist");
-        long sBefore = s.memoryBytes();
         byte[] v = s.pop(fromHead);
         // Redis measures the element it pushes as a string unless the quicklist handed it back as an integer.
         long addBytes = fromQuicklist && Args.parseLongOrNull(v) != null ? 0 : v.length;
@@ -419,8 +411,7 @@ public final class ListCommands {
             s.beforeAdding(fill, addBytes, 1);
             s.push(v, toHead);
             s.afterRemoving(fill);
-            ctx.db(src).adjustUsedBytes(s.memoryBytes() - sBefore);
-            ctx.signalReady(dst);
+            ctx.modified(src);
             ctx.notify(KeyspaceEvents.LIST, toHead ? "lpush" : "rpush", dst);
             ctx.notify(KeyspaceEvents.LIST, fromHead ? "lpop" : "rpop", src);
             return Reply.bulk(v);
@@ -431,15 +422,13 @@ public final class ListCommands {
             d.push(v, toHead);
             ctx.db(dst).put(dst, d, 0, ctx.now());
         } else {
-            long dBefore = d.memoryBytes();
             d.beforeAdding(fill, addBytes, 1);
             d.push(v, toHead);
-            ctx.db(dst).adjustUsedBytes(d.memoryBytes() - dBefore);
+            ctx.modified(dst);
         }
-        ctx.signalReady(dst);
         ctx.notify(KeyspaceEvents.LIST, toHead ? "lpush" : "rpush", dst);
         ctx.notify(KeyspaceEvents.LIST, fromHead ? "lpop" : "rpop", src);
-        removed(ctx, src, s, sBefore);
+        removed(ctx, src, s);
         return Reply.bulk(v);
     }
 
@@ -468,10 +457,10 @@ public final class ListCommands {
             for (byte[] key : keys) {
                 ListValue l = list(ctx.readForWrite(key));
                 if (l == null) continue;
-                long before = l.memoryBytes();
                 byte[] v = l.pop(head);
                 ctx.notify(KeyspaceEvents.LIST, head ? "lpop" : "rpop", key);
-                removed(ctx, key, l, before);
+                removed(ctx, key, l);
+                ctx.propagateAs(new byte[][] {Args.bytes(head ? "LPOP" : "RPOP"), key}); // as Redis: a served BLPOP
                 return Reply.array(Reply.bulk(key), Reply.bulk(v));
             }
         }
@@ -502,7 +491,11 @@ public final class ListCommands {
             Reply r = ctx.block(keys, deadline, Reply.NULL_ARRAY, argv);
             return r == null ? null : Reply.NULL;
         }
-        return move(ctx, argv[1], argv[2], fromHead, toHead);
+        Reply r = move(ctx, argv[1], argv[2], fromHead, toHead);
+        // As Redis propagates a served BLMOVE / BRPOPLPUSH: the non-blocking LMOVE.
+        ctx.propagateAs(new byte[][] {Args.bytes("LMOVE"), argv[1], argv[2], Args.bytes(fromHead ? "LEFT" : "RIGHT"),
+                Args.bytes(toHead ? "LEFT" : "RIGHT")});
+        return r;
     }
 
     static Reply blmpop(CommandContext ctx, byte[][] argv) {

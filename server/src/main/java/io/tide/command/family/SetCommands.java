@@ -115,10 +115,9 @@ public final class SetCommands {
             for (int i = 2; i < argv.length; i++) if (set.add(argv[i], lim)) added++;
             ctx.db(key).put(key, set, 0, ctx.now());
         } else {
-            long before = set.memoryBytes();
             set.convertForHint(hint, lim);
             for (int i = 2; i < argv.length; i++) if (set.add(argv[i], lim)) added++;
-            ctx.db(key).adjustUsedBytes(set.memoryBytes() - before);
+            if (added > 0) ctx.modified(key);
         }
         if (added > 0) ctx.notify(KeyspaceEvents.SET, "sadd", key);
         return Reply.integer(added);
@@ -128,8 +127,6 @@ public final class SetCommands {
         byte[] key = argv[1];
         SetValue set = asSet(ctx.readForWrite(key));
         if (set == null) return Reply.ZERO;
-        Database db = ctx.db(key);
-        long before = set.memoryBytes();
         int deleted = 0;
         for (int i = 2; i < argv.length; i++) {
             if (set.remove(argv[i])) {
@@ -137,10 +134,8 @@ public final class SetCommands {
                 if (set.size() == 0) break;
             }
         }
-        db.adjustUsedBytes(set.memoryBytes() - before);
         if (deleted > 0) ctx.notify(KeyspaceEvents.SET, "srem", key);
-        if (set.size() == 0) db.remove(key);
-        if (set.size() == 0) ctx.notify(KeyspaceEvents.GENERIC, "del", key);
+        settle(ctx, key, set, deleted > 0);
         return Reply.integer(deleted);
     }
 
@@ -155,22 +150,17 @@ public final class SetCommands {
         SetValue to = asSet(dstValue);
         if (from == to) return from.contains(member) ? Reply.ONE : Reply.ZERO;
         EncodingLimits lim = limits(ctx);
-        Database srcDb = ctx.db(src);
-        long before = from.memoryBytes();
         if (!from.remove(member)) return Reply.ZERO;
-        srcDb.adjustUsedBytes(from.memoryBytes() - before);
         ctx.notify(KeyspaceEvents.SET, "srem", src);
-        if (from.size() == 0) srcDb.remove(src);
-        if (from.size() == 0) ctx.notify(KeyspaceEvents.GENERIC, "del", src);
+        settle(ctx, src, from, true);
         if (to == null) {
             to = SetValue.create(member, 1, lim);
             to.add(member, lim);
             ctx.db(dst).put(dst, to, 0, ctx.now());
             ctx.notify(KeyspaceEvents.SET, "sadd", dst);
-        } else {
-            before = to.memoryBytes();
-            if (to.add(member, lim)) ctx.notify(KeyspaceEvents.SET, "sadd", dst);
-            ctx.db(dst).adjustUsedBytes(to.memoryBytes() - before);
+        } else if (to.add(member, lim)) {
+            ctx.modified(dst);
+            ctx.notify(KeyspaceEvents.SET, "sadd", dst);
         }
         return Reply.ONE;
     }
@@ -209,13 +199,10 @@ public final class SetCommands {
         byte[] key = argv[1];
         SetValue set = asSet(ctx.readForWrite(key));
         if (set == null) return Reply.NULL;
-        Database db = ctx.db(key);
-        long before = set.memoryBytes();
         byte[] member = set.popRandom(ThreadLocalRandom.current());
-        db.adjustUsedBytes(set.memoryBytes() - before);
         ctx.notify(KeyspaceEvents.SET, "spop", key);
-        if (set.size() == 0) db.remove(key);
-        if (set.size() == 0) ctx.notify(KeyspaceEvents.GENERIC, "del", key);
+        settle(ctx, key, set, true);
+        ctx.propagateAs(new byte[][] {SREM, key, member}); // as Redis: the random choice is not replayed
         return Reply.bulk(member);
     }
 
@@ -232,12 +219,12 @@ public final class SetCommands {
             ctx.notify(KeyspaceEvents.SET, "spop", key);
             db.remove(key);
             ctx.notify(KeyspaceEvents.GENERIC, "del", key);
+            ctx.propagateAs(new byte[][] {Args.bytes("DEL"), key});
             return all;
         }
         ThreadLocalRandom rnd = ThreadLocalRandom.current();
         long remaining = size - count;
         int n = (int) count;
-        long before = set.memoryBytes();
         Reply[] out = new Reply[n];
         if (remaining * SPOP_MOVE_STRATEGY_MUL > count) {
             if (set.isListpack()) {
@@ -246,8 +233,9 @@ public final class SetCommands {
             } else {
                 for (int i = 0; i < n; i++) out[i] = Reply.bulk(set.popRandom(rnd));
             }
-            db.adjustUsedBytes(set.memoryBytes() - before);
+            ctx.modified(key);
             ctx.notify(KeyspaceEvents.SET, "spop", key);
+            propagateAsSrem(ctx, key, out);
             return new Reply.SetReply(out);
         }
         // Most of the set goes: move the few members that stay to a new set and return the old one.
@@ -262,10 +250,40 @@ public final class SetCommands {
         }
         int[] i = {0};
         set.forEach(m -> out[i[0]++] = Reply.bulk(m));
-        db.adjustUsedBytes(set.memoryBytes() - before);
         db.put(key, kept, Database.KEEP_TTL, ctx.now());
         ctx.notify(KeyspaceEvents.SET, "spop", key);
+        propagateAsSrem(ctx, key, out);
         return new Reply.SetReply(out);
+    }
+
+    private static final byte[] SREM = Args.bytes("SREM");
+
+    /** SPOP with a count is journalled as Redis propagates it: SREMs of the popped members, 1024 a command. */
+    private static void propagateAsSrem(CommandContext ctx, byte[] key, Reply[] popped) {
+        if (!ctx.journalling()) return;
+        int batches = (popped.length + 1023) / 1024;
+        byte[][][] cmds = new byte[batches][][];
+        for (int b = 0; b < batches; b++) {
+            int from = b * 1024;
+            int n = Math.min(1024, popped.length - from);
+            byte[][] c = new byte[n + 2][];
+            c[0] = SREM;
+            c[1] = key;
+            for (int i = 0; i < n; i++) c[i + 2] = ((Reply.Bulk) popped[from + i]).bytes();
+            cmds[b] = c;
+        }
+        ctx.propagateAs(cmds);
+    }
+
+    /** After a set obtained with readForWrite changed in place: deletes it when empty, else tells the seam. */
+    private static void settle(CommandContext ctx, byte[] key, SetValue set, boolean changed) {
+        if (!changed) return;
+        if (set.size() == 0) {
+            ctx.db(key).remove(key);
+            ctx.notify(KeyspaceEvents.GENERIC, "del", key);
+        } else {
+            ctx.modified(key);
+        }
     }
 
     // ---------------------------------------------------------------- SRANDMEMBER

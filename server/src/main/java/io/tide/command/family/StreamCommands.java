@@ -252,11 +252,6 @@ public final class StreamCommands {
         return Reply.array(out);
     }
 
-    /** Reports the memory change of a stream changed in place. */
-    private static void adjust(CommandContext ctx, byte[] key, StreamValue s, long before) {
-        long delta = s.memoryBytes() - before;
-        if (delta != 0) ctx.db(key).adjustUsedBytes(delta);
-    }
 
     // ------------------------------------------------------------------ XADD / XTRIM
 
@@ -355,7 +350,6 @@ public final class StreamCommands {
         for (int i = fieldPos; i < argv.length; i++) total += argv[i].length;
         if (total > (1L << 30)) throw Errors.error(Errors.STREAM_ELEMENTS_TOO_LARGE);
         EncodingLimits limits = ctx.server().limits();
-        long before = s.memoryBytes();
         StreamId added = s.add(a.id == null ? null : a.id.id(), a.id == null || a.id.seqGiven(), ctx.now(), argv,
                 fieldPos, fieldArgs / 2, limits.streamNodeMaxBytes, limits.streamNodeMaxEntries);
         if (added == null) throw Errors.error(Errors.STREAM_ID_NOT_GREATER);
@@ -363,11 +357,15 @@ public final class StreamCommands {
         if (created) {
             ctx.db(key).put(key, s, 0, ctx.now());
         } else {
-            adjust(ctx, key, s, before);
-            ctx.signalReady(key);
+            ctx.modified(key);
         }
         ctx.notify(KeyspaceEvents.STREAM, "xadd", key);
         if (trimmed > 0) ctx.notify(KeyspaceEvents.STREAM, "xtrim", key);
+        if (ctx.journalling()) { // as Redis: the id the server chose is journalled, not "*"
+            byte[][] journalled = argv.clone();
+            journalled[fieldPos - 1] = added.toBytes();
+            ctx.propagateAs(journalled);
+        }
         return id(added);
     }
 
@@ -376,10 +374,9 @@ public final class StreamCommands {
         byte[] key = argv[1];
         StreamValue s = stream(ctx.readForWrite(key));
         if (s == null) return Reply.ZERO;
-        long before = s.memoryBytes();
         long deleted = s.trim(a.strategy, a.maxlen, a.minId, a.approx, a.limit);
         if (deleted > 0) ctx.notify(KeyspaceEvents.STREAM, "xtrim", key);
-        adjust(ctx, key, s, before);
+        if (deleted > 0) ctx.modified(key);
         return Reply.integer(deleted);
     }
 
@@ -415,10 +412,9 @@ public final class StreamCommands {
         if (s == null) return Reply.ZERO;
         StreamId[] ids = new StreamId[argv.length - 2];
         for (int j = 2; j < argv.length; j++) ids[j - 2] = parseId(argv[j], 0, true);
-        long before = s.memoryBytes();
         long deleted = s.delete(ids);
         if (deleted > 0) ctx.notify(KeyspaceEvents.STREAM, "xdel", key);
-        adjust(ctx, key, s, before);
+        if (deleted > 0) ctx.modified(key);
         return Reply.integer(deleted);
     }
 
@@ -540,7 +536,7 @@ public final class StreamCommands {
         List<Reply> served = new ArrayList<>();
         for (int k = 0; k < streams; k++) {
             byte[] key = argv[streamsArg + k];
-            if (!(ctx.read(key) instanceof StreamValue s)) continue;
+            if (!((xreadgroup ? ctx.readForWrite(key) : ctx.read(key)) instanceof StreamValue s)) continue;
             StreamId gt = ids[k];
             boolean serve = false;
             boolean history = false;
@@ -559,12 +555,11 @@ public final class StreamCommands {
             StreamId start = gt.next();
             Reply list;
             if (xreadgroup) {
-                long before = s.memoryBytes();
                 StreamGroup.Consumer consumer = s.consumerSeen(groups[k], consumerName.clone(), ctx.now());
                 list = history
                         ? entries(s.readHistory(consumer, start, count, ctx.now()))
                         : entries(s.readGroup(groups[k], consumer, gt, count, noack, ctx.now()));
-                adjust(ctx, key, s, before);
+                ctx.modified(key);
             } else {
                 list = entries(s.range(start, StreamId.MAX, count, false));
             }
@@ -634,12 +629,11 @@ public final class StreamCommands {
                 else id = parseId(argv[4], 0, true);
                 boolean created = s == null;
                 if (created) s = new StreamValue();
-                long before = s.memoryBytes();
                 if (s.createGroup(groupName.clone(), id, entriesRead) == null) {
                     throw Errors.error(Errors.STREAM_BUSYGROUP);
                 }
                 if (created) ctx.db(key).put(key, s, 0, ctx.now());
-                else adjust(ctx, key, s, before);
+                else ctx.modified(key);
                 ctx.notify(KeyspaceEvents.STREAM, "xgroup-create", key);
                 return Reply.OK;
             }
@@ -647,33 +641,30 @@ public final class StreamCommands {
                 if (argc != 5 && argc != 7) break;
                 StreamId id = symbol(argv[4], '$') ? s.lastId() : parseId(argv[4], 0, false);
                 s.setGroupId(g, id, entriesRead);
+                ctx.modified(key);
                 ctx.notify(KeyspaceEvents.STREAM, "xgroup-setid", key);
                 return Reply.OK;
             }
             case "destroy" -> {
                 if (argc != 4) break;
                 if (g == null) return Reply.ZERO;
-                long before = s.memoryBytes();
                 s.destroyGroup(groupName);
                 ctx.notify(KeyspaceEvents.STREAM, "xgroup-destroy", key);
-                adjust(ctx, key, s, before);
-                ctx.signalReady(key); // waiting XREADGROUP clients of this group get NOGROUP
+                ctx.modified(key); // waiting XREADGROUP clients of this group get NOGROUP
                 return Reply.ONE;
             }
             case "createconsumer" -> {
                 if (argc != 5) break;
-                long before = s.memoryBytes();
                 boolean made = s.createConsumer(g, argv[4].clone(), ctx.now()) != null;
                 if (made) ctx.notify(KeyspaceEvents.STREAM, "xgroup-createconsumer", key);
-                adjust(ctx, key, s, before);
+                if (made) ctx.modified(key);
                 return made ? Reply.ONE : Reply.ZERO;
             }
             case "delconsumer" -> {
                 if (argc != 5) break;
-                long before = s.memoryBytes();
                 long pending = s.deleteConsumer(g, argv[4]);
                 if (pending >= 0) ctx.notify(KeyspaceEvents.STREAM, "xgroup-delconsumer", key);
-                adjust(ctx, key, s, before);
+                if (pending >= 0) ctx.modified(key);
                 return Reply.integer(Math.max(0, pending));
             }
             default -> { }
@@ -728,6 +719,7 @@ public final class StreamCommands {
             }
         }
         s.setId(id, entriesAdded, maxDeleted);
+        ctx.modified(key);
         ctx.notify(KeyspaceEvents.STREAM, "xsetid", key);
         return Reply.OK;
     }
@@ -736,17 +728,16 @@ public final class StreamCommands {
 
     static Reply xack(CommandContext ctx, byte[][] argv) {
         byte[] key = argv[1];
-        StreamValue s = stream(ctx.read(key));
+        StreamValue s = stream(ctx.readForWrite(key));
         StreamGroup g = s == null ? null : s.group(argv[2]);
         if (g == null) return Reply.ZERO;
         StreamId[] ids = new StreamId[argv.length - 3];
         for (int j = 3; j < argv.length; j++) ids[j - 3] = parseId(argv[j], 0, true);
-        long before = s.memoryBytes();
         long acked = 0;
         for (StreamId id : ids) {
             if (s.ack(g, id)) acked++;
         }
-        adjust(ctx, key, s, before);
+        if (acked > 0) ctx.modified(key);
         return Reply.integer(acked);
     }
 
@@ -813,7 +804,7 @@ public final class StreamCommands {
 
     static Reply xclaim(CommandContext ctx, byte[][] argv) {
         byte[] key = argv[1];
-        StreamValue s = stream(ctx.read(key));
+        StreamValue s = stream(ctx.readForWrite(key));
         StreamGroup g = s == null ? null : s.group(argv[2]);
         if (g == null) throw Errors.error(Errors.streamNoGroup(text(key), text(argv[2])));
         long minIdle = parseLong(argv[4], Errors.STREAM_XCLAIM_MIN_IDLE);
@@ -854,10 +845,9 @@ public final class StreamCommands {
                 throw Errors.error(Errors.streamXclaimOption(text(o)));
             }
         }
-        long before = s.memoryBytes();
         List<StreamValue.Entry> claimed = s.claim(g, argv[3].clone(), ids.toArray(new StreamId[0]),
                 new StreamValue.ClaimOptions(minIdle, deliveryTime, retryCount, force, justId, lastId), now);
-        adjust(ctx, key, s, before);
+        ctx.modified(key);
         return justId ? ids(claimed) : entries(claimed);
     }
 
@@ -881,12 +871,11 @@ public final class StreamCommands {
             }
         }
         byte[] key = argv[1];
-        StreamValue s = stream(ctx.read(key));
+        StreamValue s = stream(ctx.readForWrite(key));
         StreamGroup g = s == null ? null : s.group(argv[2]);
         if (g == null) throw Errors.error(Errors.streamNoGroup(text(key), text(argv[2])));
-        long before = s.memoryBytes();
         StreamValue.AutoClaim r = s.autoClaim(g, argv[3].clone(), minIdle, start, count, justId, ctx.now());
-        adjust(ctx, key, s, before);
+        ctx.modified(key);
         Reply[] deleted = new Reply[r.deleted().size()];
         for (int i = 0; i < deleted.length; i++) deleted[i] = id(r.deleted().get(i));
         return Reply.array(id(r.next()), justId ? ids(r.claimed()) : entries(r.claimed()), Reply.array(deleted));

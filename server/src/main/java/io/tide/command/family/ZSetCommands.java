@@ -178,10 +178,14 @@ public final class ZSetCommands {
         return ctx.server().limits();
     }
 
-    /** Records the size change of a value mutated in place and deletes the key when the set became empty. */
-    static void written(Database db, byte[] key, ZSetValue z, long before) {
-        db.adjustUsedBytes(z.memoryBytes() - before);
-        if (z.size() == 0) db.remove(key);
+    /**
+     * After a sorted set obtained with readForWrite changed in place ({@code changed}): deletes the key when the
+     * set became empty, else tells the write seam.
+     */
+    static void written(CommandContext ctx, byte[] key, ZSetValue z, boolean changed) {
+        if (!changed) return;
+        if (z.size() == 0) ctx.db(key).remove(key);
+        else ctx.modified(key);
     }
 
     static Reply score(double d) {
@@ -479,11 +483,9 @@ public final class ZSetCommands {
         EncodingLimits limits = limits(ctx);
         Database db = ctx.db(key);
         boolean created = z == null;
-        long before = 0;
         if (created) {
             z = ZSetValue.create(elements, argv[idx + 1].length, limits);
         } else {
-            before = z.memoryBytes();
             z.maybeConvert(elements, limits);
         }
         if (elements > 1) z.reserveFor(argv, idx + 1, 2, elements);
@@ -506,7 +508,7 @@ public final class ZSetCommands {
         if (created) {
             if (z.size() > 0) db.put(key, z, 0, ctx.now());
         } else {
-            written(db, key, z, before);
+            written(ctx, key, z, added + updated > 0);
         }
         if (added + updated > 0) ctx.notify(KeyspaceEvents.ZSET, incr ? "zincr" : "zadd", key);
         if (nan) throw Errors.error(Errors.ZSET_NAN);
@@ -518,14 +520,13 @@ public final class ZSetCommands {
         byte[] key = argv[1];
         ZSetValue z = zset(ctx.readForWrite(key));
         if (z == null) return Reply.ZERO;
-        long before = z.memoryBytes();
         int deleted = 0;
         for (int j = 2; j < argv.length; j++) {
             if (z.remove(argv[j])) deleted++;
             if (z.size() == 0) break;
         }
         if (deleted > 0) ctx.notify(KeyspaceEvents.ZSET, "zrem", key);
-        written(ctx.db(key), key, z, before);
+        written(ctx, key, z, deleted > 0);
         if (z.size() == 0) ctx.notify(KeyspaceEvents.GENERIC, "del", key);
         return Reply.integer(deleted);
     }
@@ -814,10 +815,9 @@ public final class ZSetCommands {
     private static Reply removeRange(CommandContext ctx, byte[] key, String event, ToIntFunction<ZSetValue> remove) {
         ZSetValue z = zset(ctx.readForWrite(key));
         if (z == null) return Reply.ZERO;
-        long before = z.memoryBytes();
         int removed = remove.applyAsInt(z);
         if (removed > 0) ctx.notify(KeyspaceEvents.ZSET, event, key);
-        written(ctx.db(key), key, z, before);
+        written(ctx, key, z, removed > 0);
         if (z.size() == 0) ctx.notify(KeyspaceEvents.GENERIC, "del", key);
         return Reply.integer(removed);
     }
@@ -871,11 +871,12 @@ public final class ZSetCommands {
             }
             return --left[0] > 0;
         });
-        long before = z.memoryBytes();
         if (max) z.removeRanks(n - rangelen, n - 1);
         else z.removeRanks(0, rangelen - 1);
         ctx.notify(KeyspaceEvents.ZSET, max ? "zpopmax" : "zpopmin", key);
-        written(ctx.db(key), key, z, before);
+        written(ctx, key, z, true);
+        // As Redis propagates ZMPOP and a served BZPOPMIN/BZMPOP: the plain pop of the key that served.
+        if (emitKey) ctx.propagateAs(new byte[][] {Args.bytes(max ? "ZPOPMAX" : "ZPOPMIN"), key, Args.bytes(rangelen)});
         if (z.size() == 0) ctx.notify(KeyspaceEvents.GENERIC, "del", key);
         if (!emitKey) return Reply.array(items);
         if (!nested) {

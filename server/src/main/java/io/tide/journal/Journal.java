@@ -1,0 +1,56 @@
+package io.tide.journal;
+
+import java.util.List;
+
+/**
+ * One shard's journal: the ordered stream of write effects (commands that changed data, in the deterministic
+ * form Redis propagates them, transactions and scripts wrapped in MULTI/EXEC, cross-shard operations as parts of
+ * a numbered group) that the AOF writes and replication streams. Confined to the thread that owns the shard: its
+ * event loop, or the coordinator while the shard is parked (the barrier's latches order the two).
+ *
+ * <p>The journal itself keeps nothing: it hands each record to its sinks at once, in order. With no sink
+ * ({@code appendonly no} and no replicas) {@link #active()} is false and the dispatcher builds no records at
+ * all, so the hot path pays one field read. See docs/decisions/0007-write-seam-and-journal.md.
+ */
+public final class Journal {
+
+    private static final JournalSink[] NONE = new JournalSink[0];
+
+    private JournalSink[] sinks = NONE;
+    /** Records handed over so far (commands and transactions), for tests and INFO. */
+    private long records;
+
+    /** Whether any sink listens; when false, callers skip building records. */
+    public boolean active() {
+        return sinks.length != 0;
+    }
+
+    /** Adds a sink; on the owning thread (or with the shard parked). */
+    public void addSink(JournalSink s) {
+        JournalSink[] n = java.util.Arrays.copyOf(sinks, sinks.length + 1);
+        n[sinks.length] = s;
+        sinks = n;
+    }
+
+    /** Removes a sink (AOF turned off); on the owning thread (or with the shard parked). */
+    public void removeSink(JournalSink s) {
+        int n = 0;
+        JournalSink[] out = new JournalSink[sinks.length];
+        for (JournalSink x : sinks) if (x != s) out[n++] = x;
+        sinks = java.util.Arrays.copyOf(out, n);
+    }
+
+    public void command(Effect e) {
+        records++;
+        for (JournalSink s : sinks) s.command(e);
+    }
+
+    public void transaction(long groupSeq, int parts, List<Effect> effects) {
+        records++;
+        for (JournalSink s : sinks) s.transaction(groupSeq, parts, effects);
+    }
+
+    public long records() {
+        return records;
+    }
+}

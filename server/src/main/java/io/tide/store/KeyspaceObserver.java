@@ -1,0 +1,35 @@
+package io.tide.store;
+
+/**
+ * Called on the thread that owns the {@link Database} (its shard thread, or the coordinator while the shard is
+ * parked) for every change to a key: the write seam's bookkeeping (dirty counting, WATCH, client tracking, blocked
+ * clients, expiry notifications) hangs off these callbacks, so command handlers never do it by hand.
+ * Implementations must not modify the database from inside a callback.
+ */
+public interface KeyspaceObserver {
+
+    /**
+     * After a key's value, expiry or existence changed through {@link Database#put}, {@link Database#putRaw},
+     * {@link Database#remove}, {@link Database#setExpireAt}, {@link Database#persist} or
+     * {@link Database#modified} (an in-place change). Not for expiry, which calls {@link #expired}.
+     */
+    default void written(Database db, byte[] key) {}
+
+    /** Just before a key that did not exist is stored. */
+    default void added(Database db, byte[] key) {}
+
+    /** Just after {@link Database#remove} deleted a key (not on expiry). */
+    default void removed(Database db, byte[] key) {}
+
+    /** Right after lazy or active expiry deleted {@code key}, whose value was {@code value}. */
+    default void expired(Database db, byte[] key, Object value) {}
+
+    /** After active expiry deleted elements of {@code key}'s value; {@code keyDeleted} when none was left. */
+    default void fieldsExpired(Database db, byte[] key, boolean keyDeleted) {}
+
+    /** Just before {@link Database#clear} empties {@code db} (FLUSHDB, FLUSHALL). */
+    default void flushing(Database db) {}
+
+    /** Just after {@link Database#swapContents} exchanged the contents of {@code a} and {@code b} (SWAPDB). */
+    default void swapped(Database a, Database b) {}
+}

@@ -1,0 +1,15 @@
+package io.tide.store;
+
+/**
+ * Receives the entries of one database's point-in-time image while a fork-less snapshot runs. Called on the
+ * thread that owns the database (its shard thread, or the coordinator while the shard is parked), either by the
+ * snapshot's own walk ({@link Database.Snapshot#step}) or by a write that is about to change or move an entry the
+ * walk has not reached yet, so that the image keeps the value the entry had when the snapshot began. The value
+ * must be serialized before the call returns: the caller changes it right afterwards.
+ */
+@FunctionalInterface
+public interface SnapshotSink {
+
+    /** One entry of the image: {@code expireAtMs} is absolute unix ms, 0 for none. */
+    void save(byte[] key, Object value, long expireAtMs);
+}
