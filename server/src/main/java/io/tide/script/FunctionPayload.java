@@ -1,6 +1,8 @@
 package io.tide.script;
 
 import io.tide.command.CommandException;
+import io.tide.persistence.rdb.Crc64;
+import io.tide.persistence.rdb.Lzf;
 import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.List;
@@ -9,7 +11,7 @@ import java.util.List;
  * FUNCTION DUMP / RESTORE's payload, as Redis lays it out: per library the RDB opcode FUNCTION2 (245) and the
  * library code as an RDB string, then the RDB version (2 bytes, little-endian) and a CRC64 (Jones, as Redis's
  * {@code crc64}) of everything before it (8 bytes, little-endian). Reading accepts every RDB string encoding
- * (plain, integer, LZF-compressed); writing stores the code uncompressed, which every Redis reads.
+ * (plain, integer, LZF-compressed; {@link Crc64} and {@link Lzf} are the RDB codec's); writing stores the code uncompressed, which every Redis reads.
  * Thread-safe (stateless).
  */
 public final class FunctionPayload {
@@ -20,24 +22,12 @@ public final class FunctionPayload {
     static final int READ_VERSION = 12;
     private static final int OPCODE_FUNCTION2 = 245;
     private static final int OPCODE_FUNCTION_PRE_GA = 246;
-    private static final long[] CRC_TABLE = new long[256];
-
-    static {
-        long poly = 0x95ac9329ac4bc9b5L; // 0xad93d23594c935a9 bit-reversed
-        for (int i = 0; i < 256; i++) {
-            long crc = i;
-            for (int j = 0; j < 8; j++) crc = (crc & 1) != 0 ? (crc >>> 1) ^ poly : crc >>> 1;
-            CRC_TABLE[i] = crc;
-        }
-    }
 
     private FunctionPayload() {}
 
     /** Redis's crc64 of {@code b[0..len)}, starting from 0. */
     static long crc64(byte[] b, int len) {
-        long crc = 0;
-        for (int i = 0; i < len; i++) crc = CRC_TABLE[(int) ((crc ^ b[i]) & 0xff)] ^ (crc >>> 8);
-        return crc;
+        return Crc64.of(b, 0, len);
     }
 
     /** The payload for these libraries' codes. */
@@ -150,7 +140,7 @@ public final class FunctionPayload {
                     long clen = length(e, end);
                     long ulen = length(e, end);
                     if (e[0] || clen < 0 || ulen < 0 || clen > end - pos || ulen > Integer.MAX_VALUE - 8) return null;
-                    byte[] out = lzfDecompress(b, pos, (int) clen, (int) ulen);
+                    byte[] out = Lzf.decompress(b, pos, (int) clen, (int) ulen);
                     pos += (int) clen;
                     return out;
                 }
@@ -159,36 +149,5 @@ public final class FunctionPayload {
                 }
             }
         }
-    }
-
-    /** LZF decompression (liblzf's format, as Redis stores compressed strings); null when malformed. */
-    static byte[] lzfDecompress(byte[] in, int from, int clen, int ulen) {
-        byte[] out = new byte[ulen];
-        int ip = from;
-        int end = from + clen;
-        int op = 0;
-        while (ip < end) {
-            int ctrl = in[ip++] & 0xff;
-            if (ctrl < 32) {
-                int run = ctrl + 1;
-                if (op + run > ulen || ip + run > end) return null;
-                System.arraycopy(in, ip, out, op, run);
-                ip += run;
-                op += run;
-            } else {
-                int len = ctrl >> 5;
-                int ref = op - ((ctrl & 0x1f) << 8) - 1;
-                if (len == 7) {
-                    if (ip >= end) return null;
-                    len += in[ip++] & 0xff;
-                }
-                if (ip >= end) return null;
-                ref -= in[ip++] & 0xff;
-                len += 2;
-                if (ref < 0 || op + len > ulen) return null;
-                for (int i = 0; i < len; i++) out[op++] = out[ref++];
-            }
-        }
-        return op == ulen ? out : null;
     }
 }

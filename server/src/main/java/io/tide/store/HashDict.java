@@ -163,6 +163,14 @@ final class HashDict {
         map.forEach((f, v) -> action.accept(f, valueOf(v)));
     }
 
+    /** Every field with its value and expiry (0 for none), in table order. */
+    void forEachWithExpiry(HashValue.FieldVisitor action) {
+        map.forEach((f, v) -> {
+            if (v instanceof Volatile vol) action.visit(f, vol.value, vol.expireAt);
+            else action.visit(f, (byte[]) v, 0);
+        });
+    }
+
     /** One HSCAN step over the table; see {@link ByteMap#scan}. */
     long scan(long cursor, int count, BiConsumer<byte[], byte[]> out) {
         return map.scan(cursor, count, (f, v) -> out.accept(f, valueOf(v)));

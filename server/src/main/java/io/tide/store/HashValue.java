@@ -136,6 +136,23 @@ public final class HashValue implements FieldExpiring {
         }
     }
 
+    /** Receives a field, its value and its expiry (unix ms, 0 for none). */
+    @FunctionalInterface
+    public interface FieldVisitor {
+        void visit(byte[] field, byte[] value, long expireAt);
+    }
+
+    /** Every field with its value and expiry (serialization), in {@link #forEach}'s order; expired fields included. */
+    public void forEachWithExpiry(FieldVisitor action) {
+        if (lp == null) {
+            dict.forEachWithExpiry(action);
+            return;
+        }
+        for (int p = 0; p < lpLen; p = HashListpack.next(lp, lpTtl, p)) {
+            action.visit(HashListpack.field(lp, p), HashListpack.value(lp, p), lpTtl ? HashListpack.expireAt(lp, p) : 0);
+        }
+    }
+
     /**
      * One HSCAN step. The compact forms emit everything and return 0, as Redis does for a listpack; the
      * hashtable form walks its table from {@code cursor} (see {@link ByteMap#scan}) and returns the next cursor.

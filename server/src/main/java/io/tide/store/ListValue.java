@@ -93,6 +93,38 @@ public final class ListValue extends ListNode implements CollectionValue {
         return size;
     }
 
+    /** Receives a list's nodes for serialization (RDB, DUMP). */
+    public interface NodeVisitor {
+        /** A packed node: {@code count} entries in Redis's listpack entry format in {@code entries[from, to)}. */
+        void packed(byte[] entries, int from, int to, int count);
+
+        /** A plain node (Redis's PLAIN container): one element too large for a packed node. */
+        void plain(byte[] element);
+    }
+
+    /**
+     * Visits the nodes head to tail as Redis's quicklist 2 stores them: a listpack-encoded list is one packed
+     * node. The arrays are the list's own and must not be modified or kept.
+     */
+    public void forEachNode(NodeVisitor v) {
+        if (!isQuicklist()) {
+            v.packed(buf, start, end, count);
+            return;
+        }
+        for (ListNode n = head; n != null; n = n.next) {
+            if (n.plain) v.plain(ListPack.read(n.buf, n.start));
+            else v.packed(n.buf, n.start, n.end, n.count);
+        }
+    }
+
+    /** Number of nodes ({@link #forEachNode} visits this many). */
+    public int nodeCount() {
+        if (!isQuicklist()) return 1;
+        int k = 0;
+        for (ListNode n = head; n != null; n = n.next) k++;
+        return k;
+    }
+
     private boolean isQuicklist() {
         return buf == null;
     }

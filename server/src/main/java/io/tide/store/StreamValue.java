@@ -179,6 +179,49 @@ public final class StreamValue implements CollectionValue {
         return i;
     }
 
+    // ---------------------------------------------------------------- serialization (RDB, DUMP)
+
+    /** Receives a stream's nodes for serialization. */
+    public interface NodeVisitor {
+        /** A node: its master ID, its master entry's field names, and its live entries in ID order. */
+        void node(StreamId master, byte[][] masterFields, List<Entry> entries);
+    }
+
+    /** Visits the nodes in ID order, each with its live entries (a node always has at least one). */
+    public void forEachNode(NodeVisitor v) {
+        StreamNode.Cursor c = new StreamNode.Cursor();
+        for (int i = 0; i < nodeCount; i++) {
+            StreamNode n = nodes[i];
+            byte[][] names = n.masterNames();
+            List<Entry> entries = new ArrayList<>(n.live);
+            for (int p = n.entriesStart; p < n.used; ) {
+                p = n.read(p, c);
+                if (!c.deleted()) entries.add(new Entry(new StreamId(c.ms, c.seq), n.fieldsAndValues(c, names)));
+            }
+            v.node(new StreamId(n.masterMs, n.masterSeq), names, entries);
+        }
+    }
+
+    /** Loading: adds an entry to the group's PEL, delivered to no consumer yet; false when it is already there. */
+    public boolean addPending(StreamGroup g, StreamId id, long deliveryTime, long deliveryCount) {
+        if (g.pel.containsKey(id)) return false;
+        g.pel.put(id, new StreamGroup.Pending(deliveryTime, deliveryCount, null));
+        bytes += PENDING_BYTES;
+        return true;
+    }
+
+    /**
+     * Loading: gives the group's pending entry {@code id} to consumer {@code c}; false when the group has no
+     * such pending entry or it already has a consumer.
+     */
+    public boolean assignPending(StreamGroup g, StreamGroup.Consumer c, StreamId id) {
+        StreamGroup.Pending p = g.pel.get(id);
+        if (p == null || p.consumer != null) return false;
+        p.consumer = c;
+        c.pel.put(id, p);
+        return true;
+    }
+
     // ---------------------------------------------------------------- adding
 
     /**
