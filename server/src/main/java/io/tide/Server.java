@@ -66,12 +66,27 @@ public final class Server implements AutoCloseable {
             throw e;
         }
         context.tcpPort(port);
-        // SHUTDOWN arrives on a shard thread, which cannot wait for its own loop to stop: close elsewhere.
-        context.onShutdownRequest(() -> new Thread(this::close, "tide-shutdown").start());
+        // SHUTDOWN arrives on a shard thread, which cannot wait for its own loop to stop: it calls from a thread
+        // of its own.
+        context.onShutdownRequest(this::shutdown);
+        io.tide.persistence.Persistence persistence = context.persistence();
         for (Shard s : shardArray) {
             s.loop().execute(() -> s.startCron(() -> config.getInt("hz"), () -> config.getInt("active-expire-effort"),
-                    () -> network.shardCron(s.id(), config.getInt("timeout"), System.currentTimeMillis()),
+                    () -> {
+                        long now = System.currentTimeMillis();
+                        network.shardCron(s.id(), config.getInt("timeout"), now);
+                        persistence.publishDirty(s);
+                        if (s.id() == 0) persistence.cron(now);
+                    },
                     System::currentTimeMillis));
+        }
+        // Clients may connect while the dataset loads: they get -LOADING until it is in memory.
+        try {
+            persistence.loadRdb(context.limits(), code -> context.scripting().functions().restore(
+                    java.util.List.of(code), io.tide.script.FunctionLibraries.RestorePolicy.APPEND));
+        } catch (java.io.IOException | RuntimeException e) {
+            stop();
+            throw new IllegalStateException("could not load " + persistence.rdbPath() + ": " + e.getMessage(), e);
         }
     }
 
@@ -106,9 +121,50 @@ public final class Server implements AutoCloseable {
         return closed.get();
     }
 
-    /** Stops listening, closes clients, stops every thread the server started. */
+    /**
+     * Shuts down as Redis's SHUTDOWN does: saves first when {@code save} is true, or when it is null and save points
+     * are configured, then closes. Returns false, leaving the server running, when that save failed.
+     */
+    public boolean shutdown(Boolean save) {
+        if (closed.get()) return true;
+        io.tide.persistence.Persistence p = context.persistence();
+        boolean wanted = save != null ? save : !p.savePoints().isEmpty();
+        if (wanted) {
+            java.util.concurrent.CompletableFuture<Void> f = new java.util.concurrent.CompletableFuture<>();
+            shards.coordinator().run(shards.all(), () -> {
+                try {
+                    p.cancelBackgroundSave();
+                    p.saveNow();
+                    f.complete(null);
+                } catch (java.io.IOException | RuntimeException e) {
+                    f.completeExceptionally(e);
+                }
+            }, () -> f.completeExceptionally(new IllegalStateException("the server is stopping")));
+            try {
+                f.get(Math.max(1, context.config().getInt("shutdown-timeout")), java.util.concurrent.TimeUnit.SECONDS);
+            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                LOG.warn("Error trying to save the DB, can't exit: {}", e.getCause() != null ? e.getCause() : e);
+                return false;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        stop();
+        return true;
+    }
+
+    /**
+     * Stops listening, closes clients, stops every thread the server started; saves first when save points are
+     * configured (SIGTERM and SIGINT come here), and closes even when that save fails.
+     */
     @Override
     public void close() {
+        if (closed.get()) return;
+        if (!shutdown(null)) stop();
+    }
+
+    private void stop() {
         if (!closed.compareAndSet(false, true)) return;
         LOG.info("Tide on port {} shutting down", port);
         try {

@@ -216,6 +216,21 @@ public final class CommandContext implements ShardWrites.Recorder {
         return out;
     }
 
+    /**
+     * For a handler that answers later from another thread (SHUTDOWN's save): the reply the handler returns is
+     * dropped, and the returned function delivers the real answer in the client's reply order, from any thread.
+     * Only for commands that run on the client's home shard.
+     */
+    public java.util.function.Consumer<Reply> answerLater() {
+        ClientSession c = client;
+        ClientSession.Slot slot = c.reserve(false);
+        c.suppressCurrentReply();
+        return r -> c.home().loop().execute(() -> {
+            c.complete(slot, r);
+            c.connection().flush();
+        });
+    }
+
     /** Follows a SELECT run through {@link #call}: later calls use the client's new database. */
     public void selectDb(int index) {
         dbIndex = index;

@@ -124,6 +124,15 @@ public final class Dispatcher {
             reject(c, spec, home, Errors.NOAUTH, silent);
             return;
         }
+        io.tide.persistence.Persistence persistence = server.persistence();
+        if (persistence.loading() && !spec.has(CommandSpec.LOADING)) {
+            reject(c, spec, home, Errors.LOADING, silent);
+            return;
+        }
+        if (spec.has(CommandSpec.WRITE) && persistence.writesRefused() && !c.inMulti()) {
+            reject(c, spec, home, Errors.MISCONF, silent);
+            return;
+        }
         if (c.protocol == 2 && c.inPubSubMode() && !allowedInSubscribeMode(spec)) {
             reject(c, spec, home, Errors.PUBSUB_CONTEXT_PREFIX + spec.fullName() + Errors.PUBSUB_CONTEXT_SUFFIX,
                     silent);

@@ -66,6 +66,12 @@ public final class Errors {
     public static final String NO_CONFIG_FILE = "ERR The server is running without a config file";
     public static final String NO_SHUTDOWN_IN_PROGRESS = "ERR No shutdown in progress.";
     public static final String SHUTDOWN_FAILED = "ERR Errors trying to SHUTDOWN. Check logs.";
+    public static final String BGSAVE_IN_PROGRESS = "ERR Background save already in progress";
+    public static final String LOADING = "LOADING Redis is loading the dataset in memory";
+    public static final String MISCONF = "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to "
+            + "persist to disk. Commands that may modify the data set are disabled, because this instance is configured "
+            + "to report errors during writes if RDB snapshotting fails (stop-writes-on-bgsave-error option). Please "
+            + "check the Redis logs for details about the RDB error.";
     public static final String DEBUG_NOT_ALLOWED = "ERR DEBUG command not allowed. If the enable-debug-command option "
             + "is set to \"local\", you can run it from a local connection, otherwise you need to set this option in "
             + "the configuration file, and then restart the server.";

@@ -35,7 +35,7 @@ public final class ServerContext {
     private final String version;
     private final String ioDriver;
     private volatile int tcpPort;
-    private volatile Runnable shutdownRequest = () -> { };
+    private volatile ShutdownRequest shutdownRequest = save -> true;
     private volatile EncodingLimits limits;
     private final PubSub pubSub = new PubSub();
     private final KeyspaceEvents keyspaceEvents = new KeyspaceEvents(pubSub);
@@ -45,6 +45,7 @@ public final class ServerContext {
         return c == null || c.isClosed() ? null : c.subscriber(pubSub);
     });
     private final io.tide.script.Scripting scripting;
+    private final io.tide.persistence.Persistence persistence;
     /** CLIENT PAUSE: end (unix ms, 0 = not paused) and whether every command pauses (ALL) or only writes. */
     private long pauseEndMs;
     private boolean pauseAll;
@@ -58,6 +59,8 @@ public final class ServerContext {
         this.version = version;
         this.ioDriver = ioDriver;
         this.scripting = new io.tide.script.Scripting(version);
+        this.persistence = new io.tide.persistence.Persistence(config, shards, version,
+                () -> scripting.functions().libraries().stream().map(io.tide.script.Library::code).toList());
         byte[] r = new byte[20];
         new SecureRandom().nextBytes(r);
         this.runId = HexFormat.of().formatHex(r);
@@ -101,6 +104,8 @@ public final class ServerContext {
     }
 
     public ConfigRegistry config() { return config; }
+    /** SAVE, BGSAVE, the save points, loading at startup. */
+    public io.tide.persistence.Persistence persistence() { return persistence; }
     /** Lua scripts and functions: the engine and the script cache. */
     public io.tide.script.Scripting scripting() { return scripting; }
     /** Collection encoding thresholds, kept current with CONFIG SET. */
@@ -176,6 +181,18 @@ public final class ServerContext {
     public void onUnpause(Runnable r) { unpauseHook = r; }
 
     /** Asks the server to shut down (SHUTDOWN); the server decides whether that also ends the process. */
-    public void requestShutdown() { shutdownRequest.run(); }
-    public void onShutdownRequest(Runnable r) { shutdownRequest = r; }
+    public void requestShutdown() { shutdownRequest.shutdown(null); }
+
+    /**
+     * SHUTDOWN with a save decision ({@code save} true: SAVE / save points set; false: NOSAVE; null: as configured).
+     * Returns false, with the server still running, when the save failed.
+     */
+    public boolean requestShutdown(Boolean save) { return shutdownRequest.shutdown(save); }
+
+    /** What SHUTDOWN runs (set by the server). */
+    public interface ShutdownRequest {
+        boolean shutdown(Boolean save);
+    }
+
+    public void onShutdownRequest(ShutdownRequest r) { shutdownRequest = r; }
 }

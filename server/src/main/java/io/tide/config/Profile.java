@@ -7,8 +7,9 @@ import java.util.Map;
 
 /**
  * A named set of option defaults that the launcher applies before the config file and the command line, so those
- * still override it. Thread-safe (immutable). Only {@code standalone} exists now and it is the plain defaults; a new
- * profile is one more entry in {@link #KNOWN}.
+ * still override it. Thread-safe (immutable). Only {@code standalone} exists now: the plain defaults plus Redis's default
+ * save points (an embedded server has none, so tests and applications never write a dump.rdb they did not ask
+ * for); a new profile is one more entry in {@link #KNOWN}.
  *
  * @param name     the word given to {@code --profile}
  * @param settings option name to value, applied in order
@@ -17,7 +18,7 @@ public record Profile(String name, Map<String, String> settings) {
 
     /** Every profile by name, in the order {@code --help} lists them. */
     private static final Map<String, Profile> KNOWN = known(
-            new Profile("standalone", Map.of()));
+            new Profile("standalone", Map.of("save", "3600 1 300 100 60 10000")));
 
     public Profile {
         settings = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(settings));

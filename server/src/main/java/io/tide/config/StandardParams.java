@@ -11,9 +11,8 @@ import java.util.List;
  * The definitions of every parameter Tide accepts, with Redis 7's names, bounds and defaults unless noted.
  * Thread-safe (stateless).
  *
- * <p>Known limitations, kept so tools that read these parameters work: {@code save} accepts only {@code ""}
- * (snapshots are not implemented yet; redis-benchmark reads it), {@code appendonly} only {@code no}, and
- * {@code daemonize yes} is refused at startup. {@code bind} defaults to 127.0.0.1, not Redis's {@code * -::*}.
+ * <p>Known limitations: {@code daemonize yes} is refused at startup. {@code save} defaults to no save points in
+ * an embedded server; the {@code standalone} profile of {@code tide-server} sets Redis's default. {@code bind} defaults to 127.0.0.1, not Redis's {@code * -::*}.
  */
 final class StandardParams {
 
@@ -59,7 +58,22 @@ final class StandardParams {
                 ConfigParam.builder("pidfile", Type.STRING).defaultValue("").immutable()
                         .description("File to write the process id to (empty = none).").build(),
                 ConfigParam.builder("save", Type.STRING).defaultValue("").multiArg().check(StandardParams::save)
-                        .description("Snapshot schedule; only \"\" until snapshots are implemented.").build(),
+                        .description("Save points: <seconds> <changes> pairs; a BGSAVE starts when at least <changes> "
+                                + "writes happened and <seconds> passed since the last save (\"\" = none).").build(),
+                ConfigParam.builder("dbfilename", Type.STRING).defaultValue("dump.rdb").check(StandardParams::fileName)
+                        .description("Name of the RDB file in dir.").build(),
+                ConfigParam.builder("rdbcompression", Type.BOOL).defaultValue("yes")
+                        .description("LZF-compress strings in RDB files.").build(),
+                ConfigParam.builder("rdbchecksum", Type.BOOL).defaultValue("yes")
+                        .description("End RDB files with a CRC64 checksum (and verify it on load).").build(),
+                ConfigParam.builder("stop-writes-on-bgsave-error", Type.BOOL).defaultValue("yes")
+                        .description("Refuse writes (-MISCONF) while save points are set and the last background save "
+                                + "failed.").build(),
+                ConfigParam.builder("rdb-version", Type.ENUM).values("auto", "10", "11", "12").defaultValue("auto")
+                        .description("Tide: RDB version to write; auto = the oldest that holds the data (10 as Redis "
+                                + "7.0, 12 when a hash has field TTLs).").build(),
+                integer("shutdown-timeout", 0, INT_MAX, "10")
+                        .description("Seconds SHUTDOWN and SIGTERM may take to save and flush before giving up.").build(),
                 ConfigParam.builder("appendonly", Type.BOOL).defaultValue("no").check(StandardParams::appendonly)
                         .description("Append-only file; only 'no' until the AOF is implemented.").build(),
                 ConfigParam.builder("appendfsync", Type.ENUM).values("always", "everysec", "no")
@@ -194,9 +208,30 @@ final class StandardParams {
         return sb.toString();
     }
 
+    /** Redis's save parsing: pairs of non-negative integers, or "" for none; shown normalised. */
     private static String save(String value, String current) {
-        if (!value.isEmpty()) {
-            throw ConfigException.invalid("snapshots are not implemented yet");
+        String v = value.trim();
+        if (v.isEmpty()) return "";
+        String[] w = v.split("\\s+");
+        if (w.length % 2 != 0) throw ConfigException.invalid("Invalid save parameters");
+        StringBuilder sb = new StringBuilder();
+        for (String x : w) {
+            long n;
+            try {
+                n = Long.parseLong(x);
+            } catch (NumberFormatException e) {
+                throw ConfigException.invalid("Invalid save parameters");
+            }
+            if (n < 0) throw ConfigException.invalid("Invalid save parameters");
+            sb.append(sb.isEmpty() ? "" : " ").append(n);
+        }
+        return sb.toString();
+    }
+
+    /** dbfilename: a plain file name, as Redis requires ("dbfilename can't be a path, just a filename"). */
+    private static String fileName(String value, String current) {
+        if (value.contains("/") || value.contains("\\")) {
+            throw ConfigException.invalid("dbfilename can't be a path, just a filename");
         }
         return value;
     }

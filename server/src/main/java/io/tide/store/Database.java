@@ -358,6 +358,11 @@ public final class Database {
         fieldExpiryKeys = null;
     }
 
+    /** Whether some value may hold elements with their own TTL (hash fields): a snapshot then needs RDB 12. */
+    public boolean mayHaveFieldTtls() {
+        return fieldExpiryKeys != null && !fieldExpiryKeys.isEmpty();
+    }
+
     /**
      * Registers {@code key} for active element expiry: its value is (now) a {@link FieldExpiring} with
      * element TTLs. Values stored with {@link #put} are registered automatically; a command that gives

@@ -77,6 +77,12 @@ public final class ServerCommands {
                 "Returns the server time.", ServerCommands::time);
         t.add("shutdown", -1, "admin noscript loading stale no_multi allow_busy", 0, 0, 0, "", "1.0.0",
                 "Shuts down the server.", ServerCommands::shutdown);
+        t.add("save", 1, "admin noscript no_multi allshards", 0, 0, 0, "@admin @slow @dangerous", "1.0.0",
+                "Synchronously saves the database(s) to disk.", ServerCommands::save);
+        t.add("bgsave", -1, "admin noscript allshards", 0, 0, 0, "@admin @slow @dangerous", "1.0.0",
+                "Asynchronously saves the database(s) to disk.", ServerCommands::bgsave);
+        t.add("lastsave", 1, "loading stale fast", 0, 0, 0, "@admin @fast @dangerous", "1.0.0",
+                "Returns the Unix timestamp of the last successful save to disk.", ServerCommands::lastsave);
         t.add("debug", -2, "admin noscript loading stale allshards", 0, 0, 0, "", "1.0.0",
                 "A container for debugging commands (SLEEP).", ServerCommands::debug);
         var command = t.container("command", -1, "loading stale", "@connection", "2.8.13",
@@ -131,7 +137,7 @@ public final class ServerCommands {
                 case "server" -> serverSection(ctx, sb);
                 case "clients" -> clientsSection(ctx, sb);
                 case "memory" -> memorySection(ctx, sb);
-                case "persistence" -> persistenceSection(sb);
+                case "persistence" -> persistenceSection(ctx, sb);
                 case "stats" -> statsSection(ctx, sb);
                 case "replication" -> replicationSection(sb);
                 case "cpu" -> cpuSection(sb);
@@ -242,12 +248,40 @@ public final class ServerCommands {
         return String.format(Locale.ROOT, "%.2f%s", d, units[u]);
     }
 
-    private static void persistenceSection(StringBuilder sb) {
+    /**
+     * Redis 7.0's persistence fields that mean something without a fork (the copy-on-write and fork fields do not
+     * exist here and are left out rather than reported as zeros).
+     */
+    private static void persistenceSection(CommandContext ctx, StringBuilder sb) {
+        io.tide.persistence.Persistence p = ctx.server().persistence();
         sb.append("# Persistence\r\n");
-        line(sb, "loading", 0);
-        line(sb, "rdb_bgsave_in_progress", 0);
+        line(sb, "loading", p.loading() ? 1 : 0);
+        line(sb, "async_loading", 0);
+        if (p.loading()) {
+            long total = p.loadingTotalBytes();
+            long loaded = p.loadingLoadedBytes();
+            long elapsed = Math.max(1, System.currentTimeMillis() / 1000 - p.loadingStartSeconds());
+            line(sb, "loading_start_time", p.loadingStartSeconds());
+            line(sb, "loading_total_bytes", total);
+            line(sb, "loading_rdb_used_mem", total);
+            line(sb, "loading_loaded_bytes", loaded);
+            sb.append("loading_loaded_perc:").append(String.format(Locale.ROOT, "%.2f",
+                    total == 0 ? 0.0 : loaded * 100.0 / total)).append("\r\n");
+            line(sb, "loading_eta_seconds", loaded == 0 ? 1 : (total - loaded) * elapsed / loaded);
+        }
+        long dirty = 0;
+        for (Shard shard : ctx.shards().all()) dirty += shard.writes().dirty();
+        line(sb, "rdb_changes_since_last_save", dirty);
+        line(sb, "rdb_bgsave_in_progress", p.bgsaveInProgress() ? 1 : 0);
+        line(sb, "rdb_last_save_time", p.lastSaveSeconds());
+        sb.append("rdb_last_bgsave_status:").append(p.lastBgsaveOk() ? "ok" : "err").append("\r\n");
+        line(sb, "rdb_last_bgsave_time_sec", p.lastBgsaveSeconds());
+        line(sb, "rdb_current_bgsave_time_sec", p.currentBgsaveSeconds());
+        line(sb, "rdb_saves", p.saves());
         line(sb, "aof_enabled", 0);
         line(sb, "aof_rewrite_in_progress", 0);
+        line(sb, "aof_rewrite_scheduled", 0);
+        line(sb, "aof_last_write_status", "ok");
     }
 
     private static void statsSection(CommandContext ctx, StringBuilder sb) {
@@ -465,16 +499,44 @@ public final class ServerCommands {
         }
         if ((abort && (noSave || save || other)) || (noSave && save)) throw Errors.syntax();
         if (abort) throw Errors.error(Errors.NO_SHUTDOWN_IN_PROGRESS);
-        if (save) {
-            LOG.warn("SHUTDOWN SAVE refused: snapshots are not implemented yet");
-            throw Errors.error(Errors.SHUTDOWN_FAILED);
-        }
         LOG.info("User requested shutdown...");
-        ctx.client().suppressCurrentReply();
-        // Closing waits for the shard loops to stop, so it must not run on one of them.
+        Boolean saveChoice = noSave ? Boolean.FALSE : save ? Boolean.TRUE : null;
+        // On success the connection closes without a reply, as Redis's; a failed save answers the error.
+        java.util.function.Consumer<Reply> answer = ctx.answerLater();
+        // Saving parks every shard and closing waits for the shard loops to stop: neither may run on one of them.
         ServerContext server = ctx.server();
-        Thread.ofPlatform().name("tide-shutdown").daemon(false).start(server::requestShutdown);
+        Thread.ofPlatform().name("tide-shutdown").daemon(false).start(() -> {
+            if (!server.requestShutdown(saveChoice)) answer.accept(Reply.error(Errors.SHUTDOWN_FAILED));
+        });
         return Reply.OK;
+    }
+
+    /** SAVE: on the coordinator with every shard parked, so clients wait for it as they do in Redis. */
+    static Reply save(CommandContext ctx, byte[][] argv) {
+        io.tide.persistence.Persistence p = ctx.server().persistence();
+        if (p.bgsaveInProgress()) throw Errors.error(Errors.BGSAVE_IN_PROGRESS);
+        try {
+            p.saveNow();
+        } catch (java.io.IOException | RuntimeException e) {
+            throw Errors.error("ERR");
+        }
+        return Reply.OK;
+    }
+
+    /** BGSAVE [SCHEDULE]: the image is taken here, with every shard parked; the shards write it while serving. */
+    static Reply bgsave(CommandContext ctx, byte[][] argv) {
+        if (argv.length > 2 || (argv.length == 2 && !Args.is(argv[1], "schedule"))) throw Errors.syntax();
+        io.tide.persistence.Persistence p = ctx.server().persistence();
+        if (ctx.nested()) { // inside MULTI/EXEC or a script, as Redis's in_exec: after it
+            p.scheduleBackgroundSave();
+            return Reply.simple("Background saving scheduled");
+        }
+        if (!p.beginBackgroundSave()) throw Errors.error(Errors.BGSAVE_IN_PROGRESS);
+        return Reply.simple("Background saving started");
+    }
+
+    static Reply lastsave(CommandContext ctx, byte[][] argv) {
+        return Reply.integer(ctx.server().persistence().lastSaveSeconds());
     }
 
     private static final Pattern STRTOD = Pattern.compile("^\\s*[+-]?(\\d+\\.?\\d*|\\.\\d+)([eE][+-]?\\d+)?");

@@ -1,0 +1,309 @@
+package io.tide.persistence;
+
+import io.tide.config.ConfigRegistry;
+import io.tide.persistence.rdb.RdbFileReader;
+import io.tide.shard.Shard;
+import io.tide.shard.ShardSet;
+import io.tide.store.Database;
+import io.tide.store.EncodingLimits;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The server's RDB persistence: SAVE, BGSAVE, the {@code save} points, LASTSAVE, loading at startup and the state
+ * INFO persistence reports. Thread-safe: the state is volatile or atomic; {@link #saveNow} and
+ * {@link #beginBackgroundSave} run on the coordinator with every shard parked (the commands that call them are
+ * ALL_SHARDS), and each shard publishes its dirty counter from its own cron.
+ */
+public final class Persistence {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Persistence.class);
+    /** Entries posted to a shard in one task while loading. */
+    private static final int LOAD_BATCH = 1024;
+
+    private final ConfigRegistry config;
+    private final ShardSet shards;
+    private final String version;
+    private final Supplier<List<byte[]>> functions;
+    private final AtomicLongArray dirty;
+    private volatile RdbSnapshot current;
+    private volatile long lastSaveMs = System.currentTimeMillis();
+    private volatile long lastBgsaveMs;
+    private volatile boolean lastBgsaveOk = true;
+    private volatile long lastBgsaveSeconds = -1;
+    private volatile long saves;
+    private volatile boolean bgsaveScheduled;
+    private volatile long lastSaveAttemptMs;
+    // Loading state for INFO.
+    private volatile boolean loading;
+    private volatile long loadingStartMs;
+    private volatile long loadingTotalBytes;
+    private volatile long loadingLoadedBytes;
+    private volatile long loadingLoadedKeys;
+
+    public Persistence(ConfigRegistry config, ShardSet shards, String version, Supplier<List<byte[]>> functions) {
+        this.config = config;
+        this.shards = shards;
+        this.version = version;
+        this.functions = functions;
+        this.dirty = new AtomicLongArray(shards.size());
+    }
+
+    /** The RDB file: {@code dir}/{@code dbfilename}. */
+    public Path rdbPath() {
+        return Path.of(config.get("dir")).resolve(config.get("dbfilename"));
+    }
+
+    // ---------------------------------------------------------------- saving
+
+    /** SAVE: on the coordinator with every shard parked. Throws on failure. */
+    public void saveNow() throws IOException {
+        long t0 = System.currentTimeMillis();
+        RdbSnapshot s = snapshot();
+        try {
+            s.saveNow(forcedVersion());
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("Failed saving the DB: {}", e.toString());
+            lastBgsaveOk = false;
+            throw e;
+        }
+        for (Shard sh : shards.all()) sh.writes().saved(s.dirtyAtImage[sh.id()]);
+        saved(t0);
+        lastBgsaveOk = true;
+        LOG.info("DB saved on disk ({} ms)", System.currentTimeMillis() - t0);
+    }
+
+    /**
+     * BGSAVE: on the coordinator with every shard parked. Returns false when a save is already in progress. The
+     * image is taken now; the shards write it out while they serve.
+     */
+    public boolean beginBackgroundSave() {
+        if (current != null) return false;
+        bgsaveScheduled = false;
+        lastSaveAttemptMs = System.currentTimeMillis();
+        RdbSnapshot s = snapshot();
+        s.begin(forcedVersion());
+        current = s;
+        lastBgsaveMs = s.startedMs;
+        LOG.info("Background saving started");
+        s.start();
+        s.done().whenComplete((size, err) -> {
+            if (err == null) {
+                for (Shard sh : shards.all()) {
+                    long at = s.dirtyAtImage[sh.id()];
+                    sh.loop().execute(() -> sh.writes().saved(at));
+                }
+                saved(s.startedMs);
+                lastBgsaveOk = true;
+                LOG.info("Background saving terminated with success ({} bytes)", size);
+            } else if (!s.aborted) {
+                lastBgsaveOk = false;
+                LOG.warn("Background saving error: {}", err.toString());
+            }
+            lastBgsaveSeconds = (System.currentTimeMillis() - s.startedMs + 500) / 1000;
+            current = null;
+        });
+        return true;
+    }
+
+    /** Abandons a background save in progress: on the coordinator with every shard parked (SHUTDOWN, SAVE). */
+    public void cancelBackgroundSave() {
+        RdbSnapshot s = current;
+        if (s != null) s.cancelParked();
+    }
+
+    /** The current background save's completion (null when none runs). */
+    public CompletableFuture<Long> backgroundSave() {
+        RdbSnapshot s = current;
+        return s == null ? null : s.done();
+    }
+
+    /** BGSAVE SCHEDULE while a save runs: one more right after it. */
+    public void scheduleBackgroundSave() {
+        bgsaveScheduled = true;
+    }
+
+    private RdbSnapshot snapshot() {
+        long used = 0;
+        for (Shard sh : shards.all()) {
+            for (int i = 0; i < sh.databases(); i++) used += sh.db(i).usedBytes();
+        }
+        return new RdbSnapshot(shards.all(), rdbPath(), config.getBool("rdbcompression"),
+                config.getBool("rdbchecksum"), functions.get(), version, used, false);
+    }
+
+    private int forcedVersion() {
+        String v = config.get("rdb-version");
+        return v.equals("auto") ? 0 : Integer.parseInt(v);
+    }
+
+    private void saved(long startedMs) {
+        lastSaveMs = startedMs;
+        saves++;
+    }
+
+    /** Called by each shard's cron: its changes since the last save, for the save points and INFO. */
+    public void publishDirty(Shard s) {
+        dirty.set(s.id(), s.writes().dirty());
+    }
+
+    /** Changes since the last successful save, summed over the shards (as their crons last published them). */
+    public long changesSinceLastSave() {
+        long n = 0;
+        for (int i = 0; i < dirty.length(); i++) n += dirty.get(i);
+        return n;
+    }
+
+    /**
+     * Called about ten times a second (from shard 0's cron): the save points, Redis's serverCron rule. After a
+     * failed background save the next try waits 5 seconds (CONFIG_BGSAVE_RETRY_DELAY).
+     */
+    public void cron(long nowMs) {
+        if (current != null) return;
+        if (bgsaveScheduled) {
+            requestBackgroundSave();
+            return;
+        }
+        List<long[]> points = savePoints();
+        if (points.isEmpty()) return;
+        long changes = changesSinceLastSave();
+        for (long[] p : points) {
+            if (changes >= p[1] && nowMs - lastSaveMs > p[0] * 1000
+                    && (lastBgsaveOk || nowMs - lastSaveAttemptMs > 5000)) {
+                LOG.info("{} changes in {} seconds. Saving...", p[1], p[0]);
+                requestBackgroundSave();
+                return;
+            }
+        }
+    }
+
+    private void requestBackgroundSave() {
+        lastSaveAttemptMs = System.currentTimeMillis();
+        shards.coordinator().run(shards.all(), this::beginBackgroundSave, () -> { });
+    }
+
+    /** The {@code save} parameter as (seconds, changes) pairs. */
+    public List<long[]> savePoints() {
+        String[] w = config.get("save").trim().split("\\s+");
+        List<long[]> out = new ArrayList<>();
+        for (int i = 0; i + 1 < w.length; i += 2) out.add(new long[] {Long.parseLong(w[i]), Long.parseLong(w[i + 1])});
+        return out;
+    }
+
+    /**
+     * Whether writes are refused (stop-writes-on-bgsave-error): save points are set and the last background save
+     * failed. Redis answers -MISCONF then.
+     */
+    public boolean writesRefused() {
+        return !lastBgsaveOk && config.getBool("stop-writes-on-bgsave-error") && !config.get("save").isEmpty();
+    }
+
+    // ---------------------------------------------------------------- loading
+
+    /**
+     * Loads the RDB file into the (empty) shards, if it exists: each entry is stored by the shard that owns it, in
+     * batches posted to its loop, so the shards insert in parallel while this thread parses. Expired keys are
+     * skipped, as a Redis primary does. Throws with a clear message on an unreadable or corrupt file.
+     */
+    public void loadRdb(EncodingLimits limits, Consumer<byte[]> function) throws IOException {
+        Path file = rdbPath();
+        if (!Files.exists(file)) return;
+        long t0 = System.currentTimeMillis();
+        loading = true;
+        loadingStartMs = t0;
+        loadingTotalBytes = Files.size(file);
+        int n = shards.size();
+        List<List<Object[]>> batches = new ArrayList<>();
+        for (int i = 0; i < n; i++) batches.add(new ArrayList<>(LOAD_BATCH));
+        List<CompletableFuture<?>> pending = new ArrayList<>();
+        long now = System.currentTimeMillis();
+        long[] keys = {0};
+        try {
+            RdbFileReader.read(file, limits, new RdbFileReader.Visitor() {
+                @Override
+                public void entry(int db, byte[] key, Object value, long expireAtMs, long idleSecs, int freq) {
+                    if (expireAtMs != 0 && expireAtMs < now) return;
+                    if (db >= config.getInt("databases")) {
+                        throw new IllegalStateException("the RDB file holds database " + db + " but databases is "
+                                + config.getInt("databases"));
+                    }
+                    Shard s = shards.shardOf(key);
+                    List<Object[]> b = batches.get(s.id());
+                    b.add(new Object[] {db, key, value, expireAtMs});
+                    keys[0]++;
+                    if (b.size() >= LOAD_BATCH) {
+                        pending.add(post(s, List.copyOf(b)));
+                        b.clear();
+                    }
+                }
+
+                @Override
+                public void function(byte[] code) {
+                    function.accept(code);
+                }
+
+                @Override
+                public void progress(long bytesRead, long totalBytes) {
+                    loadingLoadedBytes = bytesRead;
+                    loadingLoadedKeys = keys[0];
+                    pending.removeIf(CompletableFuture::isDone);
+                }
+            });
+            for (int i = 0; i < n; i++) {
+                if (!batches.get(i).isEmpty()) pending.add(post(shards.get(i), List.copyOf(batches.get(i))));
+            }
+            CompletableFuture.allOf(pending.toArray(new CompletableFuture[0])).get(10, TimeUnit.MINUTES);
+            // What was loaded is what is on disk: nothing to save yet.
+            List<CompletableFuture<?>> reset = new ArrayList<>();
+            for (Shard s : shards.all()) reset.add(CompletableFuture.runAsync(() -> s.writes().saved(s.writes().dirty()), s.loop()));
+            CompletableFuture.allOf(reset.toArray(new CompletableFuture[0])).get(1, TimeUnit.MINUTES);
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            throw new IOException("loading " + file + " failed: " + e.getCause(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while loading " + file, e);
+        } finally {
+            loading = false;
+        }
+        lastSaveMs = System.currentTimeMillis();
+        LOG.info("DB loaded from disk: {} keys in {} ms ({})", keys[0], System.currentTimeMillis() - t0, file);
+    }
+
+    private static CompletableFuture<?> post(Shard s, List<Object[]> batch) {
+        return CompletableFuture.runAsync(() -> {
+            long now = System.currentTimeMillis();
+            for (Object[] e : batch) {
+                Database d = s.db((Integer) e[0]);
+                d.put((byte[]) e[1], e[2], (Long) e[3], now);
+            }
+        }, s.loop());
+    }
+
+    // ---------------------------------------------------------------- INFO
+
+    public boolean loading() { return loading; }
+    public long loadingStartSeconds() { return loadingStartMs / 1000; }
+    public long loadingTotalBytes() { return loadingTotalBytes; }
+    public long loadingLoadedBytes() { return loadingLoadedBytes; }
+    public long loadingLoadedKeys() { return loadingLoadedKeys; }
+    public boolean bgsaveInProgress() { return current != null; }
+    public long lastSaveSeconds() { return lastSaveMs / 1000; }
+    public boolean lastBgsaveOk() { return lastBgsaveOk; }
+    public long lastBgsaveSeconds() { return lastBgsaveSeconds; }
+    public long currentBgsaveSeconds() {
+        RdbSnapshot s = current;
+        return s == null ? -1 : (System.currentTimeMillis() - s.startedMs) / 1000;
+    }
+    public long saves() { return saves; }
+    public boolean bgsaveScheduled() { return bgsaveScheduled; }
+}

@@ -1,0 +1,279 @@
+package io.tide.persistence;
+
+import io.tide.persistence.rdb.RdbEncoder;
+import io.tide.persistence.rdb.RdbFileWriter;
+import io.tide.persistence.rdb.RdbOutput;
+import io.tide.persistence.rdb.RdbVersion;
+import io.tide.shard.Shard;
+import io.tide.store.Database;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * One fork-less snapshot of the whole dataset into an RDB file. Thread-safe where stated: {@link #begin} on the
+ * coordinator with every shard parked; each shard's part runs on that shard's thread; one writer thread owns the
+ * file.
+ *
+ * <p>How it stays a point-in-time image without a fork or a copy. {@link #begin} runs while the coordinator has
+ * every shard parked, so no operation is half done on any shard: it starts {@link Database#beginSnapshot} on every
+ * database of every shard at that one instant (cross-shard operations are wholly before or wholly after it). From
+ * then on each shard walks its own tables a slice at a time between its other work ({@link Part#walk}), and any
+ * write that reaches an entry the walk has not saved yet saves it first (the store does this on the write seam), so
+ * every entry is written exactly as it was at the instant. Each shard serializes into its own chunk buffer (each
+ * chunk begins with SELECTDB, which RDB allows to repeat) and hands full chunks to the writer thread, which streams
+ * them into a temp file behind the header and aux fields, then adds the functions, EOF and the CRC64, fsyncs, and
+ * renames over the target. The extra memory is the queued chunks ({@link #MAX_QUEUED} at most, after which the
+ * walks wait for the disk) plus the values that writes had to save early.
+ */
+final class RdbSnapshot {
+
+    /** Chunk size at which a shard hands its buffer to the writer. */
+    private static final int CHUNK = 256 * 1024;
+    /** Serialized bytes queued for the writer beyond which the walks pause. */
+    private static final long MAX_QUEUED = 32L * 1024 * 1024;
+    /** Time a walk slice may take before the shard serves its clients again. */
+    private static final long SLICE_NANOS = 500_000;
+    private static final byte[] SHARD_DONE = new byte[0];
+
+    private final Shard[] shards;
+    private final Path target;
+    private final boolean compress;
+    private final boolean checksum;
+    private final List<byte[]> functions;
+    private final String redisVersion;
+    private final long usedMemory;
+    private final boolean aofBase;
+    private final LinkedBlockingQueue<byte[]> queue = new LinkedBlockingQueue<>();
+    private final AtomicLong queued = new AtomicLong();
+    private final AtomicInteger shardsLeft;
+    private final CompletableFuture<Long> done = new CompletableFuture<>();
+    private volatile boolean failed;
+    /** Set when the server abandoned the snapshot (SHUTDOWN, SAVE): not a failure of the save itself. */
+    volatile boolean aborted;
+    private Part[] parts;
+    private int version;
+    /** Set by {@link #start}: full chunks go to the writer thread (SAVE drains them itself). */
+    private volatile boolean streaming;
+    /** Per shard id: its dirty counter at the instant of the image. */
+    final long[] dirtyAtImage;
+    final long startedMs = System.currentTimeMillis();
+
+    RdbSnapshot(Shard[] shards, Path target, boolean compress, boolean checksum, List<byte[]> functions,
+                String redisVersion, long usedMemory, boolean aofBase) {
+        this.shards = shards;
+        this.target = target;
+        this.compress = compress;
+        this.checksum = checksum;
+        this.functions = functions;
+        this.redisVersion = redisVersion;
+        this.usedMemory = usedMemory;
+        this.aofBase = aofBase;
+        this.shardsLeft = new AtomicInteger(shards.length);
+        this.dirtyAtImage = new long[shards.length];
+    }
+
+    /** Completes with the file's size once it is durable under its name, or exceptionally. */
+    CompletableFuture<Long> done() {
+        return done;
+    }
+
+    /**
+     * The instant of the image: on the coordinator with every shard parked. {@code forcedVersion} 0 picks the
+     * oldest RDB version that holds the data (10, or 12 when a hash has field TTLs).
+     */
+    void begin(int forcedVersion) {
+        boolean fieldTtls = false;
+        for (Shard s : shards) {
+            for (int i = 0; i < s.databases(); i++) fieldTtls |= s.db(i).mayHaveFieldTtls();
+        }
+        version = forcedVersion != 0 ? forcedVersion : fieldTtls ? RdbVersion.WRITE_FIELD_TTLS : RdbVersion.WRITE;
+        parts = new Part[shards.length];
+        for (int k = 0; k < shards.length; k++) {
+            Shard s = shards[k];
+            Part p = new Part(s);
+            parts[k] = p;
+            dirtyAtImage[s.id()] = s.writes().dirty();
+            for (int i = 0; i < s.databases(); i++) {
+                int db = i;
+                p.walks[i] = s.db(i).beginSnapshot((key, value, expireAt) -> p.save(db, key, value, expireAt));
+            }
+        }
+    }
+
+    /** After {@link #begin}, off the coordinator: starts the writer and the shards' walks. */
+    void start() {
+        streaming = true;
+        Thread.ofPlatform().name("tide-rdb-writer").daemon(true).start(this::write);
+        for (Part p : parts) p.shard.executeOnData(p::walk);
+    }
+
+    /**
+     * SAVE: the whole image at once, on the coordinator with every shard parked (the clients wait, as they do for
+     * Redis's SAVE). Returns the file's size.
+     */
+    long saveNow(int forcedVersion) throws IOException {
+        begin(forcedVersion);
+        try {
+            return RdbFileWriter.writeAtomically(target, w -> {
+                writeHead(w);
+                for (Part p : parts) {
+                    for (Database.Snapshot walk : p.walks) {
+                        while (!walk.step(4096)) {
+                            if (p.out.size() >= CHUNK) p.drainTo(w);
+                        }
+                        if (p.out.size() >= CHUNK) p.drainTo(w);
+                    }
+                    p.drainTo(w);
+                }
+                w.functions(functions);
+                w.finish(checksum);
+            });
+        } finally {
+            for (Part p : parts) p.cancel();
+        }
+    }
+
+    /** Abandons the snapshot: shards stop feeding it and the writer removes its temp file. */
+    void cancel() {
+        aborted = true;
+        failed = true;
+        for (Part p : parts) p.shard.executeOnData(p::cancel);
+        queue.add(SHARD_DONE);
+    }
+
+    /** {@link #cancel} with every shard parked, so that a new snapshot may begin at once. */
+    void cancelParked() {
+        aborted = true;
+        failed = true;
+        for (Part p : parts) p.cancel();
+        queue.add(SHARD_DONE);
+    }
+
+    private void writeHead(RdbFileWriter w) throws IOException {
+        w.header(version);
+        w.standardAux(redisVersion, System.currentTimeMillis() / 1000, usedMemory, aofBase);
+    }
+
+    /** The writer thread: streams the chunks into the temp file and finishes it. */
+    private void write() {
+        Path dir = target.toAbsolutePath().getParent();
+        Path temp = dir.resolve("temp-" + ProcessHandle.current().pid() + "-" + Thread.currentThread().threadId() + ".rdb");
+        try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                StandardOpenOption.TRUNCATE_EXISTING)) {
+            RdbFileWriter w = new RdbFileWriter(ch);
+            writeHead(w);
+            int left = shards.length;
+            while (left > 0) {
+                byte[] chunk = queue.take();
+                if (failed) throw new IOException("snapshot cancelled");
+                if (chunk == SHARD_DONE) {
+                    left--;
+                    continue;
+                }
+                queued.addAndGet(-chunk.length);
+                w.raw(chunk, 0, chunk.length);
+            }
+            w.functions(functions);
+            long size = w.finish(checksum);
+            ch.force(true);
+            ch.close();
+            try {
+                Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            } catch (java.nio.file.AtomicMoveNotSupportedException e) {
+                Files.move(temp, target, StandardCopyOption.REPLACE_EXISTING);
+            }
+            try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
+                d.force(true);
+            } catch (IOException ignored) {
+                // some file systems cannot fsync a directory; the rename has happened
+            }
+            done.complete(size);
+        } catch (IOException | RuntimeException | InterruptedException e) {
+            failed = true;
+            for (Part p : parts) p.shard.executeOnData(p::cancel);
+            try {
+                Files.deleteIfExists(temp);
+            } catch (IOException ignored) {
+                // best effort
+            }
+            done.completeExceptionally(e);
+        }
+    }
+
+    /** One shard's side of the snapshot. Confined to that shard's thread (or the coordinator while it is parked). */
+    private final class Part {
+        final Shard shard;
+        final Database.Snapshot[] walks;
+        final RdbOutput out = new RdbOutput(CHUNK + 4096, compress);
+        int chunkDb = -1;
+        int nextDb;
+        boolean cancelled;
+
+        Part(Shard shard) {
+            this.shard = shard;
+            this.walks = new Database.Snapshot[shard.databases()];
+        }
+
+        /** An entry of the image, from the walk or from a write that reached it first. */
+        void save(int db, byte[] key, Object value, long expireAt) {
+            if (chunkDb != db) {
+                RdbEncoder.writeSelectDb(out, db);
+                chunkDb = db;
+            }
+            RdbEncoder.writeEntry(out, key, value, expireAt, version);
+            if (out.size() >= CHUNK && streaming && !cancelled) handOver();
+        }
+
+        private void handOver() {
+            byte[] chunk = out.toByteArray();
+            out.reset();
+            chunkDb = -1;
+            queued.addAndGet(chunk.length);
+            queue.add(chunk);
+        }
+
+        void drainTo(RdbFileWriter w) throws IOException {
+            w.raw(out);
+            out.reset();
+            chunkDb = -1;
+        }
+
+        /** One slice of the walk; re-posts itself until this shard's image is complete. */
+        void walk() {
+            if (cancelled || failed) return;
+            if (queued.get() > MAX_QUEUED) { // the disk is behind: let it catch up
+                shard.loop().schedule(() -> shard.executeOnData(this::walk), 1, java.util.concurrent.TimeUnit.MILLISECONDS);
+                return;
+            }
+            long until = System.nanoTime() + SLICE_NANOS;
+            while (nextDb < walks.length) {
+                if (walks[nextDb].step(256)) {
+                    nextDb++;
+                } else if (System.nanoTime() > until) {
+                    shard.executeOnData(this::walk);
+                    return;
+                }
+            }
+            if (out.size() > 0) handOver();
+            cancelled = true; // done: writes no longer feed this part (every walk has finished, so none do)
+            queue.add(SHARD_DONE);
+            shardsLeft.decrementAndGet();
+        }
+
+        void cancel() {
+            cancelled = true;
+            for (Database.Snapshot walk : walks) {
+                if (walk != null) walk.cancel();
+            }
+        }
+    }
+}
