@@ -140,8 +140,8 @@ public final class RdbInput {
         if (n < 0) throw new RdbFormatException("invalid length " + Long.toUnsignedString(n) + " at offset " + position() + " in " + name);
         long r = remaining();
         if (r >= 0 && n > r) {
-            throw new RdbFormatException("length " + n + " at offset " + position() + " exceeds the " + r
-                    + " bytes left in " + name);
+            throw new RdbFormatException("unexpected end of file at offset " + position() + " in " + name + ": length " + n
+                    + " exceeds the " + r + " bytes left");
         }
     }
 
