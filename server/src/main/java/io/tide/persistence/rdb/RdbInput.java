@@ -29,7 +29,6 @@ public final class RdbInput {
     private long base;
     /** Total bytes of the input when known, else -1. */
     private final long total;
-    private final long startOffset;
     private long crc;
     /** Buffer index up to which {@link #crc} is computed. */
     private int crcPos;
@@ -42,7 +41,6 @@ public final class RdbInput {
         this.crcPos = pos;
         this.limit = limit;
         this.total = total;
-        this.startOffset = pos;
         this.base = -pos;
         this.name = name;
     }
