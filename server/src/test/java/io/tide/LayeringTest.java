@@ -58,6 +58,12 @@ class LayeringTest {
     }
 
     @Test
+    void rdbCodec_dependsOnlyOnStoreAndUtil() throws IOException {
+        assertThat(violations("persistence/rdb", List.of("io.tide.command", "io.tide.network", "io.tide.protocol",
+                "io.tide.shard", "io.tide.script", "io.tide.pubsub", "io.tide.config", "io.netty"), List.of())).isEmpty();
+    }
+
+    @Test
     void storeAndShardData_takeNoLocks() throws IOException {
         assertThat(violations("store", List.of("java.util.concurrent.locks"), List.of("synchronized", "volatile")))
                 .isEmpty();

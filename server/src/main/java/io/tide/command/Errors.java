@@ -300,6 +300,13 @@ public final class Errors {
     public static final String TRACKING_CACHING_NO =
             "ERR CLIENT CACHING NO is only valid when tracking is enabled in OPTOUT mode.";
 
+    public static final String BUSYKEY = "BUSYKEY Target key name already exists.";
+    public static final String RESTORE_INVALID_TTL = "ERR Invalid TTL value, must be >= 0";
+    public static final String RESTORE_INVALID_IDLETIME = "ERR Invalid IDLETIME value, must be >= 0";
+    public static final String RESTORE_INVALID_FREQ = "ERR Invalid FREQ value, must be >= 0 and <= 255";
+    public static final String DUMP_PAYLOAD = "ERR DUMP payload version or checksum are wrong";
+    public static final String DUMP_BAD_DATA = "ERR Bad data format";
+
     private Errors() {}
 
     public static CommandException error(String line) {

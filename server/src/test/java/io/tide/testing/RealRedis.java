@@ -18,11 +18,18 @@ public final class RealRedis implements AutoCloseable {
     private final Process process;
     private final int port;
     private final Path dir;
+    /** Whether {@link #close} deletes {@link #dir} (not for a directory the caller gave). */
+    private final boolean ownsDir;
 
     private RealRedis(Process process, int port, Path dir) {
+        this(process, port, dir, true);
+    }
+
+    private RealRedis(Process process, int port, Path dir, boolean ownsDir) {
         this.process = process;
         this.port = port;
         this.dir = dir;
+        this.ownsDir = ownsDir;
     }
 
     public static String binary() {
@@ -64,6 +71,39 @@ public final class RealRedis implements AutoCloseable {
         return port;
     }
 
+    /**
+     * Starts redis-server on a free loopback port with {@code --dir dir --dbfilename dbfilename}, so that it loads
+     * that file if present and SAVE writes it there; no automatic saves, no AOF. {@link #close} leaves {@code dir}.
+     * Fails (rather than skips) when the server does not come up, with the tail of its log, e.g. a load error.
+     */
+    public static RealRedis startWithFile(Path dir, String dbfilename) throws IOException, InterruptedException {
+        String bin = binary();
+        if (bin == null) {
+            if ("true".equals(System.getenv("CI"))) {
+                throw new IllegalStateException("redis-server is not installed; .ci/run installs it");
+            }
+            Assumptions.abort("redis-server is not installed");
+        }
+        int port = freePort();
+        Path log = dir.resolve("redis-" + port + ".log");
+        Process p = new ProcessBuilder(bin, "--port", Integer.toString(port), "--bind", "127.0.0.1",
+                "--save", "", "--appendonly", "no", "--dir", dir.toString(), "--dbfilename", dbfilename,
+                "--daemonize", "no")
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
+                .start();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (System.nanoTime() < deadline && p.isAlive()) {
+            try (Socket s = new Socket("127.0.0.1", port)) {
+                return new RealRedis(p, port, dir, false);
+            } catch (IOException e) {
+                Thread.sleep(20);
+            }
+        }
+        p.destroyForcibly();
+        throw new IllegalStateException("redis-server did not start: " + Files.readString(log));
+    }
+
     public static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket(0)) {
             return s.getLocalPort();
@@ -79,6 +119,7 @@ public final class RealRedis implements AutoCloseable {
             process.destroyForcibly();
             Thread.currentThread().interrupt();
         }
+        if (!ownsDir) return;
         try (var files = Files.walk(dir)) {
             files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
         } catch (IOException ignored) {

@@ -12,6 +12,7 @@ public final class Families {
         ClientCommands.register(table);
         ServerCommands.register(table);
         KeyCommands.register(table);
+        DumpCommands.register(table);
         StringCommands.register(table);
         SetCommands.register(table);
         BitCommands.register(table);

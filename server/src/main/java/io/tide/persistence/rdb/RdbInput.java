@@ -29,7 +29,6 @@ public final class RdbInput {
     private long base;
     /** Total bytes of the input when known, else -1. */
     private final long total;
-    private final long startOffset;
     private long crc;
     /** Buffer index up to which {@link #crc} is computed. */
     private int crcPos;
@@ -42,7 +41,6 @@ public final class RdbInput {
         this.crcPos = pos;
         this.limit = limit;
         this.total = total;
-        this.startOffset = pos;
         this.base = -pos;
         this.name = name;
     }
@@ -140,8 +138,8 @@ public final class RdbInput {
         if (n < 0) throw new RdbFormatException("invalid length " + Long.toUnsignedString(n) + " at offset " + position() + " in " + name);
         long r = remaining();
         if (r >= 0 && n > r) {
-            throw new RdbFormatException("length " + n + " at offset " + position() + " exceeds the " + r
-                    + " bytes left in " + name);
+            throw new RdbFormatException("unexpected end of file at offset " + position() + " in " + name + ": length " + n
+                    + " exceeds the " + r + " bytes left");
         }
     }
 
