@@ -26,7 +26,8 @@ class MainProcessTest {
                 "--sun-misc-unsafe-memory-access=allow", "--enable-native-access=ALL-UNNAMED",
                 "-cp", System.getProperty("java.class.path"), "io.tide.Main"));
         cmd.addAll(List.of(args));
-        return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(dir.resolve("out.log").toFile())
+        // Run in the test's directory: the standalone profile has save points, so SIGTERM writes a dump.rdb there.
+        return new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true).redirectOutput(dir.resolve("out.log").toFile())
                 .start();
     }
 

@@ -125,11 +125,17 @@ class ConfigRegistryTest {
     }
 
     @Test
-    void save_andAppendonly_acceptOnlyWhatIsImplemented() {
+    void save_acceptsPairs_andAppendonlyOnlyWhatIsImplemented() {
         config.set("save", "");
-        assertThatThrownBy(() -> config.set("save", "900 1"))
-                .hasMessage("ERR CONFIG SET failed (possibly related to argument 'save') - "
-                        + "snapshots are not implemented yet");
+        config.set("save", " 900  1 300 10 ");
+        assertThat(config.get("save")).isEqualTo("900 1 300 10");
+        assertThatThrownBy(() -> config.set("save", "900"))
+                .hasMessage("ERR CONFIG SET failed (possibly related to argument 'save') - Invalid save parameters");
+        assertThatThrownBy(() -> config.set("save", "900 x"))
+                .hasMessage("ERR CONFIG SET failed (possibly related to argument 'save') - Invalid save parameters");
+        assertThatThrownBy(() -> config.set("dbfilename", "a/b.rdb"))
+                .hasMessage("ERR CONFIG SET failed (possibly related to argument 'dbfilename') - "
+                        + "dbfilename can't be a path, just a filename");
         config.set("appendonly", "no");
         assertThatThrownBy(() -> config.set("appendonly", "yes"))
                 .hasMessageStartingWith("ERR CONFIG SET failed (possibly related to argument 'appendonly') - ");

@@ -27,7 +27,8 @@ class LaunchOptionsTest {
         assertThat(l.message()).isNull();
         assertThat(l.config().getInt("port")).isEqualTo(6379);
         assertThat(l.config().get("profile")).isEqualTo("standalone");
-        assertThat(l.profileSetOptions()).isEmpty();
+        assertThat(l.profileSetOptions()).containsExactly("save");
+        assertThat(l.config().get("save")).isEqualTo("3600 1 300 100 60 10000");
         assertThat(l.config().configFile()).isNull();
     }
 
@@ -125,12 +126,12 @@ class LaunchOptionsTest {
     }
 
     @Test
-    void standaloneProfile_isThePlainDefaults() {
+    void standaloneProfile_isThePlainDefaults_plusRedisSavePoints() {
         Launch l = parse("--profile", "standalone");
         assertThat(l.action()).isEqualTo(Action.RUN);
-        assertThat(l.profileSetOptions()).isEmpty();
+        assertThat(l.profileSetOptions()).containsExactly("save");
         for (ConfigParam p : l.config().params()) {
-            assertThat(l.config().isDefault(p.name())).as(p.name()).isTrue();
+            if (!p.name().equals("save")) assertThat(l.config().isDefault(p.name())).as(p.name()).isTrue();
         }
     }
 

@@ -40,6 +40,16 @@ public final class TestServers {
     public static Server start(int shards, String... extra) {
         List<String> args = new ArrayList<>(List.of("--port", "0", "--shards", Integer.toString(shards),
                 "--loglevel", "warning"));
+        if (!Arrays.asList(extra).contains("--dir")) {
+            // A directory of its own, so that no test loads (or leaves) a dump.rdb another test sees.
+            try {
+                java.nio.file.Path d = java.nio.file.Files.createTempDirectory("tide-test");
+                d.toFile().deleteOnExit();
+                args.addAll(List.of("--dir", d.toString()));
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }
         args.addAll(Arrays.asList(extra));
         return Tide.start(args.toArray(new String[0]));
     }
