@@ -462,6 +462,10 @@ public final class CommandContext implements ShardWrites.Recorder {
             }
         }
         if (changed == 0) return;
+        // A coordinated command whose keys span shards but that changed only one: its argv names other shards' keys
+        // (a per-shard replay cannot read them, a merged stream may order it after their later writes), so that
+        // shard records the state of its written keys instead.
+        if (changed == 1 && coordinated && !wroteWholeDb && spansShards(argv)) changed = 2;
         if (changed == 1 || wroteWholeDb) {
             for (long m = coordinated ? parked : 1L << only; m != 0; m &= m - 1) {
                 int id = Long.numberOfTrailingZeros(m);
@@ -482,6 +486,19 @@ public final class CommandContext implements ShardWrites.Recorder {
             Database d = shards.get(k.shard).db(k.db);
             for (byte[][] c : io.tide.journal.KeyStates.of(d, k.key, now)) effectsOf(k.shard).add(new Effect(k.db, c));
         }
+    }
+
+    /** Whether the keys of {@code argv} (by its command's key positions) belong to more than one shard. */
+    private boolean spansShards(byte[][] argv) {
+        CommandSpec spec = server.table().lookup(argv[0]);
+        if (spec == null || !spec.hasKeys()) return false;
+        int first = -1;
+        for (byte[] k : spec.keys(argv)) {
+            int id = shards.shardOf(k).id();
+            if (first == -1) first = id;
+            else if (id != first) return true;
+        }
+        return false;
     }
 
     private List<Effect> effectsOf(int shardId) {

@@ -139,6 +139,7 @@ public final class HashCommands {
             ctx.db(key).adjustUsedBytes(h.memoryBytes() - before);
             return h;
         }
+        if (!forWrite) ctx.propagateAs(new byte[][] {Args.bytes("DEL"), key}); // a read's only write: the key went
         return settle(ctx, key, h, true) ? h : null;
     }
 
@@ -520,9 +521,46 @@ public final class HashCommands {
             out[i - first] = Reply.integer(h.setExpire(argv[i], when, condition, now));
         }
         if (h.hasFieldTtls()) ctx.db(key).trackFieldExpiry(key); // the shard cron expires fields nobody reads
+        if (changed(out, 1)) propagateFieldExpiry(ctx, argv, key, when, condition == 0 ? -1 : 3, first, out);
         if (changed(out, 1)) ctx.notify(KeyspaceEvents.HASH, changed(out, 2) ? "hdel" : "hexpire", key);
         settle(ctx, key, h, changed(out, 1));
         return Reply.array(out);
+    }
+
+    /**
+     * The journalled form of a field-expiry command, as Redis 7.4 propagates it: HDEL for the fields it deleted (a
+     * time not in the future), then HPEXPIREAT with the absolute time, its condition ({@code conditionAt} in argv,
+     * -1 for none) and only the fields it set.
+     */
+    private static void propagateFieldExpiry(CommandContext ctx, byte[][] argv, byte[] key, long when, int conditionAt,
+                                             int first, Reply[] out) {
+        List<byte[]> deleted = new ArrayList<>();
+        List<byte[]> set = new ArrayList<>();
+        for (int i = 0; i < out.length; i++) {
+            long code = ((Reply.Int) out[i]).value();
+            if (code == 2) deleted.add(argv[first + i]);
+            else if (code == 1) set.add(argv[first + i]);
+        }
+        List<byte[][]> cmds = new ArrayList<>(2);
+        if (!deleted.isEmpty()) {
+            byte[][] hdel = new byte[deleted.size() + 2][];
+            hdel[0] = Args.bytes("HDEL");
+            hdel[1] = key;
+            for (int i = 0; i < deleted.size(); i++) hdel[i + 2] = deleted.get(i);
+            cmds.add(hdel);
+        }
+        if (!set.isEmpty()) {
+            List<byte[]> c = new ArrayList<>();
+            c.add(Args.bytes("HPEXPIREAT"));
+            c.add(key);
+            c.add(Args.bytes(when));
+            if (conditionAt > 0) c.add(argv[conditionAt]);
+            c.add(Args.bytes("FIELDS"));
+            c.add(Args.bytes(set.size()));
+            c.addAll(set);
+            cmds.add(c.toArray(new byte[0][]));
+        }
+        ctx.propagateAs(cmds.toArray(new byte[0][][]));
     }
 
     /**

@@ -588,11 +588,15 @@ public final class KeyCommands {
             if ((flags & EXPIRE_GT) != 0 && (current == 0 || when <= current)) return Reply.ZERO;
             if ((flags & EXPIRE_LT) != 0 && current != 0 && when >= current) return Reply.ZERO;
         }
+        // Journalled as Redis's expireGenericCommand propagates: DEL for a time not in the future, else
+        // PEXPIREAT with the absolute time (PEXPIREAT itself as it came, its options included).
         if (when <= now) {
             d.remove(key);
+            ctx.propagateAs(new byte[][] {Args.bytes("DEL"), key});
             ctx.notify(KeyspaceEvents.GENERIC, "del", key);
         } else {
             d.setExpireAt(key, when);
+            if (!name.equals("pexpireat")) ctx.propagateAs(new byte[][] {Args.bytes("PEXPIREAT"), key, Args.bytes(when)});
             ctx.notify(KeyspaceEvents.GENERIC, "expire", key);
         }
         return Reply.ONE;

@@ -33,6 +33,18 @@ public final class StreamCommands {
     /** Redis's XAUTOCLAIM COUNT ceiling: LONG_MAX / max(sizeof(streamID), attempts factor). */
     private static final long AUTOCLAIM_MAX_COUNT = Long.MAX_VALUE / 16;
 
+    // Journalled forms (Redis's shared.xclaim, shared.time, ...).
+    private static final byte[] XCLAIM = Args.bytes("XCLAIM");
+    private static final byte[] TIME = Args.bytes("TIME");
+    private static final byte[] RETRYCOUNT = Args.bytes("RETRYCOUNT");
+    private static final byte[] FORCE = Args.bytes("FORCE");
+    private static final byte[] JUSTID = Args.bytes("JUSTID");
+    private static final byte[] LASTID = Args.bytes("LASTID");
+    private static final byte[] XGROUP = Args.bytes("XGROUP");
+    private static final byte[] SETID = Args.bytes("SETID");
+    private static final byte[] ENTRIESREAD = Args.bytes("ENTRIESREAD");
+    private static final byte[] CREATECONSUMER = Args.bytes("CREATECONSUMER");
+
     private StreamCommands() {}
 
     public static void register(CommandTable t) {
@@ -266,6 +278,41 @@ public final class StreamCommands {
         ParsedId id;
         /** Index of XADD's ID argument. */
         int idPos;
+        /** Indexes of the {@code ~}, of the threshold and of the LIMIT word (-1 when absent). */
+        int approxPos = -1;
+        int thresholdPos = -1;
+        int limitPos = -1;
+    }
+
+    /**
+     * The journalled argv of an XADD or XTRIM that trimmed approximately (Redis's streamRewriteApproxSpecifier and
+     * streamRewriteTrimArgument): {@code ~} becomes {@code =} and the threshold the exact result (MAXLEN the
+     * length left, MINID the first id left, or MAXLEN 0 when none is left), so a replay trims exactly the same
+     * entries. LIMIT goes too (Redis keeps it and ignores it from a master or the AOF, but an ordinary client may
+     * not send LIMIT with {@code =}). Returns {@code argv} itself when there was no approximate trim.
+     */
+    private static byte[][] exactTrim(byte[][] argv, AddTrim a, StreamValue s) {
+        if (!a.approx) return argv;
+        List<byte[]> out = new ArrayList<>(argv.length);
+        for (int i = 0; i < argv.length; i++) {
+            if (i == a.limitPos) {
+                i++;
+                continue;
+            }
+            if (i == a.approxPos) {
+                out.add(Args.bytes("="));
+            } else if (i == a.thresholdPos) {
+                if (a.strategy == StreamValue.TRIM_MINID && s.length() == 0) {
+                    out.set(a.approxPos - 1, Args.bytes("MAXLEN"));
+                    out.add(Args.bytes(0));
+                } else {
+                    out.add(a.strategy == StreamValue.TRIM_MAXLEN ? Args.bytes(s.length()) : s.firstId().toBytes());
+                }
+            } else {
+                out.add(argv[i]);
+            }
+        }
+        return out.toArray(new byte[0][]);
     }
 
     /**
@@ -275,8 +322,9 @@ public final class StreamCommands {
     private static int trimThreshold(AddTrim a, byte[][] argv, int i, int moreargs) {
         if (a.strategy != 0) throw Errors.error(Errors.STREAM_MAXLEN_AND_MINID);
         a.approx = moreargs >= 2 && symbol(argv[i + 1], '~');
-        if (a.approx || (moreargs >= 2 && symbol(argv[i + 1], '='))) return i + 2;
-        return i + 1;
+        if (a.approx) a.approxPos = i + 1;
+        a.thresholdPos = a.approx || (moreargs >= 2 && symbol(argv[i + 1], '=')) ? i + 2 : i + 1;
+        return a.thresholdPos;
     }
 
     /** Redis's streamParseAddOrTrimArgsOrReply. */
@@ -302,6 +350,7 @@ public final class StreamCommands {
                 a.limit = Args.parseLong(argv[i + 1]);
                 if (a.limit < 0) throw Errors.error(Errors.STREAM_LIMIT_NEGATIVE);
                 limitGiven = true;
+                a.limitPos = i;
                 i++;
             } else if (xadd && opt(o, "nomkstream")) {
                 a.noMkStream = true;
@@ -361,10 +410,10 @@ public final class StreamCommands {
         }
         ctx.notify(KeyspaceEvents.STREAM, "xadd", key);
         if (trimmed > 0) ctx.notify(KeyspaceEvents.STREAM, "xtrim", key);
-        if (ctx.journalling()) { // as Redis: the id the server chose is journalled, not "*"
+        if (ctx.journalling()) { // as Redis: the id the server chose is journalled, not "*", and trims exact
             byte[][] journalled = argv.clone();
             journalled[fieldPos - 1] = added.toBytes();
-            ctx.propagateAs(journalled);
+            ctx.propagateAs(exactTrim(journalled, a, s));
         }
         return id(added);
     }
@@ -377,6 +426,7 @@ public final class StreamCommands {
         long deleted = s.trim(a.strategy, a.maxlen, a.minId, a.approx, a.limit);
         if (deleted > 0) ctx.notify(KeyspaceEvents.STREAM, "xtrim", key);
         if (deleted > 0) ctx.modified(key);
+        if (deleted > 0 && ctx.journalling()) ctx.propagateAs(exactTrim(argv, a, s));
         return Reply.integer(deleted);
     }
 
@@ -534,6 +584,7 @@ public final class StreamCommands {
 
         boolean resp3 = ctx.client() != null && ctx.client().protocol() == 3;
         List<Reply> served = new ArrayList<>();
+        List<byte[][]> journalled = xreadgroup && ctx.journalling() ? new ArrayList<>() : null;
         for (int k = 0; k < streams; k++) {
             byte[] key = argv[streamsArg + k];
             if (!((xreadgroup ? ctx.readForWrite(key) : ctx.read(key)) instanceof StreamValue s)) continue;
@@ -555,11 +606,29 @@ public final class StreamCommands {
             StreamId start = gt.next();
             Reply list;
             if (xreadgroup) {
-                StreamGroup.Consumer consumer = s.consumerSeen(groups[k], consumerName.clone(), ctx.now());
-                list = history
-                        ? entries(s.readHistory(consumer, start, count, ctx.now()))
-                        : entries(s.readGroup(groups[k], consumer, gt, count, noack, ctx.now()));
+                StreamGroup g = groups[k];
+                boolean existed = g.consumer(consumerName) != null;
+                StreamId lastBefore = g.lastId();
+                long readBefore = g.entriesRead();
+                StreamGroup.Consumer consumer = s.consumerSeen(g, consumerName.clone(), ctx.now());
+                List<StreamValue.Entry> got = history
+                        ? s.readHistory(consumer, start, count, ctx.now())
+                        : s.readGroup(g, consumer, gt, count, noack, ctx.now());
+                list = entries(got);
                 ctx.modified(key);
+                if (journalled != null) {
+                    // As Redis's streamPropagateConsumerCreation, streamPropagateXCLAIM and streamPropagateGroupID.
+                    // History reads count as deliveries too: unlike Redis, journalled, so replicas agree.
+                    if (!existed) journalled.add(new byte[][] {XGROUP, CREATECONSUMER, key, g.name(), consumerName});
+                    if (!noack || history) {
+                        for (StreamValue.Entry e : got) {
+                            if (e.fieldsAndValues() != null) {
+                                journalled.add(xclaimOf(key, g, consumerName, e.id(), g.pending().get(e.id())));
+                            }
+                        }
+                    }
+                    if (!g.lastId().equals(lastBefore) || g.entriesRead() != readBefore) journalled.add(setIdOf(key, g));
+                }
             } else {
                 list = entries(s.range(start, StreamId.MAX, count, false));
             }
@@ -570,6 +639,7 @@ public final class StreamCommands {
                 served.add(Reply.array(Reply.bulk(key), list));
             }
         }
+        if (journalled != null && !served.isEmpty()) ctx.propagateAs(journalled.toArray(new byte[0][][]));
         if (!served.isEmpty()) return resp3 ? Reply.map(served) : Reply.array(served);
 
         if (!block) return Reply.NULL_ARRAY;
@@ -845,10 +915,52 @@ public final class StreamCommands {
                 throw Errors.error(Errors.streamXclaimOption(text(o)));
             }
         }
+        // The pending IDs whose entries are gone: XCLAIM drops them.
+        List<StreamId> dropped = new ArrayList<>();
+        for (StreamId id : ids) {
+            if (g.pending().containsKey(id) && !s.contains(id) && !dropped.contains(id)) dropped.add(id);
+        }
+        StreamId lastBefore = g.lastId();
         List<StreamValue.Entry> claimed = s.claim(g, argv[3].clone(), ids.toArray(new StreamId[0]),
                 new StreamValue.ClaimOptions(minIdle, deliveryTime, retryCount, force, justId, lastId), now);
-        ctx.modified(key);
+        boolean lastMoved = !g.lastId().equals(lastBefore);
+        if (!claimed.isEmpty() || !dropped.isEmpty() || lastMoved) {
+            ctx.modified(key);
+            if (ctx.journalling()) propagateClaims(ctx, key, g, argv[3], claimed, dropped, lastMoved);
+        }
         return justId ? ids(claimed) : entries(claimed);
+    }
+
+    /**
+     * The journalled form of XCLAIM and XAUTOCLAIM, as Redis propagates them: one idempotent XCLAIM per claimed ID
+     * with its delivery time and count, one per dropped ID (its entry is gone, so the replay drops it too), and the
+     * group's last ID when LASTID moved it.
+     */
+    private static void propagateClaims(CommandContext ctx, byte[] key, StreamGroup g, byte[] consumer,
+                                        List<StreamValue.Entry> claimed, List<StreamId> dropped, boolean lastMoved) {
+        List<byte[][]> out = new ArrayList<>();
+        for (StreamValue.Entry e : claimed) out.add(xclaimOf(key, g, consumer, e.id(), g.pending().get(e.id())));
+        for (StreamId id : dropped) out.add(xclaimOf(key, g, consumer, id, null));
+        if (lastMoved) out.add(setIdOf(key, g));
+        ctx.propagateAs(out.toArray(new byte[0][][]));
+    }
+
+    /**
+     * Redis's streamPropagateXCLAIM: {@code XCLAIM key group consumer 0 id TIME ms RETRYCOUNT n FORCE JUSTID LASTID
+     * last}, which makes {@code id} pending for {@code consumer} with {@code p}'s delivery time and count (or, when
+     * the entry is gone, drops it); {@code p} null for a dropped ID.
+     */
+    private static byte[][] xclaimOf(byte[] key, StreamGroup g, byte[] consumer, StreamId id, StreamGroup.Pending p) {
+        long time = p == null ? 0 : p.deliveryTime();
+        long count = p == null ? 0 : p.deliveryCount();
+        return new byte[][] {XCLAIM, key, g.name(), consumer, Args.bytes(0), id.toBytes(), TIME, Args.bytes(time),
+                RETRYCOUNT, Args.bytes(count), FORCE, JUSTID, LASTID, g.lastId().toBytes()};
+    }
+
+    /** Redis's streamPropagateGroupID: {@code XGROUP SETID key group last-id ENTRIESREAD n}. */
+    private static byte[][] setIdOf(byte[] key, StreamGroup g) {
+        return new byte[][] {XGROUP, SETID, key, g.name(), g.lastId().toBytes(), ENTRIESREAD,
+                Args.bytes(g.entriesRead())};
     }
 
     static Reply xautoclaim(CommandContext ctx, byte[][] argv) {
@@ -875,7 +987,10 @@ public final class StreamCommands {
         StreamGroup g = s == null ? null : s.group(argv[2]);
         if (g == null) throw Errors.error(Errors.streamNoGroup(text(key), text(argv[2])));
         StreamValue.AutoClaim r = s.autoClaim(g, argv[3].clone(), minIdle, start, count, justId, ctx.now());
-        ctx.modified(key);
+        if (!r.claimed().isEmpty() || !r.deleted().isEmpty()) {
+            ctx.modified(key);
+            if (ctx.journalling()) propagateClaims(ctx, key, g, argv[3], r.claimed(), r.deleted(), false);
+        }
         Reply[] deleted = new Reply[r.deleted().size()];
         for (int i = 0; i < deleted.length; i++) deleted[i] = id(r.deleted().get(i));
         return Reply.array(id(r.next()), justId ? ids(r.claimed()) : entries(r.claimed()), Reply.array(deleted));

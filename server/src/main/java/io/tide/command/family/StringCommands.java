@@ -38,6 +38,14 @@ public final class StringCommands {
     private static final int EXAT = 1 << 7;
     private static final int PXAT = 1 << 8;
 
+    // Journalled forms (Redis's shared.set, shared.pxat, ...).
+    private static final byte[] SET = Args.bytes("SET");
+    private static final byte[] PXAT_ARG = Args.bytes("PXAT");
+    private static final byte[] KEEPTTL_ARG = Args.bytes("KEEPTTL");
+    private static final byte[] DEL = Args.bytes("DEL");
+    private static final byte[] PEXPIREAT = Args.bytes("PEXPIREAT");
+    private static final byte[] PERSIST_CMD = Args.bytes("PERSIST");
+
     private StringCommands() {}
 
     public static void register(CommandTable t) {
@@ -129,6 +137,10 @@ public final class StringCommands {
         }
         long expireAt = expire != null ? when : (flags & KEEPTTL) != 0 ? Database.KEEP_TTL : 0;
         ctx.db(key).put(key, StringValues.of(value), expireAt, ctx.now());
+        // As Redis 7.0's setGenericCommand: a relative or seconds expiry is journalled as SET key value PXAT ms.
+        if (expire != null && (flags & PXAT) == 0) {
+            ctx.propagateAs(new byte[][] {SET, key, value, PXAT_ARG, Args.bytes(when)});
+        }
         ctx.notify(KeyspaceEvents.STRING, "set", key);
         if (expire != null) ctx.notify(KeyspaceEvents.GENERIC, "expire", key);
         return old != null ? old : ok;
@@ -147,6 +159,7 @@ public final class StringCommands {
         if (v == null) return Reply.NULL;
         Reply r = Reply.bulk(StringValues.bytes(v));
         ctx.db(argv[1]).remove(argv[1]);
+        ctx.propagateAs(new byte[][] {DEL, argv[1]}); // as Redis's getdelCommand
         ctx.notify(KeyspaceEvents.GENERIC, "del", argv[1]);
         return r;
     }
@@ -161,12 +174,18 @@ public final class StringCommands {
         Database db = ctx.db(key);
         if ((o.flags & (EXAT | PXAT)) != 0 && when <= ctx.now()) {
             db.remove(key);
+            ctx.propagateAs(new byte[][] {DEL, key}); // as Redis's getexCommand
             ctx.notify(KeyspaceEvents.GENERIC, "del", key);
         } else if (o.expire != null) {
             db.setExpireAt(key, when);
+            // As Redis: journalled as PEXPIREAT unless given as PXAT already (then its argv is deterministic).
+            if ((o.flags & PXAT) == 0) ctx.propagateAs(new byte[][] {PEXPIREAT, key, Args.bytes(when)});
             ctx.notify(KeyspaceEvents.GENERIC, "expire", key);
         } else if ((o.flags & PERSIST) != 0) {
-            if (db.persist(key)) ctx.notify(KeyspaceEvents.GENERIC, "persist", key);
+            if (db.persist(key)) {
+                ctx.propagateAs(new byte[][] {PERSIST_CMD, key});
+                ctx.notify(KeyspaceEvents.GENERIC, "persist", key);
+            }
         }
         return r;
     }
@@ -391,6 +410,7 @@ public final class StringCommands {
         if (sum == null || sum.isInfinite()) throw Errors.error(Errors.INCR_NAN_OR_INF);
         byte[] text = sum.toHumanString().getBytes(StandardCharsets.US_ASCII);
         ctx.db(key).put(key, text, Database.KEEP_TTL, ctx.now()); // a string, never int-encoded, as in Redis
+        ctx.propagateAs(new byte[][] {SET, key, text, KEEPTTL_ARG}); // as Redis: float formatting is not replayed
         ctx.notify(KeyspaceEvents.STRING, "incrbyfloat", key);
         return Reply.bulk(text);
     }

@@ -1,0 +1,135 @@
+package io.tide.journal;
+
+import static io.tide.journal.JournalReplayTest.call;
+import static io.tide.journal.JournalReplayTest.show;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tide.Server;
+import io.tide.testing.TestServers;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.Jedis;
+
+/** What the journal records for particular commands, through a real client on 1 and 4 shards. Runs on the test thread. */
+class JournalEffectsTest {
+
+    /** Every record of every shard, as text ("tx<seq>/<parts>" before a transaction's effects). */
+    private static List<String> records(CapturingSink[] sinks) {
+        List<String> out = new ArrayList<>();
+        for (CapturingSink s : sinks) {
+            for (CapturingSink.Rec r : s.records()) {
+                if (r.tx()) out.add("tx" + (r.seq() > 0 ? "+" : "0") + "/" + r.parts());
+                for (Effect e : r.effects()) out.add(show(e));
+            }
+            s.clear();
+        }
+        return out;
+    }
+
+    @Test
+    void noOpWrites_recordNothing() throws Exception {
+        try (Server server = TestServers.start(1); Jedis j = TestServers.jedis(server.port(), 2)) {
+            call(j, "SET", "s", "v");
+            call(j, "SADD", "set", "a");
+            call(j, "HSET", "h", "f", "v");
+            call(j, "ZADD", "z", "1", "m");
+            call(j, "RPUSH", "l", "a");
+            call(j, "XADD", "x", "1-1", "f", "v");
+            call(j, "XGROUP", "CREATE", "x", "g", "$");
+            CapturingSink[] sinks = CapturingSink.attach(server);
+            call(j, "SET", "s", "w", "NX");
+            call(j, "SADD", "set", "a");
+            call(j, "HDEL", "h", "nope");
+            call(j, "ZADD", "z", "XX", "2", "nope");
+            call(j, "EXPIRE", "missing", "100");
+            call(j, "LREM", "l", "0", "nope");
+            call(j, "XACK", "x", "g", "9-9");
+            call(j, "XCLAIM", "x", "g", "c", "0", "9-9");
+            call(j, "GETEX", "s", "PERSIST");
+            call(j, "PERSIST", "s");
+            assertThat(records(sinks)).isEmpty();
+        }
+    }
+
+    @Test
+    void relativeAndPastExpiries_areJournalledAbsolute() throws Exception {
+        try (Server server = TestServers.start(1); Jedis j = TestServers.jedis(server.port(), 2)) {
+            CapturingSink[] sinks = CapturingSink.attach(server);
+            long before = System.currentTimeMillis();
+            call(j, "SET", "k", "v", "EX", "100", "GET");
+            call(j, "EXPIRE", "k", "-1");
+            call(j, "SETEX", "k", "100", "v");
+            call(j, "PEXPIRE", "k", "5000");
+            call(j, "GETDEL", "k");
+            call(j, "HSET", "h", "a", "1", "b", "2");
+            call(j, "HEXPIRE", "h", "100", "FIELDS", "1", "a");
+            call(j, "HPEXPIREAT", "h", "1", "FIELDS", "1", "b");
+            call(j, "INCRBYFLOAT", "f", "1.5");
+            List<String> r = records(sinks);
+            assertThat(r).hasSize(9);
+            assertThat(r.get(0)).startsWith("db0: SET k v PXAT ");
+            long at = Long.parseLong(r.get(0).substring(r.get(0).lastIndexOf(' ') + 1));
+            assertThat(at).isBetween(before + 100_000, System.currentTimeMillis() + 100_000);
+            assertThat(r.get(1)).isEqualTo("db0: DEL k");
+            assertThat(r.get(2)).startsWith("db0: SET k v PXAT ");
+            assertThat(r.get(3)).startsWith("db0: PEXPIREAT k ");
+            assertThat(r.get(4)).isEqualTo("db0: DEL k");
+            assertThat(r.get(6)).startsWith("db0: HPEXPIREAT h ").endsWith(" FIELDS 1 a");
+            assertThat(r.get(7)).isEqualTo("db0: HDEL h b");
+            assertThat(r.get(8)).isEqualTo("db0: SET f 1.5 KEEPTTL");
+        }
+    }
+
+    @Test
+    void transactionAcrossShards_isOneGroupWithAPartPerShard() throws Exception {
+        try (Server server = TestServers.start(4); Jedis j = TestServers.jedis(server.port(), 2)) {
+            String[] keys = TestServers.keysOnDifferentShards(server, "t");
+            CapturingSink[] sinks = CapturingSink.attach(server);
+            call(j, "MULTI");
+            call(j, "SET", keys[0], "1");
+            call(j, "INCR", keys[0]);
+            call(j, "SET", keys[1], "2");
+            call(j, "EXEC");
+            List<Long> seqs = new ArrayList<>();
+            List<String> parts = new ArrayList<>();
+            for (CapturingSink s : sinks) {
+                for (CapturingSink.Rec r : s.records()) {
+                    assertThat(r.tx()).isTrue();
+                    assertThat(r.parts()).isEqualTo(2);
+                    seqs.add(r.seq());
+                    for (Effect e : r.effects()) parts.add(show(e));
+                }
+            }
+            assertThat(seqs).hasSize(2);
+            assertThat(seqs.get(0)).isPositive().isEqualTo(seqs.get(1));
+            assertThat(parts).containsExactlyInAnyOrder("db0: SET " + keys[0] + " 1", "db0: INCR " + keys[0],
+                    "db0: SET " + keys[1] + " 2");
+        }
+    }
+
+    @Test
+    void script_isJournalledByItsEffects() throws Exception {
+        try (Server server = TestServers.start(1); Jedis j = TestServers.jedis(server.port(), 2)) {
+            call(j, "SADD", "s", "only");
+            CapturingSink[] sinks = CapturingSink.attach(server);
+            call(j, "EVAL", "redis.call('SET', KEYS[1], 'x'); return redis.call('SPOP', KEYS[2])", "2", "k", "s");
+            assertThat(records(sinks)).containsExactly("tx0/1", "db0: SET k x", "db0: SREM s only");
+        }
+    }
+
+    @Test
+    void expiredKey_isJournalledAsDelBeforeTheCommandThatNoticedIt() throws Exception {
+        try (Server server = TestServers.start(1); Jedis j = TestServers.jedis(server.port(), 2)) {
+            call(j, "CONFIG", "SET", "hz", "1");
+            call(j, "SET", "k", "old", "PX", "20");
+            CapturingSink[] sinks = CapturingSink.attach(server);
+            Thread.sleep(40);
+            call(j, "APPEND", "k", "new");
+            List<String> r = records(sinks);
+            // Active expiry may have deleted it first (a DEL of its own); either way the DEL comes first.
+            assertThat(r).containsSubsequence("db0: DEL k", "db0: APPEND k new");
+            assertThat(r).doesNotContain("db0: APPEND k old");
+        }
+    }
+}
