@@ -288,9 +288,8 @@ public final class AofLoader {
                             markerParts = r.groupParts;
                             markerStart = r.start;
                             committedAtMarker = committed;
-                        } else if (!inMulti && !marker) {
-                            valid = r.endOffset;
                         }
+                        // As Redis: an annotation alone does not move the last valid offset.
                     } else if (kind == AofFileReader.COMMAND) {
                         if (marker && !inMulti && r.name != AofFileReader.MULTI) {
                             throw r.corrupt(markerStart, "#TIDE-GROUP not followed by MULTI");

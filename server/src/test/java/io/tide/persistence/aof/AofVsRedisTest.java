@@ -18,6 +18,15 @@ import redis.clients.jedis.params.SetParams;
 /** Directories written by a real redis-server 7 load in Tide, and a one-shard Tide directory loads in Redis. */
 class AofVsRedisTest {
 
+    private static void awaitLoaded(Jedis j) throws InterruptedException {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (System.nanoTime() < deadline) {
+            if (j.info("persistence").contains("loading:0")) return;
+            Thread.sleep(20);
+        }
+        throw new AssertionError("redis-server did not finish loading");
+    }
+
     private static void awaitRewrite(Jedis j) throws InterruptedException {
         long deadline = System.nanoTime() + 10_000_000_000L;
         while (System.nanoTime() < deadline) {
@@ -84,11 +93,44 @@ class AofVsRedisTest {
         try (RealRedis redis = RealRedis.startWith("--appendonly", "yes", "--appenddirname", "t",
                 "--dir", dir.toString());
              Jedis j = new Jedis("127.0.0.1", redis.port())) {
+            awaitLoaded(j);
             assertThat(j.get("k")).isEqualTo("v");
             assertThat(j.get("n")).isEqualTo("1");
             j.select(2);
             assertThat(j.get("g")).isEqualTo("1");
             assertThat(j.lrange("gl", 0, -1)).containsExactly("a", "b");
+        }
+    }
+
+    @Test
+    void tornTails_areCutWhereRedisCutsThem(@TempDir Path tmp) throws Exception {
+        String good = "*3\r\n$3\r\nSET\r\n$1\r\na\r\n$1\r\n1\r\n";
+        String[] tails = {
+                "*3\r\n$3\r\nSET\r\n$1\r\nb\r\n$5\r\nab",                                   // short bulk
+                "*1\r\n$5\r\nMULTI\r\n*3\r\n$3\r\nSET\r\n$1\r\nb\r\n$1\r\n2\r\n",            // no EXEC
+                "#TS:1700000000\r\n*2\r\n$3\r\nDEL",                                            // torn after #TS
+        };
+        for (int i = 0; i < tails.length; i++) {
+            Path redisDir = Files.createDirectories(tmp.resolve("redis" + i));
+            Path tideDir = Files.createDirectories(tmp.resolve("tide" + i));
+            for (Path d : List.of(redisDir, tideDir)) {
+                Path aof = Files.createDirectories(d.resolve("t"));
+                AofManifest m = AofManifest.empty("appendonly.aof").withNewIncr(0);
+                m.write(aof);
+                Files.writeString(aof.resolve(m.lastIncr(0).name()), good + tails[i], StandardCharsets.ISO_8859_1);
+            }
+            try (RealRedis redis = RealRedis.startWith("--appendonly", "yes", "--appenddirname", "t",
+                    "--aof-load-truncated", "yes", "--dir", redisDir.toString());
+                 Jedis j = new Jedis("127.0.0.1", redis.port())) {
+                awaitLoaded(j);
+                assertThat(j.get("a")).isEqualTo("1");
+                assertThat(j.get("b")).isNull();
+            }
+            LoadPlan plan = AofLoader.load(tideDir, "t", "appendonly.aof", true).orElseThrow();
+            assertThat(plan.commands(0)).isEqualTo(1);
+            long redisLen = Files.size(redisDir.resolve("t/appendonly.aof.1.incr.aof"));
+            long tideLen = Files.size(tideDir.resolve("t/appendonly.aof.1.incr.aof"));
+            assertThat(tideLen).as("tail " + i).isEqualTo(redisLen);
         }
     }
 
