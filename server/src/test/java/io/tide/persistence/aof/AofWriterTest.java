@@ -209,6 +209,7 @@ class AofWriterTest {
         assertThat(w.lastWriteStatus()).isEqualTo("err");
         assertThat(on(w::lastError)).contains("did not complete within 100 ms");
 
+        fsync.timeoutMillis(10_000);   // the recovery fsync must not time out on a slow machine
         channels.get(file).blockForce = null;
         release.countDown();
         run(() -> {
@@ -303,6 +304,50 @@ class AofWriterTest {
         assertThat(on(w::file)).isEqualTo(f2);
         run(w::close);
         assertThat(channels.get(f2).isOpen()).isFalse();
+    }
+
+    @Test
+    void always_underLoadWithRotations_completesEveryCallbackInOrder_andCoalescesFsyncs() throws Exception {
+        List<Path> files = new ArrayList<>();
+        files.add(dir.resolve("s.1.incr.aof"));
+        AofWriter w = writer(files.getFirst(), FsyncPolicy.ALWAYS, false);
+        LinkedBlockingQueue<Long> done = new LinkedBlockingQueue<>();
+        int iterations = 400;
+        for (int it = 0; it < iterations; it++) {
+            int iteration = it;
+            run(() -> {
+                for (int i = 0; i < 20; i++) {
+                    w.appendCommand(iteration % 3, argv("SET", "k" + i, "v" + iteration));
+                    long off = w.offset();
+                    w.whenDurable(off, ok -> {
+                        if (ok && w.durableOffset() >= off) done.add(off);
+                        else done.add(-off);
+                    });
+                }
+                w.flush();
+                if (iteration % 100 == 99) {
+                    Path next = dir.resolve("s." + (files.size() + 1) + ".incr.aof");
+                    files.add(next);
+                    w.rotate(next);
+                }
+            });
+        }
+        long last = 0;
+        for (int i = 0; i < iterations * 20; i++) {
+            Long off = done.poll(10, TimeUnit.SECONDS);
+            assertThat(off).as("callback " + i).isNotNull().isPositive();
+            assertThat(off).as("in offset order").isGreaterThan(last);
+            last = off;
+        }
+        long total = 0;
+        int forces = 0;
+        for (Path f : files) {
+            total += Files.size(f);
+            forces += channels.get(f).forces.get();
+        }
+        assertThat(total).isEqualTo(on(w::offset));
+        assertThat(forces).as("at most one fsync per flush (plus one per rotation)").isLessThanOrEqualTo(iterations + 4);
+        run(w::close);
     }
 
     @Test
