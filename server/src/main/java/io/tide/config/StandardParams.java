@@ -77,7 +77,34 @@ final class StandardParams {
                 ConfigParam.builder("appendonly", Type.BOOL).defaultValue("no").check(StandardParams::appendonly)
                         .description("Append-only file; only 'no' until the AOF is implemented.").build(),
                 ConfigParam.builder("appendfsync", Type.ENUM).values("always", "everysec", "no")
-                        .defaultValue("everysec").description("When the append-only file is fsynced.").build(),
+                        .defaultValue("everysec").description("When the append-only file is fsynced: after every "
+                                + "event-loop batch before replying (always), once a second off the event loop "
+                                + "(everysec), or when the OS decides (no).").build(),
+                ConfigParam.builder("appenddirname", Type.STRING).defaultValue("appendonlydir").immutable()
+                        .check(StandardParams::appenddirname)
+                        .description("Directory, inside dir, holding the AOF files and their manifest.").build(),
+                ConfigParam.builder("appendfilename", Type.STRING).defaultValue("appendonly.aof").immutable()
+                        .check(StandardParams::appendfilename)
+                        .description("Base name of the AOF files (<name>.manifest, <name>.<seq>.base.rdb, "
+                                + "<name>.<seq>.incr.aof, ...).").build(),
+                ConfigParam.builder("aof-use-rdb-preamble", Type.BOOL).defaultValue("yes")
+                        .description("Write the AOF base file as RDB (yes) or as commands (no).").build(),
+                ConfigParam.builder("aof-load-truncated", Type.BOOL).defaultValue("yes")
+                        .description("At startup, cut a torn AOF tail back to its last complete command and log it "
+                                + "(yes), or refuse to start (no).").build(),
+                ConfigParam.builder("aof-timestamp-enabled", Type.BOOL).defaultValue("no")
+                        .description("Write #TS:<unix seconds> annotations into the AOF.").build(),
+                integer("auto-aof-rewrite-percentage", 0, INT_MAX, "100")
+                        .description("Rewrite the AOF when it has grown by this percentage since the last rewrite "
+                                + "(0 = never automatically).").build(),
+                memory("auto-aof-rewrite-min-size", 0, Long.MAX_VALUE, "64mb")
+                        .description("Smallest AOF size at which an automatic rewrite is considered.").build(),
+                ConfigParam.builder("aof-rewrite-incremental-fsync", Type.BOOL).defaultValue("yes")
+                        .description("Fsync every 4 MB while rewriting the AOF.").build(),
+                integer("aof-fsync-timeout-ms", 1, INT_MAX, "2000")
+                        .description("Tide: an AOF fsync not done within this many milliseconds fails the writes "
+                                + "waiting on it and puts the AOF in its error state until a later fsync succeeds.")
+                        .build(),
                 integer("shards", 0, 64, "1").immutable()
                         .description("Keyspace shards, one thread each (0 = one per available processor).").build(),
                 ConfigParam.builder("io-driver", Type.ENUM).values("auto", "epoll", "io_uring", "nio")
@@ -241,6 +268,20 @@ final class StandardParams {
         String v = io.tide.pubsub.KeyspaceEvents.normalise(value);
         if (v == null) throw ConfigException.invalid("Invalid event class character. Use 'Ag$lshzxeKEtmdn'.");
         return v;
+    }
+
+    /** Redis's isValidAOFdirname: not empty, not a path. */
+    private static String appenddirname(String value, String current) {
+        if (value.isEmpty()) throw ConfigException.invalid("appenddirname can't be empty");
+        if (value.contains("/")) throw ConfigException.invalid("appenddirname can't be a path, just a dirname");
+        return value;
+    }
+
+    /** Redis's isValidAOFfilename: not empty, not a path. */
+    private static String appendfilename(String value, String current) {
+        if (value.isEmpty()) throw ConfigException.invalid("appendfilename can't be empty");
+        if (value.contains("/")) throw ConfigException.invalid("appendfilename can't be a path, just a filename");
+        return value;
     }
 
     private static String appendonly(String value, String current) {

@@ -144,6 +144,49 @@ class ConfigRegistryTest {
     }
 
     @Test
+    void aofParams_haveRedisDefaultsBoundsAndErrors() {
+        assertThat(config.get("appenddirname")).isEqualTo("appendonlydir");
+        assertThat(config.get("appendfilename")).isEqualTo("appendonly.aof");
+        assertThat(config.get("aof-use-rdb-preamble")).isEqualTo("yes");
+        assertThat(config.get("aof-load-truncated")).isEqualTo("yes");
+        assertThat(config.get("aof-timestamp-enabled")).isEqualTo("no");
+        assertThat(config.get("auto-aof-rewrite-percentage")).isEqualTo("100");
+        assertThat(config.get("auto-aof-rewrite-min-size")).isEqualTo("67108864");
+        assertThat(config.get("aof-rewrite-incremental-fsync")).isEqualTo("yes");
+        assertThat(config.getInt("aof-fsync-timeout-ms")).isEqualTo(2000);
+        assertThatThrownBy(() -> config.set("appendfilename", "x.aof"))
+                .hasMessage("ERR CONFIG SET failed (possibly related to argument 'appendfilename') - "
+                        + "can't set immutable config");
+        assertThatThrownBy(() -> config.set("appenddirname", "d"))
+                .hasMessage("ERR CONFIG SET failed (possibly related to argument 'appenddirname') - "
+                        + "can't set immutable config");
+        assertThatThrownBy(() -> config.set("auto-aof-rewrite-percentage", "-1"))
+                .hasMessage("ERR CONFIG SET failed (possibly related to argument 'auto-aof-rewrite-percentage') - "
+                        + "argument must be between 0 and 2147483647 inclusive");
+        assertThatThrownBy(() -> config.set("auto-aof-rewrite-min-size", "-1"))
+                .hasMessage("ERR CONFIG SET failed (possibly related to argument 'auto-aof-rewrite-min-size') - "
+                        + "argument must be a memory value");
+        config.set("auto-aof-rewrite-min-size", "1mb");
+        assertThat(config.get("auto-aof-rewrite-min-size")).isEqualTo("1048576");
+        config.set("aof-timestamp-enabled", "yes");
+        config.set("aof-fsync-timeout-ms", "50");
+        assertThat(config.getInt("aof-fsync-timeout-ms")).isEqualTo(50);
+        assertThatThrownBy(() -> config.set("aof-fsync-timeout-ms", "0")).hasMessageContaining("between 1 and");
+    }
+
+    @Test
+    void aofNames_areRefusedAsPathsAtStartup() {
+        assertThatThrownBy(() -> config.setInitial("appendfilename", "a/b"))
+                .hasMessageContaining("appendfilename can't be a path, just a filename");
+        assertThatThrownBy(() -> config.setInitial("appenddirname", "a/b"))
+                .hasMessageContaining("appenddirname can't be a path, just a dirname");
+        assertThatThrownBy(() -> config.setInitial("appendfilename", ""))
+                .hasMessageContaining("appendfilename can't be empty");
+        config.setInitial("appendfilename", "my.aof");
+        assertThat(config.get("appendfilename")).isEqualTo("my.aof");
+    }
+
+    @Test
     void dir_mustExist_andResolvesAgainstTheCurrentDir() throws Exception {
         Path sub = Files.createDirectory(tmp.resolve("data"));
         config.set("dir", tmp.toString());

@@ -41,6 +41,14 @@ public final class RealRedis implements AutoCloseable {
 
     /** Starts redis-server with no persistence on a free loopback port. */
     public static RealRedis start() throws IOException, InterruptedException {
+        return startWith();
+    }
+
+    /**
+     * Starts redis-server as {@link #start()} does, with {@code extraArgs} after the defaults (so they override them,
+     * e.g. {@code "--appendonly", "yes"}). Its data directory is {@link #dir()}.
+     */
+    public static RealRedis startWith(String... extraArgs) throws IOException, InterruptedException {
         String bin = binary();
         if (bin == null) {
             if ("true".equals(System.getenv("CI"))) {
@@ -50,8 +58,11 @@ public final class RealRedis implements AutoCloseable {
         }
         int port = freePort();
         Path dir = Files.createTempDirectory("tide-real-redis");
-        Process p = new ProcessBuilder(bin, "--port", Integer.toString(port), "--bind", "127.0.0.1",
-                "--save", "", "--appendonly", "no", "--dir", dir.toString(), "--daemonize", "no")
+        java.util.List<String> command = new java.util.ArrayList<>(java.util.List.of(bin, "--port",
+                Integer.toString(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir",
+                dir.toString(), "--daemonize", "no"));
+        command.addAll(java.util.List.of(extraArgs));
+        Process p = new ProcessBuilder(command)
                 .redirectErrorStream(true)
                 .redirectOutput(dir.resolve("redis.log").toFile())
                 .start();
@@ -108,6 +119,17 @@ public final class RealRedis implements AutoCloseable {
         try (ServerSocket s = new ServerSocket(0)) {
             return s.getLocalPort();
         }
+    }
+
+    /** The server's {@code --dir}; deleted by {@link #close()}. */
+    public Path dir() {
+        return dir;
+    }
+
+    /** Stops the server (SIGTERM: Redis shuts down cleanly, fsyncing its AOF) and keeps {@link #dir()}. */
+    public void stop() throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(10, TimeUnit.SECONDS)) process.destroyForcibly().waitFor();
     }
 
     @Override
