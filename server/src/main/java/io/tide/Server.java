@@ -81,12 +81,18 @@ public final class Server implements AutoCloseable {
                     System::currentTimeMillis));
         }
         // Clients may connect while the dataset loads: they get -LOADING until it is in memory.
+        java.util.function.Consumer<byte[]> function = code -> context.scripting().functions().restore(
+                java.util.List.of(code), io.tide.script.FunctionLibraries.RestorePolicy.APPEND);
         try {
-            persistence.loadRdb(context.limits(), code -> context.scripting().functions().restore(
-                    java.util.List.of(code), io.tide.script.FunctionLibraries.RestorePolicy.APPEND));
+            if (config.getBool("appendonly")) {
+                context.appendOnly().start(context.limits(), function, dispatcher::replay);
+            } else {
+                persistence.loadRdb(context.limits(), function);
+            }
         } catch (java.io.IOException | RuntimeException e) {
             stop();
-            throw new IllegalStateException("could not load " + persistence.rdbPath() + ": " + e.getMessage(), e);
+            String what = config.getBool("appendonly") ? "the append only file" : persistence.rdbPath().toString();
+            throw new IllegalStateException("could not load " + what + ": " + e.getMessage(), e);
         }
     }
 
@@ -168,6 +174,28 @@ public final class Server implements AutoCloseable {
         if (!closed.compareAndSet(false, true)) return;
         LOG.info("Tide on port {} shutting down", port);
         try {
+            // No new connections, then every client's pending replies leave and its connection closes (on its
+            // loop, after the commands it already sent), then the AOF is flushed and fsynced, then the loops stop.
+            network.closeListeners(2000);
+            for (io.tide.command.ClientSession c : context.clients().values()) c.connection().close();
+            java.util.List<java.util.concurrent.Future<?>> drained = new java.util.ArrayList<>();
+            for (Shard s : shards.all()) {
+                try {
+                    drained.add(s.loop().submit(() -> { }));
+                } catch (java.util.concurrent.RejectedExecutionException ignored) {
+                    // already stopping
+                }
+            }
+            for (java.util.concurrent.Future<?> f : drained) {
+                try {
+                    f.get(2, java.util.concurrent.TimeUnit.SECONDS);
+                } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                    LOG.warn("a shard did not drain its clients in time");
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            context.appendOnly().close();
             shards.close();
             network.stop(2000);
         } finally {

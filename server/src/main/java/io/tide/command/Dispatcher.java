@@ -129,9 +129,16 @@ public final class Dispatcher {
             reject(c, spec, home, Errors.LOADING, silent);
             return;
         }
-        if (spec.has(CommandSpec.WRITE) && persistence.writesRefused() && !c.inMulti()) {
-            reject(c, spec, home, Errors.MISCONF, silent);
-            return;
+        if (spec.has(CommandSpec.WRITE) && !c.inMulti()) {
+            if (persistence.writesRefused()) {
+                reject(c, spec, home, Errors.MISCONF, silent);
+                return;
+            }
+            String aof = server.appendOnly().refusal();
+            if (aof != null) {
+                reject(c, spec, home, Errors.AOF_WRITE_ERROR_PREFIX + aof, silent);
+                return;
+            }
         }
         if (c.protocol == 2 && c.inPubSubMode() && !allowedInSubscribeMode(spec)) {
             reject(c, spec, home, Errors.PUBSUB_CONTEXT_PREFIX + spec.fullName() + Errors.PUBSUB_CONTEXT_SUFFIX,
@@ -211,6 +218,8 @@ public final class Dispatcher {
 
     private void runInline(ClientSession c, CommandSpec spec, byte[][] argv, Shard home, long now, boolean silent) {
         CommandContext ctx = shardContexts[home.id()].reset(home, false, 0, c, c.db, now, c.noTouch);
+        io.tide.journal.Journal journal = home.writes().journal();
+        long recorded = journal.records();
         long t0 = System.nanoTime();
         Outcome o = execute(spec, ctx, argv);
         record(spec, home, o, System.nanoTime() - t0);
@@ -228,6 +237,14 @@ public final class Dispatcher {
             w.register();
             c.barrierInFlight = true;
             blocked(w, now);
+        } else if (journal.records() != recorded && journal.syncsReplies()) {
+            // appendfsync always: the reply leaves once what the command recorded is fsynced (group commit).
+            ClientSession.Slot slot = c.reserve(silent);
+            Reply r = o.reply;
+            journal.whenDurable(ok -> {
+                c.complete(slot, ok ? r : Reply.error(aofError(home)));
+                c.connection().flush();
+            });
         } else {
             c.reply(o.reply, silent);
         }
@@ -252,10 +269,14 @@ public final class Dispatcher {
             return;
         }
         CommandContext ctx = shardContexts[target.id()];
+        io.tide.journal.Journal journal = target.writes().journal();
+        long recordedBefore = journal.records();
         for (Hop h : batch) {
             ctx.reset(target, false, 0, h.client, h.db, System.currentTimeMillis(), h.noTouch);
+            long recorded = journal.records();
             long t0 = System.nanoTime();
             h.outcome = execute(h.spec, ctx, h.argv);
+            h.recorded = journal.records() != recorded;
             h.nanos = System.nanoTime() - t0;
             if (h.outcome.block != null) {
                 h.waiter = new BlockedCommand(this, shards, h.client, h.spec, h.outcome.block, h.slot, h.db,
@@ -264,7 +285,22 @@ public final class Dispatcher {
             }
             serveReady(target);
         }
-        home.loop().execute(() -> completeHops(home, batch));
+        if (journal.records() == recordedBefore) {
+            home.loop().execute(() -> completeHops(home, batch));
+            return;
+        }
+        journal.flush(); // before the replies leave: a killed process then loses nothing acknowledged
+        if (!journal.syncsReplies()) {
+            home.loop().execute(() -> completeHops(home, batch));
+            return;
+        }
+        journal.whenDurable(ok -> {
+            if (!ok) {
+                Reply failed = Reply.error(aofError(target));
+                for (Hop h : batch) if (h.recorded && h.waiter == null) h.outcome = new Outcome(failed, true, null);
+            }
+            home.loop().execute(() -> completeHops(home, batch));
+        });
     }
 
     private void completeHops(Shard home, Hop[] batch) {
@@ -295,6 +331,8 @@ public final class Dispatcher {
         long mask = maskOf(involved);
         shards.coordinator().run(involved, () -> {
             CommandContext ctx = coordinatorContext.reset(null, true, mask, c, db, System.currentTimeMillis(), noTouch);
+            long[] recorded = new long[involved.length];
+            for (int i = 0; i < involved.length; i++) recorded[i] = involved[i].writes().journal().records();
             long t0 = System.nanoTime();
             Outcome o = execute(spec, ctx, argv);
             long nanos = System.nanoTime() - t0;
@@ -304,10 +342,71 @@ public final class Dispatcher {
                 w.register();
             }
             BlockedCommand waiter = w;
-            home.loop().execute(() -> finishCoordinated(c, spec, slot, o, nanos, waiter));
             serveReadyCoordinated(mask);
+            afterCoordinated(involved, recorded, home, ok -> finishCoordinated(c, spec, slot,
+                    ok ? o : new Outcome(Reply.error(aofError(home)), true, null), nanos, waiter));
         }, () -> home.loop().execute(() -> finishCoordinated(c, spec, slot,
                 new Outcome(Reply.error("ERR server is shutting down"), true, null), 0, null)));
+    }
+
+    /**
+     * On the coordinator, the shards still parked, after an operation: flushes the journals it recorded in (every
+     * part of a cross-shard operation is written before any reply leaves), then runs {@code reply} on the home
+     * shard, under appendfsync always once every part is durable.
+     */
+    private void afterCoordinated(Shard[] involved, long[] recorded, Shard home,
+                                  java.util.function.Consumer<Boolean> reply) {
+        int syncing = 0;
+        for (int i = 0; i < involved.length; i++) {
+            io.tide.journal.Journal j = involved[i].writes().journal();
+            if (j.records() == recorded[i]) continue;
+            j.flush();
+            if (j.syncsReplies()) syncing++;
+        }
+        if (syncing == 0) {
+            home.loop().execute(() -> reply.accept(true));
+            return;
+        }
+        java.util.concurrent.atomic.AtomicInteger left = new java.util.concurrent.atomic.AtomicInteger(syncing);
+        java.util.concurrent.atomic.AtomicBoolean ok = new java.util.concurrent.atomic.AtomicBoolean(true);
+        for (int i = 0; i < involved.length; i++) {
+            io.tide.journal.Journal j = involved[i].writes().journal();
+            if (j.records() == recorded[i] || !j.syncsReplies()) continue;
+            j.whenDurable(r -> {
+                if (!r) ok.set(false);
+                if (left.decrementAndGet() == 0) home.loop().execute(() -> reply.accept(ok.get()));
+            });
+        }
+    }
+
+    /** The error a write gets when its journal could not make it durable (Redis's AOF write error text). */
+    private static String aofError(Shard s) {
+        String f = s.writes().journal().failure();
+        return Errors.AOF_WRITE_ERROR_PREFIX + (f != null ? f : "fsync did not complete");
+    }
+
+    /**
+     * Runs one journalled command while the dataset loads, with no client: on {@code shard}'s thread for that shard's
+     * own stream, or on the coordinator (every shard parked) with {@code shard} null. The clock reads 0, so nothing
+     * expires while loading and every absolute expiry is set as written (as Redis's loading does). Returns the error
+     * reply's text, or null.
+     */
+    public String replay(Shard shard, int db, byte[][] argv) {
+        CommandSpec spec = table.lookup(argv[0]);
+        if (spec == null) return Errors.unknownCommand(argv);
+        if (spec.isContainer() && argv.length >= 2) {
+            CommandSpec sub = spec.subcommands().get(Args.lower(argv[1]));
+            if (sub == null) return Errors.unknownSubcommand(Errors.printable(argv[1]), spec.name()).getMessage();
+            spec = sub;
+        }
+        if (!spec.arityOk(argv.length)) return Errors.wrongArity(spec.fullName());
+        CommandContext ctx = shard != null
+                ? shardContexts[shard.id()].reset(shard, false, 0, null, db, 0L, true)
+                : coordinatorContext.reset(null, true, maskOf(shards.all()), null, db, 0L, true);
+        ctx.disallowBlocking();
+        Outcome o = run(spec, ctx, argv);
+        if (shard != null) serveReady(shard);
+        return o.failed && o.reply instanceof Reply.Error e ? e.text() : null;
     }
 
     private void finishCoordinated(ClientSession c, CommandSpec spec, ClientSession.Slot slot, Outcome o, long nanos,
@@ -664,6 +763,8 @@ public final class Dispatcher {
         long nanos;
         /** Set on the target shard when the command blocked there. */
         BlockedCommand waiter;
+        /** Set on the target shard when the command recorded something in its journal. */
+        boolean recorded;
 
         Hop(ClientSession client, CommandSpec spec, byte[][] argv, ClientSession.Slot slot, int db, boolean noTouch) {
             this.client = client;

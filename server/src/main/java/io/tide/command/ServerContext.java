@@ -46,6 +46,7 @@ public final class ServerContext {
     });
     private final io.tide.script.Scripting scripting;
     private final io.tide.persistence.Persistence persistence;
+    private final io.tide.persistence.AppendOnly appendOnly;
     /** CLIENT PAUSE: end (unix ms, 0 = not paused) and whether every command pauses (ALL) or only writes. */
     private long pauseEndMs;
     private boolean pauseAll;
@@ -61,6 +62,8 @@ public final class ServerContext {
         this.scripting = new io.tide.script.Scripting(version);
         this.persistence = new io.tide.persistence.Persistence(config, shards, version,
                 () -> scripting.functions().libraries().stream().map(io.tide.script.Library::code).toList());
+        this.appendOnly = new io.tide.persistence.AppendOnly(config, shards, persistence);
+        groupSeq.set(System.currentTimeMillis() * 1000); // group numbers keep growing across restarts
         byte[] r = new byte[20];
         new SecureRandom().nextBytes(r);
         this.runId = HexFormat.of().formatHex(r);
@@ -104,6 +107,8 @@ public final class ServerContext {
     }
 
     public ConfigRegistry config() { return config; }
+    /** The append-only file. */
+    public io.tide.persistence.AppendOnly appendOnly() { return appendOnly; }
     /** SAVE, BGSAVE, the save points, loading at startup. */
     public io.tide.persistence.Persistence persistence() { return persistence; }
     /** Lua scripts and functions: the engine and the script cache. */

@@ -74,8 +74,9 @@ final class StandardParams {
                                 + "7.0, 12 when a hash has field TTLs).").build(),
                 integer("shutdown-timeout", 0, INT_MAX, "10")
                         .description("Seconds SHUTDOWN and SIGTERM may take to save and flush before giving up.").build(),
-                ConfigParam.builder("appendonly", Type.BOOL).defaultValue("no").check(StandardParams::appendonly)
-                        .description("Append-only file; only 'no' until the AOF is implemented.").build(),
+                ConfigParam.builder("appendonly", Type.BOOL).defaultValue("no").immutable()
+                        .description("Append-only file (set at startup; turning it on or off at run time arrives with "
+                                + "BGREWRITEAOF).").build(),
                 ConfigParam.builder("appendfsync", Type.ENUM).values("always", "everysec", "no")
                         .defaultValue("everysec").description("When the append-only file is fsynced: after every "
                                 + "event-loop batch before replying (always), once a second off the event loop "
@@ -281,13 +282,6 @@ final class StandardParams {
     private static String appendfilename(String value, String current) {
         if (value.isEmpty()) throw ConfigException.invalid("appendfilename can't be empty");
         if (value.contains("/")) throw ConfigException.invalid("appendfilename can't be a path, just a filename");
-        return value;
-    }
-
-    private static String appendonly(String value, String current) {
-        if (value.equals("yes")) {
-            throw ConfigException.invalid("append only file is not implemented yet");
-        }
         return value;
     }
 }

@@ -53,4 +53,51 @@ public final class Journal {
     public long records() {
         return records;
     }
+
+    /** Flushes every sink (before replies leave this shard; cheap when nothing was recorded). */
+    public void flush() {
+        for (JournalSink s : sinks) s.flush();
+    }
+
+    /** Whether some sink makes replies wait for durability. */
+    public boolean syncsReplies() {
+        for (JournalSink s : sinks) if (s.syncsReplies()) return true;
+        return false;
+    }
+
+    /** Runs {@code done} once every sink that syncs has made the records so far durable (false if one failed). */
+    public void whenDurable(java.util.function.Consumer<Boolean> done) {
+        JournalSink only = null;
+        int n = 0;
+        for (JournalSink s : sinks) {
+            if (s.syncsReplies()) {
+                only = s;
+                n++;
+            }
+        }
+        if (n == 0) {
+            done.accept(true);
+        } else if (n == 1) {
+            only.whenDurable(done);
+        } else {
+            int[] left = {n};
+            boolean[] ok = {true};
+            for (JournalSink s : sinks) {
+                if (!s.syncsReplies()) continue;
+                s.whenDurable(r -> {
+                    ok[0] &= r;
+                    if (--left[0] == 0) done.accept(ok[0]);
+                });
+            }
+        }
+    }
+
+    /** The first sink's failure (writes are refused meanwhile), or null. */
+    public String failure() {
+        for (JournalSink s : sinks) {
+            String f = s.failure();
+            if (f != null) return f;
+        }
+        return null;
+    }
 }

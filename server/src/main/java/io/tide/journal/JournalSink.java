@@ -17,4 +17,19 @@ public interface JournalSink {
      * shards, all of whose parts carry the same server-wide {@code groupSeq}.
      */
     void transaction(long groupSeq, int parts, List<Effect> effects);
+
+    /** Makes everything handed over so far survive a killed process (the AOF's write(2)); before replies leave. */
+    default void flush() {}
+
+    /** Whether a reply may leave only once what its command recorded is durable ({@code appendfsync always}). */
+    default boolean syncsReplies() { return false; }
+
+    /**
+     * Runs {@code done} on the owning shard's thread once everything handed over so far is durable ({@code true})
+     * or can no longer become so ({@code false}: the fsync failed or timed out).
+     */
+    default void whenDurable(java.util.function.Consumer<Boolean> done) { done.accept(true); }
+
+    /** The error clients get while this sink cannot record writes, or null when it can. */
+    default String failure() { return null; }
 }

@@ -193,6 +193,9 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
             return;
         }
         home.stats().netOutputBytes += b.readableBytes();
+        // What the replies acknowledge is written to the AOF (write(2)) before they leave: a kill -9 loses none of it.
+        io.tide.journal.Journal journal = home.writes().journal();
+        if (journal.active()) journal.flush();
         channel.writeAndFlush(b, channel.voidPromise());
     }
 

@@ -161,6 +161,11 @@ public final class NetworkServer {
     }
 
     /** Stops listening, closes every connection and stops the loops, waiting up to the given time. */
+    /** Stops accepting connections (the first step of a shutdown). */
+    public void closeListeners(long timeoutMillis) {
+        for (Channel ch : listeners) ch.close().awaitUninterruptibly(timeoutMillis);
+    }
+
     public void stop(long timeoutMillis) {
         for (Channel ch : listeners) ch.close().awaitUninterruptibly(timeoutMillis);
         acceptGroup.shutdownGracefully(0, timeoutMillis, TimeUnit.MILLISECONDS);

@@ -89,6 +89,11 @@ public final class Persistence {
      */
     public boolean beginBackgroundSave() {
         if (current != null) return false;
+        AppendOnly aof = appendOnly;
+        if (aof != null && aof.rewriting()) { // one snapshot at a time: right after the rewrite
+            bgsaveScheduled = true;
+            return true;
+        }
         bgsaveScheduled = false;
         lastSaveAttemptMs = System.currentTimeMillis();
         RdbSnapshot s = snapshot();
@@ -134,12 +139,24 @@ public final class Persistence {
     }
 
     private RdbSnapshot snapshot() {
+        return snapshot(rdbPath(), false);
+    }
+
+    /** A snapshot of every shard into {@code target}; {@code aofBase} marks an AOF base (its aof-base aux field). */
+    RdbSnapshot snapshot(Path target, boolean aofBase) {
         long used = 0;
         for (Shard sh : shards.all()) {
             for (int i = 0; i < sh.databases(); i++) used += sh.db(i).usedBytes();
         }
-        return new RdbSnapshot(shards.all(), rdbPath(), config.getBool("rdbcompression"),
-                config.getBool("rdbchecksum"), functions.get(), version, used, false);
+        return new RdbSnapshot(shards.all(), target, config.getBool("rdbcompression"),
+                config.getBool("rdbchecksum"), functions.get(), version, used, aofBase);
+    }
+
+    /** The AOF, whose rewrites share the snapshot machinery (one snapshot at a time). */
+    private volatile AppendOnly appendOnly;
+
+    void appendOnly(AppendOnly a) {
+        appendOnly = a;
     }
 
     private int forcedVersion() {
@@ -169,7 +186,9 @@ public final class Persistence {
      * failed background save the next try waits 5 seconds (CONFIG_BGSAVE_RETRY_DELAY).
      */
     public void cron(long nowMs) {
-        if (current != null) return;
+        AppendOnly aof = appendOnly;
+        if (aof != null) aof.cron();
+        if (current != null || (aof != null && aof.rewriting())) return;
         if (bgsaveScheduled) {
             requestBackgroundSave();
             return;
@@ -218,10 +237,13 @@ public final class Persistence {
     public void loadRdb(EncodingLimits limits, Consumer<byte[]> function) throws IOException {
         Path file = rdbPath();
         if (!Files.exists(file)) return;
+        loadRdb(file, limits, function);
+    }
+
+    /** {@link #loadRdb(EncodingLimits, Consumer)} from {@code file} (also an AOF's RDB base). */
+    void loadRdb(Path file, EncodingLimits limits, Consumer<byte[]> function) throws IOException {
         long t0 = System.currentTimeMillis();
-        loading = true;
-        loadingStartMs = t0;
-        loadingTotalBytes = Files.size(file);
+        beginLoading(Files.size(file));
         int n = shards.size();
         List<List<Object[]>> batches = new ArrayList<>();
         for (int i = 0; i < n; i++) batches.add(new ArrayList<>(LOAD_BATCH));
@@ -273,10 +295,28 @@ public final class Persistence {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while loading " + file, e);
         } finally {
-            loading = false;
+            endLoading();
         }
         lastSaveMs = System.currentTimeMillis();
         LOG.info("DB loaded from disk: {} keys in {} ms ({})", keys[0], System.currentTimeMillis() - t0, file);
+    }
+
+    /** Clients get -LOADING and the shards' crons leave the data alone until {@link #endLoading}. */
+    void beginLoading(long totalBytes) {
+        loadingStartMs = System.currentTimeMillis();
+        loadingTotalBytes = totalBytes;
+        loadingLoadedBytes = 0;
+        loading = true;
+        for (Shard s : shards.all()) s.loading(true);
+    }
+
+    void loadedBytes(long n) {
+        loadingLoadedBytes = n;
+    }
+
+    void endLoading() {
+        for (Shard s : shards.all()) s.loading(false);
+        loading = false;
     }
 
     private static CompletableFuture<?> post(Shard s, List<Object[]> batch) {

@@ -33,6 +33,8 @@ public final class Shard {
     private final ShardWrites writes = new ShardWrites(this);
 
     private Coordinator coordinator;
+    /** While the dataset loads, the cron leaves the data alone (no expiry: the journal's TTLs replay as written). */
+    private boolean loading;
 
     public Shard(int id, EventLoop loop, int databases) {
         this.id = id;
@@ -81,6 +83,15 @@ public final class Shard {
         writes.keyspaceEvents(e);
     }
 
+    /**
+     * Set by the loader around loading the dataset, from any thread: the flag is published to this shard's thread by
+     * the task queue of its loop, through which the loader also posts the data.
+     */
+    public void loading(boolean on) {
+        if (loop.inEventLoop()) loading = on;
+        else loop.execute(() -> loading = on);
+    }
+
     public int id() { return id; }
     public EventLoop loop() { return loop; }
     public Database db(int index) { return dbs[index]; }
@@ -119,7 +130,7 @@ public final class Shard {
         loop.schedule(() -> {
             try {
                 stats.sample(clock.getAsLong());
-                if (!dataLent()) cronTick(periodMicros, effort.getAsInt(), clock);
+                if (!dataLent() && !loading) cronTick(periodMicros, effort.getAsInt(), clock);
                 extra.run();
             } finally {
                 if (!loop.isShuttingDown()) {

@@ -278,10 +278,11 @@ public final class ServerCommands {
         line(sb, "rdb_last_bgsave_time_sec", p.lastBgsaveSeconds());
         line(sb, "rdb_current_bgsave_time_sec", p.currentBgsaveSeconds());
         line(sb, "rdb_saves", p.saves());
-        line(sb, "aof_enabled", 0);
+        io.tide.persistence.AppendOnly aof = ctx.server().appendOnly();
+        line(sb, "aof_enabled", aof.enabled() ? 1 : 0);
         line(sb, "aof_rewrite_in_progress", 0);
         line(sb, "aof_rewrite_scheduled", 0);
-        line(sb, "aof_last_write_status", "ok");
+        line(sb, "aof_last_write_status", aof.lastWriteStatus());
     }
 
     private static void statsSection(CommandContext ctx, StringBuilder sb) {

@@ -198,6 +198,29 @@ public final class AofWriter implements AutoCloseable {
         put(EXEC);
     }
 
+    /**
+     * Appends a transaction whose commands may apply to different databases: MULTI, each command after the SELECT
+     * it needs, EXEC; with {@code seq > 0} preceded by the group marker of a part of a cross-shard operation (the
+     * SELECT of the first command goes before the marker, so the marker stays right before MULTI).
+     */
+    public void appendTransaction(long seq, int parts, int[] dbs, List<byte[][]> commands) {
+        annotateTime();
+        select(dbs[0]);
+        if (seq > 0) {
+            put(GROUP);
+            putLong(seq);
+            putByte((byte) ':');
+            putLong(parts);
+            putCrlf();
+        }
+        put(MULTI);
+        for (int i = 0; i < commands.size(); i++) {
+            select(dbs[i]);
+            putCommand(commands.get(i));
+        }
+        put(EXEC);
+    }
+
     /** Bytes appended so far (flushed or not); the offset to pass to {@link #whenDurable} after appending. */
     public long offset() {
         return appended;
