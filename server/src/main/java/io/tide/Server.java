@@ -83,6 +83,7 @@ public final class Server implements AutoCloseable {
         // Clients may connect while the dataset loads: they get -LOADING until it is in memory.
         java.util.function.Consumer<byte[]> function = code -> context.scripting().functions().restore(
                 java.util.List.of(code), io.tide.script.FunctionLibraries.RestorePolicy.APPEND);
+        config.onChange("appendonly", v -> context.appendOnly().configured(config.getBool("appendonly")));
         try {
             if (config.getBool("appendonly")) {
                 context.appendOnly().start(context.limits(), function, dispatcher::replay);
@@ -140,6 +141,7 @@ public final class Server implements AutoCloseable {
             shards.coordinator().run(shards.all(), () -> {
                 try {
                     p.cancelBackgroundSave();
+                    context.appendOnly().cancelRewrite();
                     p.saveNow();
                     f.complete(null);
                 } catch (java.io.IOException | RuntimeException e) {

@@ -68,6 +68,9 @@ public final class Errors {
     public static final String SHUTDOWN_FAILED = "ERR Errors trying to SHUTDOWN. Check logs.";
     /** Redis's text for writes refused while the AOF cannot be written (followed by the error). */
     public static final String AOF_WRITE_ERROR_PREFIX = "MISCONF Errors writing to the AOF file: ";
+    public static final String AOF_REWRITE_IN_PROGRESS = "ERR Background append only file rewriting already in progress";
+    public static final String BGSAVE_CHILD_ACTIVE = "ERR Another child process is active (AOF?): can't BGSAVE right "
+            + "now. Use BGSAVE SCHEDULE in order to schedule a BGSAVE whenever possible.";
     public static final String BGSAVE_IN_PROGRESS = "ERR Background save already in progress";
     public static final String LOADING = "LOADING Redis is loading the dataset in memory";
     public static final String MISCONF = "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to "

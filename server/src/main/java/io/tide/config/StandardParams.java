@@ -74,9 +74,9 @@ final class StandardParams {
                                 + "7.0, 12 when a hash has field TTLs).").build(),
                 integer("shutdown-timeout", 0, INT_MAX, "10")
                         .description("Seconds SHUTDOWN and SIGTERM may take to save and flush before giving up.").build(),
-                ConfigParam.builder("appendonly", Type.BOOL).defaultValue("no").immutable()
-                        .description("Append-only file (set at startup; turning it on or off at run time arrives with "
-                                + "BGREWRITEAOF).").build(),
+                ConfigParam.builder("appendonly", Type.BOOL).defaultValue("no")
+                        .description("Append-only file: one stream per shard in appenddirname; turning it on at run "
+                                + "time writes a base of the current dataset first.").build(),
                 ConfigParam.builder("appendfsync", Type.ENUM).values("always", "everysec", "no")
                         .defaultValue("everysec").description("When the append-only file is fsynced: after every "
                                 + "event-loop batch before replying (always), once a second off the event loop "

@@ -49,8 +49,8 @@ public final class AppendOnly {
     private final ConfigRegistry config;
     private final ShardSet shards;
     private final Persistence persistence;
-    private AofFsync fsync;
-    private Sink[] sinks;
+    private volatile AofFsync fsync;
+    private volatile Sink[] sinks;
     private volatile boolean enabled;
     private volatile String lastWriteStatus = "ok";
     /** The manifest on disk now; changed on the coordinator (rewrite start) and by a rewrite's completion. */
@@ -68,6 +68,27 @@ public final class AppendOnly {
         this.shards = shards;
         this.persistence = persistence;
         persistence.appendOnly(this);
+        config.onChange("appendfsync", v -> {
+            AofWriter.FsyncPolicy p = AofWriter.FsyncPolicy.of(config.get("appendfsync"));
+            eachWriter(w -> w.policy(p));
+        });
+        config.onChange("aof-timestamp-enabled", v -> {
+            boolean on = config.getBool("aof-timestamp-enabled");
+            eachWriter(w -> w.timestamps(on));
+        });
+        config.onChange("aof-fsync-timeout-ms", v -> {
+            AofFsync f = fsync;
+            if (f != null) f.timeoutMillis(config.getLong("aof-fsync-timeout-ms"));
+        });
+    }
+
+    /** Runs {@code change} on every open writer, each on its shard's thread. */
+    private void eachWriter(Consumer<AofWriter> change) {
+        Sink[] all = sinks;
+        if (all == null) return;
+        for (Sink sink : all) {
+            if (sink != null) sink.shard.loop().execute(() -> change.accept(sink.writer));
+        }
     }
 
     public boolean enabled() {
@@ -133,15 +154,6 @@ public final class AppendOnly {
             }, s.loop()));
         }
         await(opened, "opening the AOF files");
-        config.onChange("appendfsync", v -> {
-            AofWriter.FsyncPolicy p = AofWriter.FsyncPolicy.of(config.get("appendfsync"));
-            for (Sink sink : sinks) sink.shard.loop().execute(() -> sink.writer.policy(p));
-        });
-        config.onChange("aof-timestamp-enabled", v -> {
-            boolean on = config.getBool("aof-timestamp-enabled");
-            for (Sink sink : sinks) sink.shard.loop().execute(() -> sink.writer.timestamps(on));
-        });
-        config.onChange("aof-fsync-timeout-ms", v -> fsync.timeoutMillis(config.getLong("aof-fsync-timeout-ms")));
         baseSize = currentSize();
         enabled = true;
         LOG.info("Append only file enabled: {} ({} shard streams, appendfsync {})", dir(), shards.size(), policy);
@@ -198,6 +210,72 @@ public final class AppendOnly {
     }
 
     /**
+     * CONFIG SET appendonly (from the thread that ran it; the change happens on the coordinator, every shard parked):
+     * on, writers on fresh incremental files and a rewrite whose base holds the dataset as it is now (if that rewrite
+     * fails the AOF is turned off again, as Redis does); off, every writer flushed, fsynced and detached.
+     */
+    public void configured(boolean on) {
+        shards.coordinator().run(shards.all(), () -> {
+            try {
+                if (on && !enabled) {
+                    openWriters(freshIncr());
+                    firstRewrite = true;
+                    beginRewrite();
+                } else if (!on && enabled) {
+                    detachWriters();
+                }
+            } catch (IOException | RuntimeException e) {
+                LOG.warn("Could not turn the append only file {}: {}", on ? "on" : "off", e.toString());
+                if (on && enabled) detachWriters();
+            }
+        }, () -> { });
+    }
+
+    /** The manifest on disk (or a new one) plus a new incremental file per shard, written. */
+    private AofManifest freshIncr() throws IOException {
+        Files.createDirectories(dir());
+        Path mf = dir().resolve(AofManifest.manifestName(config.get("appendfilename")));
+        AofManifest m = Files.exists(mf) ? AofManifest.read(dir(), config.get("appendfilename"))
+                : AofManifest.empty(config.get("appendfilename"));
+        for (int k = 0; k < shards.size(); k++) m = m.withNewIncr(k);
+        m.write(dir());
+        manifest = m;
+        return m;
+    }
+
+    /** With every shard parked (or before clients can write): one writer per shard on {@code m}'s last files. */
+    private void openWriters(AofManifest m) throws IOException {
+        if (fsync == null) fsync = new AofFsync(config.getLong("aof-fsync-timeout-ms"));
+        AofWriter.FsyncPolicy policy = AofWriter.FsyncPolicy.of(config.get("appendfsync"));
+        boolean ts = config.getBool("aof-timestamp-enabled");
+        sinks = new Sink[shards.size()];
+        for (int k = 0; k < shards.size(); k++) {
+            Shard s = shards.get(k);
+            sinks[k] = new Sink(s, new AofWriter(dir().resolve(m.lastIncr(k).name()), policy, ts, fsync, s.loop()));
+            s.writes().journal().addSink(sinks[k]);
+        }
+        enabled = true;
+    }
+
+    /** With every shard parked: flushes, fsyncs, closes and detaches every writer. */
+    private void detachWriters() {
+        enabled = false;
+        for (Sink sink : sinks) {
+            if (sink == null) continue;
+            sink.shard.writes().journal().removeSink(sink);
+            try {
+                sink.writer.close();
+            } catch (IOException e) {
+                LOG.warn("closing {}: {}", sink.writer.file(), e.toString());
+            }
+        }
+        LOG.info("Append only file disabled");
+    }
+
+    /** The rewrite that gives a directory just turned on its first base: if it fails, the AOF goes off again. */
+    private volatile boolean firstRewrite;
+
+    /**
      * The synchronous rewrite of a loaded directory whose streams are not this server's (nothing writes yet): a new
      * RDB base from the loaded dataset and a fresh incremental file per shard; the old files go once the new manifest
      * is durable.
@@ -246,13 +324,29 @@ public final class AppendOnly {
      * leaves the old base and every incremental file listed, so nothing is lost. Returns false when one is running.
      */
     public boolean beginRewrite() throws IOException {
-        if (!enabled || rewrite != null) return false;
+        if (rewrite != null) return false;
         rewriteScheduled = false;
-        AofManifest m = manifest;
+        AofManifest m;
+        if (enabled) {
+            m = manifest;
+        } else { // appendonly no: as Redis, the directory gets a base (and empty incremental files) all the same
+            Files.createDirectories(dir());
+            Path mf = dir().resolve(AofManifest.manifestName(config.get("appendfilename")));
+            m = Files.exists(mf) ? AofManifest.read(dir(), config.get("appendfilename"))
+                    : AofManifest.empty(config.get("appendfilename"));
+        }
         for (int k = 0; k < shards.size(); k++) m = m.withNewIncr(k);
+        if (!enabled) {
+            for (int k = 0; k < shards.size(); k++) {
+                Path p = dir().resolve(m.lastIncr(k).name());
+                if (!Files.exists(p)) Files.createFile(p);
+            }
+        }
         m.write(dir());
         manifest = m;
-        for (int k = 0; k < shards.size(); k++) sinks[k].writer.rotate(dir().resolve(m.lastIncr(k).name()));
+        if (enabled) {
+            for (int k = 0; k < shards.size(); k++) sinks[k].writer.rotate(dir().resolve(m.lastIncr(k).name()));
+        }
         AofManifest withBase = m.withNewBase(true);
         RdbSnapshot s = persistence.snapshot(dir().resolve(withBase.base().name()), true);
         s.begin(0);
@@ -274,12 +368,14 @@ public final class AppendOnly {
                     lastRewriteOk = false;
                     LOG.warn("Background AOF rewrite failed: {}", e.toString());
                 }
+                if (firstRewrite && enabled) shards.coordinator().run(shards.all(), this::detachWriters, () -> { });
                 try {
                     Files.deleteIfExists(dir().resolve(withBase.base().name()));
                 } catch (IOException ignored) {
                     // best effort
                 }
             } finally {
+                firstRewrite = false;
                 lastRewriteSeconds = (System.currentTimeMillis() - s.startedMs + 500) / 1000;
                 rewrite = null;
             }
@@ -323,7 +419,7 @@ public final class AppendOnly {
     }
 
     /** The files' size on disk now: the base and every incremental file of the manifest. */
-    long currentSize() {
+    public long currentSize() {
         AofManifest m = manifest;
         if (m == null) return 0;
         long n = 0;
@@ -416,7 +512,11 @@ public final class AppendOnly {
 
     /** At shutdown, before the shard loops stop: flushes, fsyncs and closes every writer. */
     public void close() {
-        if (!enabled) return;
+        AofFsync f = fsync;
+        if (!enabled) {
+            if (f != null) f.close();
+            return;
+        }
         enabled = false;
         List<CompletableFuture<?>> closed = new ArrayList<>();
         for (Sink sink : sinks) {

@@ -138,4 +138,99 @@ class AofPersistenceTest {
             assertThat(j.get("after")).isEqualTo("cut");
         }
     }
+
+    /** BGREWRITEAOF while a client writes: a new base, old files gone, and every write survives a restart. */
+    @ParameterizedTest
+    @CsvSource({"1,everysec", "4,always"})
+    void bgrewriteaof_whileWriting_keepsEverything(int shards, String fsync) throws Exception {
+        try (Server s = start(shards, fsync); Jedis j = TestServers.jedis(s.port(), 2)) {
+            for (int i = 0; i < 3000; i++) j.set("k" + i, "v" + i);
+            for (int i = 0; i < 1000; i++) j.del("k" + i);
+            java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+            java.util.concurrent.atomic.AtomicInteger written = new java.util.concurrent.atomic.AtomicInteger();
+            Thread writer = new Thread(() -> {
+                try (Jedis w = TestServers.jedis(s.port(), 2)) {
+                    for (int i = 0; !stop.get(); i++) {
+                        w.rpush("during", Integer.toString(i));
+                        written.set(i + 1);
+                    }
+                }
+            });
+            writer.start();
+            Thread.sleep(50);
+            assertThat(j.bgrewriteaof()).isEqualTo("Background append only file rewriting started");
+            long deadline = System.currentTimeMillis() + 20_000;
+            while (j.info("persistence").contains("aof_rewrite_in_progress:1") && System.currentTimeMillis() < deadline) {
+                Thread.sleep(10);
+            }
+            Thread.sleep(50);
+            stop.set(true);
+            writer.join();
+            String info = j.info("persistence");
+            assertThat(info).contains("aof_last_bgrewrite_status:ok", "aof_rewrites:1");
+            try (var files = Files.list(dir.resolve("appendonlydir"))) {
+                List<String> names = files.map(f -> f.getFileName().toString()).sorted().toList();
+                assertThat(names).anyMatch(n -> n.endsWith(".base.rdb"));
+                assertThat(names.stream().filter(n -> n.endsWith(".incr.aof")).count()).isEqualTo(shards);
+            }
+            assertThat(j.llen("during")).isEqualTo(written.get());
+            j.set("after", "rewrite");
+        }
+        try (Server s = start(shards, fsync); Jedis j = TestServers.jedis(s.port(), 2)) {
+            assertThat(j.dbSize()).isEqualTo(2000 + 2);
+            assertThat(j.get("k0")).isNull();
+            assertThat(j.get("k2999")).isEqualTo("v2999");
+            assertThat(j.get("after")).isEqualTo("rewrite");
+            List<String> during = j.lrange("during", 0, -1);
+            for (int i = 0; i < during.size(); i++) assertThat(during.get(i)).isEqualTo(Integer.toString(i));
+        }
+    }
+
+    /** CONFIG SET appendonly yes at run time writes a base of the dataset; a restart with the AOF loads it all. */
+    @Test
+    void appendonlyTurnedOnAtRunTime_keepsTheDatasetAndLaterWrites() throws Exception {
+        try (Server s = TestServers.start(2, "--dir", dir.toString()); Jedis j = TestServers.jedis(s.port(), 2)) {
+            for (int i = 0; i < 500; i++) j.set("before" + i, "x");
+            j.configSet("appendonly", "yes");
+            long deadline = System.currentTimeMillis() + 20_000;
+            while (!j.info("persistence").contains("aof_rewrites:1") && System.currentTimeMillis() < deadline) {
+                Thread.sleep(10);
+            }
+            assertThat(j.info("persistence")).contains("aof_enabled:1", "aof_rewrites:1");
+            j.set("after", "on");
+        }
+        try (Server s = start(2, "everysec"); Jedis j = TestServers.jedis(s.port(), 2)) {
+            assertThat(j.dbSize()).isEqualTo(501);
+            assertThat(j.get("after")).isEqualTo("on");
+            j.configSet("appendonly", "no");
+            long deadline = System.currentTimeMillis() + 5_000;
+            while (j.info("persistence").contains("aof_enabled:1") && System.currentTimeMillis() < deadline) {
+                Thread.sleep(10);
+            }
+            assertThat(j.info("persistence")).contains("aof_enabled:0");
+        }
+    }
+
+    /** auto-aof-rewrite-percentage and -min-size start a rewrite on their own. */
+    @Test
+    void autoRewrite_firesOnGrowth() throws Exception {
+        try (Server s = start(1, "everysec"); Jedis j = TestServers.jedis(s.port(), 2)) {
+            j.configSet("auto-aof-rewrite-min-size", "10000");
+            j.configSet("auto-aof-rewrite-percentage", "50");
+            for (int i = 0; i < 2000; i++) j.set("k" + (i % 10), "value-" + i);
+            long deadline = System.currentTimeMillis() + 20_000;
+            while (rewrites(j) == 0 && System.currentTimeMillis() < deadline) Thread.sleep(20);
+            assertThat(rewrites(j)).isPositive();
+            // the rewritten files hold the same data
+            for (int i = 0; i < 10; i++) assertThat(j.get("k" + i)).isEqualTo("value-" + (1990 + i));
+        }
+        try (Server s = start(1, "everysec"); Jedis j = TestServers.jedis(s.port(), 2)) {
+            for (int i = 0; i < 10; i++) assertThat(j.get("k" + i)).isEqualTo("value-" + (1990 + i));
+        }
+    }
+
+    private static long rewrites(Jedis j) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("aof_rewrites:(\\d+)").matcher(j.info("persistence"));
+        return m.find() ? Long.parseLong(m.group(1)) : -1;
+    }
 }

@@ -81,6 +81,8 @@ public final class ServerCommands {
                 "Synchronously saves the database(s) to disk.", ServerCommands::save);
         t.add("bgsave", -1, "admin noscript allshards", 0, 0, 0, "@admin @slow @dangerous", "1.0.0",
                 "Asynchronously saves the database(s) to disk.", ServerCommands::bgsave);
+        t.add("bgrewriteaof", 1, "admin noscript allshards", 0, 0, 0, "@admin @slow @dangerous", "1.0.0",
+                "Asynchronously rewrites the append-only file to disk.", ServerCommands::bgrewriteaof);
         t.add("lastsave", 1, "loading stale fast", 0, 0, 0, "@admin @fast @dangerous", "1.0.0",
                 "Returns the Unix timestamp of the last successful save to disk.", ServerCommands::lastsave);
         t.add("debug", -2, "admin noscript loading stale allshards", 0, 0, 0, "", "1.0.0",
@@ -280,9 +282,17 @@ public final class ServerCommands {
         line(sb, "rdb_saves", p.saves());
         io.tide.persistence.AppendOnly aof = ctx.server().appendOnly();
         line(sb, "aof_enabled", aof.enabled() ? 1 : 0);
-        line(sb, "aof_rewrite_in_progress", 0);
-        line(sb, "aof_rewrite_scheduled", 0);
+        line(sb, "aof_rewrite_in_progress", aof.rewriting() ? 1 : 0);
+        line(sb, "aof_rewrite_scheduled", aof.rewriteScheduled() ? 1 : 0);
+        line(sb, "aof_last_rewrite_time_sec", aof.lastRewriteSeconds());
+        line(sb, "aof_current_rewrite_time_sec", aof.currentRewriteSeconds());
+        sb.append("aof_last_bgrewrite_status:").append(aof.lastRewriteOk() ? "ok" : "err").append("\r\n");
+        line(sb, "aof_rewrites", aof.rewrites());
         line(sb, "aof_last_write_status", aof.lastWriteStatus());
+        if (aof.enabled()) {
+            line(sb, "aof_current_size", aof.currentSize());
+            line(sb, "aof_base_size", aof.baseSize());
+        }
     }
 
     private static void statsSection(CommandContext ctx, StringBuilder sb) {
@@ -528,12 +538,31 @@ public final class ServerCommands {
     static Reply bgsave(CommandContext ctx, byte[][] argv) {
         if (argv.length > 2 || (argv.length == 2 && !Args.is(argv[1], "schedule"))) throw Errors.syntax();
         io.tide.persistence.Persistence p = ctx.server().persistence();
-        if (ctx.nested()) { // inside MULTI/EXEC or a script, as Redis's in_exec: after it
+        if (p.bgsaveInProgress()) throw Errors.error(Errors.BGSAVE_IN_PROGRESS);
+        boolean schedule = argv.length == 2;
+        if (ctx.server().appendOnly().rewriting() || ctx.nested()) { // Redis: another child, or in_exec
+            if (!schedule && !ctx.nested()) throw Errors.error(Errors.BGSAVE_CHILD_ACTIVE);
             p.scheduleBackgroundSave();
             return Reply.simple("Background saving scheduled");
         }
-        if (!p.beginBackgroundSave()) throw Errors.error(Errors.BGSAVE_IN_PROGRESS);
+        p.beginBackgroundSave();
         return Reply.simple("Background saving started");
+    }
+
+    /** BGREWRITEAOF: the image is taken here, with every shard parked; after a running BGSAVE when one runs. */
+    static Reply bgrewriteaof(CommandContext ctx, byte[][] argv) {
+        io.tide.persistence.AppendOnly aof = ctx.server().appendOnly();
+        if (aof.rewriting()) throw Errors.error(Errors.AOF_REWRITE_IN_PROGRESS);
+        if (ctx.server().persistence().bgsaveInProgress() || ctx.nested()) {
+            aof.scheduleRewrite();
+            return Reply.simple("Background append only file rewriting scheduled");
+        }
+        try {
+            aof.beginRewrite();
+        } catch (java.io.IOException e) {
+            throw Errors.error("ERR Can't rewrite the append only file: " + e.getMessage());
+        }
+        return Reply.simple("Background append only file rewriting started");
     }
 
     static Reply lastsave(CommandContext ctx, byte[][] argv) {
