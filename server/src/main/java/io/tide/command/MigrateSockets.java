@@ -140,7 +140,7 @@ public final class MigrateSockets {
                     // Redis's non-blocking connect learns of a refusal only at its first write: so does this.
                     refused = e;
                 }
-                key.interestOps(0);
+                if (key.isValid()) key.interestOps(0); // a failed connect cancels its key
                 return new Target(name, ch, sel, refused);
             } catch (ConnectFailed e) {
                 closeBoth(ch, sel);
