@@ -388,6 +388,21 @@ class MigrateCommandsTest {
         assertThat(records(four)).containsExactlyInAnyOrder("0 DEL " + ab[0], "0 DEL " + ab[1]);
     }
 
+    @Test
+    void migrate_deletesThroughTheKeyspace_withDelEvents() throws Exception {
+        call(tide1.port(), "CONFIG", "SET", "notify-keyspace-events", "Eg");
+        try (RawClient sub = new RawClient(tide1.port())) {
+            sub.call("SUBSCRIBE", "__keyevent@0__:del");
+            call(tide1.port(), "SET", "ev:k", "v");
+            assertThat(call(tide1.port(), migrate(redis.port(), "ev:k", "0", "COPY"))).isEqualTo("+OK\r\n");
+            assertThat(call(tide1.port(), migrate(redis.port(), "ev:k", "0", "REPLACE"))).isEqualTo("+OK\r\n");
+            assertThat(sub.readReply())
+                    .isEqualTo("*3\r\n$7\r\nmessage\r\n$18\r\n__keyevent@0__:del\r\n$4\r\nev:k\r\n");
+        } finally {
+            call(tide1.port(), "CONFIG", "SET", "notify-keyspace-events", "");
+        }
+    }
+
     private static List<String> records(CapturingSink[] sinks) {
         List<String> out = new ArrayList<>();
         for (CapturingSink s : sinks) {
