@@ -75,6 +75,7 @@ public final class Server implements AutoCloseable {
                     () -> {
                         long now = System.currentTimeMillis();
                         network.shardCron(s.id(), config.getInt("timeout"), now);
+                        context.migrateSockets(s.id()).closeIdle(now);
                         persistence.publishDirty(s);
                         if (s.id() == 0) persistence.cron(now);
                     },
@@ -200,6 +201,7 @@ public final class Server implements AutoCloseable {
             context.appendOnly().close();
             shards.close();
             network.stop(2000);
+            context.closeMigrateSockets(); // the threads that own them have stopped
         } finally {
             terminated.countDown();
         }

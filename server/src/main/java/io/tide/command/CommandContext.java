@@ -159,7 +159,7 @@ public final class CommandContext implements ShardWrites.Recorder {
     /**
      * MONITOR's feed, after the command ran (as Redis's call(), so SELECT shows its new database and EXEC comes
      * after the commands it ran): not for admin or skip_monitor commands, nor for a blocked command's retries;
-     * AUTH and HELLO's credentials are redacted. {@code source} is "lua" for script calls, else the client's
+     * AUTH, HELLO and MIGRATE's credentials are redacted. {@code source} is "lua" for script calls, else the client's
      * address; {@code evenIfSkipped} shows a skip_monitor command (scripts, which Redis shows before they run).
      */
     void feedMonitors(CommandSpec spec, byte[][] argv, String source, boolean evenIfSkipped) {
@@ -170,6 +170,13 @@ public final class CommandContext implements ShardWrites.Recorder {
         if (spec.name().equals("hello")) {
             for (int i = 1; i < argv.length - 2; i++) {
                 if (Args.is(argv[i], "auth")) redact = i + 1;
+            }
+        }
+        if (spec.name().equals("migrate")) {
+            // Its AUTH/AUTH2 credentials, and (more than Redis hides) whatever follows them.
+            for (int i = 6; i < argv.length - 1 && redact < 0; i++) {
+                if (Args.is(argv[i], "keys")) break;
+                if (Args.is(argv[i], "auth") || Args.is(argv[i], "auth2")) redact = i + 1;
             }
         }
         java.time.Instant t = java.time.Instant.now();
@@ -274,6 +281,11 @@ public final class CommandContext implements ShardWrites.Recorder {
     }
 
     public ServerContext server() { return server; }
+
+    /** MIGRATE's connection cache of the thread running this command: its shard's, or the coordinator's. */
+    public MigrateSockets migrateSockets() {
+        return server.migrateSockets(coordinated || shard == null ? shards.size() : shard.id());
+    }
     public ShardSet shards() { return shards; }
     /** The client that sent the command. Keyed handlers may run off its home thread: read, never mutate. */
     public ClientSession client() { return client; }

@@ -311,6 +311,16 @@ public final class Errors {
     public static final String RESTORE_INVALID_FREQ = "ERR Invalid FREQ value, must be >= 0 and <= 255";
     public static final String DUMP_PAYLOAD = "ERR DUMP payload version or checksum are wrong";
     public static final String DUMP_BAD_DATA = "ERR Bad data format";
+    public static final String MIGRATE_KEYS_NEED_EMPTY_KEY =
+            "ERR When using MIGRATE KEYS option, the key argument must be set to the empty string";
+    public static final String MIGRATE_IOERR_CONNECTING = "IOERR error or timeout connecting to the client";
+    public static final String MIGRATE_IOERR_READING = "IOERR error or timeout reading to target instance";
+    public static final String MIGRATE_IOERR_WRITING = "IOERR error or timeout writing to target instance";
+
+    /** MIGRATE's reply when the target answered an error ({@code line} without its dash). */
+    public static String migrateTargetError(String line) {
+        return "ERR Target instance replied with error: " + line;
+    }
 
     private Errors() {}
 

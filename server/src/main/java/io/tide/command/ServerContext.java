@@ -52,6 +52,8 @@ public final class ServerContext {
     private boolean pauseAll;
     private final Object pauseLock = new Object();
     private volatile Runnable unpauseHook = () -> { };
+    /** MIGRATE's connection caches: one per shard thread (by shard id), the coordinator's last. */
+    private final MigrateSockets[] migrateSockets;
 
     public ServerContext(ConfigRegistry config, CommandTable table, ShardSet shards, String version, String ioDriver) {
         this.config = config;
@@ -59,6 +61,8 @@ public final class ServerContext {
         this.shards = shards;
         this.version = version;
         this.ioDriver = ioDriver;
+        this.migrateSockets = new MigrateSockets[shards.size() + 1];
+        for (int i = 0; i < migrateSockets.length; i++) migrateSockets[i] = new MigrateSockets();
         this.scripting = new io.tide.script.Scripting(version);
         this.persistence = new io.tide.persistence.Persistence(config, shards, version,
                 () -> scripting.functions().libraries().stream().map(io.tide.script.Library::code).toList());
@@ -109,6 +113,18 @@ public final class ServerContext {
     public ConfigRegistry config() { return config; }
     /** The append-only file. */
     public io.tide.persistence.AppendOnly appendOnly() { return appendOnly; }
+
+    /**
+     * MIGRATE's connection cache of a thread: shard {@code thread}'s, or the coordinator's for {@code shards().size()}.
+     * Only that thread may use it.
+     */
+    public MigrateSockets migrateSockets(int thread) { return migrateSockets[thread]; }
+
+    /** Closes every MIGRATE connection: only once the shard threads and the coordinator have stopped. */
+    public void closeMigrateSockets() {
+        for (MigrateSockets m : migrateSockets) m.closeAll();
+    }
+
     /** SAVE, BGSAVE, the save points, loading at startup. */
     public io.tide.persistence.Persistence persistence() { return persistence; }
     /** Lua scripts and functions: the engine and the script cache. */
