@@ -54,6 +54,8 @@ public final class CommandContext implements ShardWrites.Recorder {
     private byte[][][] rewrite;
     /** Commands run nested in the current top-level one (EXEC, scripts): those journal for it. */
     private int nestedCalls;
+    /** The current command changed server-wide state the journal must carry (FUNCTION LOAD, DELETE, ...). */
+    private boolean wroteServerState;
 
     @SuppressWarnings("unchecked")
     CommandContext(ServerContext server) {
@@ -412,6 +414,14 @@ public final class CommandContext implements ShardWrites.Recorder {
         rewrite = commands;
     }
 
+    /**
+     * Tells the journal that the current command changed server-wide state outside the keyspace (functions), so
+     * that it is recorded although no key changed.
+     */
+    public void serverStateChanged() {
+        wroteServerState = true;
+    }
+
     /** Whether the journal records this run's effects (a handler may skip building a costly rewrite otherwise). */
     public boolean journalling() {
         return journalling;
@@ -435,6 +445,7 @@ public final class CommandContext implements ShardWrites.Recorder {
     private void beginCommand() {
         rewrite = null;
         wroteWholeDb = false;
+        wroteServerState = false;
         writtenKeys.clear();
         if (!journalling) return;
         if (!coordinated) {
@@ -472,6 +483,10 @@ public final class CommandContext implements ShardWrites.Recorder {
                     only = id;
                 }
             }
+        }
+        if (changed == 0 && wroteServerState) { // recorded on the shard it ran on: any one stream carries it
+            changed = 1;
+            only = coordinated ? Long.numberOfTrailingZeros(parked) : shard.id();
         }
         if (changed == 0) return;
         // A coordinated command whose keys span shards but that changed only one: its argv names other shards' keys

@@ -94,10 +94,18 @@ public final class DumpCommands {
         if (ttl != 0 && expireAt <= now) {
             // Already expired: the key is gone, as in Redis (which reports the deletion if it replaced one).
             if (deleted) ctx.notify(KeyspaceEvents.GENERIC, "del", key);
+            if (deleted) ctx.propagateAs(new byte[][] {Args.bytes("DEL"), key});
             return Reply.OK;
         }
         db.put(key, value, expireAt, idle > 0 ? now - idle * 1000 : now);
         ctx.notify(KeyspaceEvents.GENERIC, "restore", key);
+        if (ttl != 0 && !absTtl && ctx.journalling()) {
+            // As Redis: a relative TTL is journalled as the absolute time it gave.
+            byte[][] journalled = java.util.Arrays.copyOf(argv, argv.length + 1);
+            journalled[2] = Args.bytes(expireAt);
+            journalled[argv.length] = Args.bytes("ABSTTL");
+            ctx.propagateAs(journalled);
+        }
         return Reply.OK;
     }
 

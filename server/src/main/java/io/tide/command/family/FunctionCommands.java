@@ -100,13 +100,16 @@ public final class FunctionCommands {
             }
             throw Errors.error(Errors.FUNCTION_UNKNOWN_OPTION + Errors.printable(opt));
         }
-        return Reply.bulk(libraries(ctx).load(argv[pos], replace));
+        Reply r = Reply.bulk(libraries(ctx).load(argv[pos], replace));
+        ctx.serverStateChanged();
+        return r;
     }
 
     private static Reply delete(CommandContext ctx, byte[][] argv) {
         if (!libraries(ctx).delete(new String(argv[2], StandardCharsets.UTF_8))) {
             throw Errors.error(Errors.FUNCTION_LIBRARY_NOT_FOUND);
         }
+        ctx.serverStateChanged();
         return Reply.OK;
     }
 
@@ -116,6 +119,7 @@ public final class FunctionCommands {
             throw Errors.error(Errors.FUNCTION_FLUSH_OPTION);
         }
         libraries(ctx).flush();
+        ctx.serverStateChanged();
         return Reply.OK;
     }
 
@@ -179,6 +183,7 @@ public final class FunctionCommands {
             else throw Errors.error(Errors.FUNCTION_RESTORE_POLICY);
         }
         libraries(ctx).restore(FunctionPayload.parse(argv[2]), policy);
+        ctx.serverStateChanged();
         return Reply.OK;
     }
 
