@@ -350,9 +350,10 @@ public final class Dispatcher {
     }
 
     /**
-     * On the coordinator, the shards still parked, after an operation: flushes the journals it recorded in (every
-     * part of a cross-shard operation is written before any reply leaves), then runs {@code reply} on the home
-     * shard, under appendfsync always once every part is durable.
+     * After an operation, on the thread that owns {@code involved} (the coordinator with them parked, or the one
+     * shard that served a blocked client): flushes the journals it recorded in (every part of a cross-shard operation
+     * is written before any reply leaves), then runs {@code reply} on the home shard, under appendfsync always once
+     * every part is durable.
      */
     private void afterCoordinated(Shard[] involved, long[] recorded, Shard home,
                                   java.util.function.Consumer<Boolean> reply) {
@@ -548,6 +549,9 @@ public final class Dispatcher {
     /** Runs the waiter's command again; if it is answered this time, the reply goes home. */
     private void tryServe(BlockedCommand w, CommandContext ctx) {
         if (!w.claim()) return;
+        Shard[] involved = shardsOf(w.shardMask());
+        long[] recorded = new long[involved.length];
+        for (int i = 0; i < involved.length; i++) recorded[i] = involved[i].writes().journal().records();
         Outcome o = execute(w.spec, ctx, w.argv);
         if (o.block != null) {
             w.unclaim();
@@ -555,7 +559,9 @@ public final class Dispatcher {
         }
         w.served();
         w.unregister();
-        w.client.home().loop().execute(() -> w.deliver(o.reply));
+        // The pop it made is in the journal's file (and fsynced under always) before the client hears of it.
+        afterCoordinated(involved, recorded, w.client.home(),
+                ok -> w.deliver(ok ? o.reply : Reply.error(aofError(involved[0]))));
     }
 
     /** RESP2 subscribe mode lets only these through, as Redis's processCommand. */

@@ -89,7 +89,8 @@ final class StandardParams {
                         .description("Base name of the AOF files (<name>.manifest, <name>.<seq>.base.rdb, "
                                 + "<name>.<seq>.incr.aof, ...).").build(),
                 ConfigParam.builder("aof-use-rdb-preamble", Type.BOOL).defaultValue("yes")
-                        .description("Write the AOF base file as RDB (yes) or as commands (no).").build(),
+                        .description("Redis: write the AOF base as RDB (yes) or as commands (no). Tide always writes an "
+                                + "RDB base (Redis loads it either way) and loads both forms.").build(),
                 ConfigParam.builder("aof-load-truncated", Type.BOOL).defaultValue("yes")
                         .description("At startup, cut a torn AOF tail back to its last complete command and log it "
                                 + "(yes), or refuse to start (no).").build(),
@@ -101,7 +102,7 @@ final class StandardParams {
                 memory("auto-aof-rewrite-min-size", 0, Long.MAX_VALUE, "64mb")
                         .description("Smallest AOF size at which an automatic rewrite is considered.").build(),
                 ConfigParam.builder("aof-rewrite-incremental-fsync", Type.BOOL).defaultValue("yes")
-                        .description("Fsync every 4 MB while rewriting the AOF.").build(),
+                        .description("Fsync every 4 MB while writing an AOF base, so the final fsync is short.").build(),
                 integer("aof-fsync-timeout-ms", 1, INT_MAX, "2000")
                         .description("Tide: an AOF fsync not done within this many milliseconds fails the writes "
                                 + "waiting on it and puts the AOF in its error state until a later fsync succeeds.")

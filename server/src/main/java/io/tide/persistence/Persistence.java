@@ -148,8 +148,10 @@ public final class Persistence {
         for (Shard sh : shards.all()) {
             for (int i = 0; i < sh.databases(); i++) used += sh.db(i).usedBytes();
         }
-        return new RdbSnapshot(shards.all(), target, config.getBool("rdbcompression"),
+        RdbSnapshot s = new RdbSnapshot(shards.all(), target, config.getBool("rdbcompression"),
                 config.getBool("rdbchecksum"), functions.get(), version, used, aofBase);
+        if (aofBase) s.incrementalFsync = config.getBool("aof-rewrite-incremental-fsync");
+        return s;
     }
 
     /** The AOF, whose rewrites share the snapshot machinery (one snapshot at a time). */

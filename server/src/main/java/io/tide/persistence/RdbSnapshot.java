@@ -52,6 +52,9 @@ final class RdbSnapshot {
     private final String redisVersion;
     private final long usedMemory;
     private final boolean aofBase;
+    /** Fsync every {@link #INCREMENTAL_FSYNC} bytes while writing (Redis's rdb-save/aof-rewrite-incremental-fsync). */
+    boolean incrementalFsync = true;
+    private static final long INCREMENTAL_FSYNC = 4L * 1024 * 1024;
     private final LinkedBlockingQueue<byte[]> queue = new LinkedBlockingQueue<>();
     private final AtomicLong queued = new AtomicLong();
     private final AtomicInteger shardsLeft;
@@ -172,6 +175,7 @@ final class RdbSnapshot {
             RdbFileWriter w = new RdbFileWriter(ch);
             writeHead(w);
             int left = shards.length;
+            long forcedAt = 0;
             while (left > 0) {
                 byte[] chunk = queue.take();
                 if (failed) throw new IOException("snapshot cancelled");
@@ -181,6 +185,10 @@ final class RdbSnapshot {
                 }
                 queued.addAndGet(-chunk.length);
                 w.raw(chunk, 0, chunk.length);
+                if (incrementalFsync && w.written() - forcedAt >= INCREMENTAL_FSYNC) {
+                    ch.force(false);
+                    forcedAt = w.written();
+                }
             }
             w.functions(functions);
             long size = w.finish(checksum);
