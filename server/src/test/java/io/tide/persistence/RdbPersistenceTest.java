@@ -268,6 +268,22 @@ class RdbPersistenceTest {
         }
     }
 
+    @ParameterizedTest
+    @ValueSource(ints = {1, 4})
+    void flushall_withSavePoints_writesTheEmptyDataset(int shards) throws Exception {
+        try (Server s = start(shards); Jedis j = TestServers.jedis(s.port(), 2)) {
+            j.set("a", "1");
+            j.save();
+            j.configSet("save", "3600 1");
+            j.flushAll();
+            assertThat(j.info("persistence")).contains("rdb_saves:2", "rdb_changes_since_last_save:0");
+            j.configSet("save", ""); // so that closing saves nothing: the file must already be the empty one
+        }
+        try (Server s = start(shards); Jedis j = TestServers.jedis(s.port(), 2)) {
+            assertThat(j.dbSize()).isZero();
+        }
+    }
+
     static void awaitBgsave(Jedis j) throws InterruptedException {
         long deadline = System.currentTimeMillis() + 30_000;
         while (j.info("persistence").contains("rdb_bgsave_in_progress:1") && System.currentTimeMillis() < deadline) {

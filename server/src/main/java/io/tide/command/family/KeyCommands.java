@@ -490,6 +490,17 @@ public final class KeyCommands {
         for (Shard s : ctx.ownedShards()) {
             for (int i = 0; i < s.databases(); i++) s.db(i).clear(); // the write seam touches the WATCHes
         }
+        // As Redis: with save points set, FLUSHALL replaces the RDB file with the empty dataset at once (a running
+        // BGSAVE is abandoned). Not while the dataset loads (a FLUSHALL replayed from the AOF).
+        io.tide.persistence.Persistence p = ctx.server().persistence();
+        if (!p.savePoints().isEmpty() && !p.loading() && ctx.ownedShards().length == ctx.shards().size()) {
+            try {
+                p.cancelBackgroundSave();
+                p.saveNow();
+            } catch (java.io.IOException | RuntimeException e) {
+                // logged by saveNow; FLUSHALL itself succeeded, as in Redis
+            }
+        }
         return Reply.OK;
     }
 
