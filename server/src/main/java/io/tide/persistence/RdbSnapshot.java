@@ -267,7 +267,10 @@ final class RdbSnapshot {
                 if (walks[nextDb].step(256)) {
                     nextDb++;
                 } else if (System.nanoTime() > until) {
-                    shard.executeOnData(this::walk);
+                    // Scheduled, not executed: a task posted from a task runs in the same batch, and Netty runs
+                    // a batch for up to a second before it looks at the sockets again. A scheduled task waits
+                    // for the next loop iteration, so each slice lets the shard serve its clients first.
+                    shard.loop().schedule(() -> shard.executeOnData(this::walk), 0, java.util.concurrent.TimeUnit.NANOSECONDS);
                     return;
                 }
             }

@@ -20,9 +20,43 @@ public final class Lzf {
      * returns the compressed length, or 0 when the result would not fit.
      */
     public static int compress(byte[] in, int off, int len, byte[] out, int maxOut) {
-        if (len == 0) return 0;
-        int[] table = new int[1 << HASH_BITS];
-        java.util.Arrays.fill(table, -1);
+        return new Compressor().compress(in, off, len, out, maxOut);
+    }
+
+    /**
+     * A compressor that keeps its 64 KB hash table between calls, so that compressing many small strings (an RDB
+     * of a million values) allocates and clears nothing per string. Not thread-safe: one per {@link RdbOutput}.
+     * Its output is exactly {@link Lzf#compress}'s: the table holds positions in one growing virtual space, each
+     * call getting a fresh range, and a position from an earlier call counts as empty.
+     */
+    public static final class Compressor {
+        private final int[] table = new int[1 << HASH_BITS];
+        /** Virtual position of the next call's first byte; table entries below it are stale. */
+        private int base;
+
+        public Compressor() {
+            java.util.Arrays.fill(table, -1);
+        }
+
+        /** As {@link Lzf#compress}. */
+        public int compress(byte[] in, int off, int len, byte[] out, int maxOut) {
+            if (len == 0) return 0;
+            if (base > Integer.MAX_VALUE - len) { // the virtual space is used up: start it again
+                java.util.Arrays.fill(table, -1);
+                base = 0;
+            }
+            int start = base;
+            base += len;
+            return Lzf.compress(in, off, len, out, maxOut, table, start - off);
+        }
+    }
+
+    /**
+     * The compressor proper. {@code table[h]} holds {@code position + shift} of the last position with hash h;
+     * values below {@code off + shift} are from earlier calls and count as empty.
+     */
+    private static int compress(byte[] in, int off, int len, byte[] out, int maxOut, int[] table, int shift) {
+        int floor = off + shift;
         int end = off + len;
         int ip = off;
         int op = 0;
@@ -32,8 +66,9 @@ public final class Lzf {
             int ref = -1;
             if (ip + 2 < end) {
                 int h = hash(in, ip);
-                ref = table[h];
-                table[h] = ip;
+                int v = table[h];
+                ref = v >= floor ? v - shift : -1;
+                table[h] = ip + shift;
                 if (ref >= 0 && (ip - ref - 1 >= MAX_OFFSET || in[ref] != in[ip] || in[ref + 1] != in[ip + 1]
                         || in[ref + 2] != in[ip + 2])) {
                     ref = -1;
@@ -59,7 +94,7 @@ public final class Lzf {
                 int stop = ip + l;
                 ip++;
                 for (; ip < stop; ip++) {
-                    if (ip + 2 < end) table[hash(in, ip)] = ip;
+                    if (ip + 2 < end) table[hash(in, ip)] = ip + shift;
                 }
             } else {
                 if (litStart < 0 || litLen == MAX_LITERAL) {

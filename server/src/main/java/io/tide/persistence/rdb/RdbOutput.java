@@ -21,6 +21,9 @@ public final class RdbOutput {
     private byte[] buf;
     private int size;
     private final boolean compress;
+    /** Made on the first compressed string and kept: its hash table is 64 KB. */
+    private Lzf.Compressor lzf;
+    private byte[] lzfOut = new byte[0];
 
     /** A buffer whose strings are LZF-compressed when that saves space and {@code compress} (rdbcompression). */
     public RdbOutput(boolean compress) {
@@ -186,8 +189,10 @@ public final class RdbOutput {
 
     private boolean writeLzf(byte[] s, int off, int len) {
         int max = len - 4;
-        byte[] out = new byte[max];
-        int clen = Lzf.compress(s, off, len, out, max);
+        if (lzf == null) lzf = new Lzf.Compressor();
+        if (lzfOut.length < max) lzfOut = new byte[Math.max(max, lzfOut.length * 2)];
+        byte[] out = lzfOut;
+        int clen = lzf.compress(s, off, len, out, max);
         if (clen == 0) return false;
         writeByte(0xC0 | ENC_LZF);
         writeLength(clen);

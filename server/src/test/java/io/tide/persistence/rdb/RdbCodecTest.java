@@ -95,6 +95,25 @@ class RdbCodecTest {
     }
 
     @Test
+    void lzfCompressor_reusedTable_givesExactlyTheFreshTablesOutput() {
+        Random rnd = new Random(11);
+        Lzf.Compressor reused = new Lzf.Compressor();
+        for (int round = 0; round < 2000; round++) {
+            int n = 21 + rnd.nextInt(round % 10 == 0 ? 5000 : 80);
+            int off = rnd.nextInt(16);
+            byte[] in = new byte[off + n + rnd.nextInt(16)];
+            for (int i = 0; i < in.length; i++) in[i] = (byte) ('a' + rnd.nextInt(round % 3 == 0 ? 3 : 26));
+            byte[] fresh = new byte[n];
+            byte[] again = new byte[n];
+            int c1 = Lzf.compress(in, off, n, fresh, n - 4);
+            int c2 = reused.compress(in, off, n, again, n - 4);
+            assertThat(c2).isEqualTo(c1);
+            assertThat(java.util.Arrays.copyOf(again, c2)).isEqualTo(java.util.Arrays.copyOf(fresh, c1));
+            if (c1 > 0) assertThat(Lzf.decompress(again, 0, c2, n)).isEqualTo(java.util.Arrays.copyOfRange(in, off, off + n));
+        }
+    }
+
+    @Test
     void strings_useIntegerAndLzfEncodings() {
         RdbOutput out = new RdbOutput(true);
         out.writeString(b("-123"));
