@@ -252,8 +252,22 @@ public final class Persistence {
         List<CompletableFuture<?>> pending = new ArrayList<>();
         long now = System.currentTimeMillis();
         long[] keys = {0};
+        int[] currentDb = {0};
         try {
             RdbFileReader.read(file, limits, new RdbFileReader.Visitor() {
+                @Override
+                public void selectDb(int db) {
+                    currentDb[0] = db;
+                }
+
+                @Override
+                public void resizeDb(long dbSize, long expiresSize) {
+                    int db = currentDb[0];
+                    if (db >= config.getInt("databases")) return;
+                    long perShard = dbSize / n + dbSize / n / 8 + 16; // keys spread evenly over the slots
+                    for (Shard s : shards.all()) s.loop().execute(() -> s.db(db).reserve(perShard));
+                }
+
                 @Override
                 public void entry(int db, byte[] key, Object value, long expireAtMs, long idleSecs, int freq) {
                     if (expireAtMs != 0 && expireAtMs < now) return;

@@ -68,6 +68,9 @@ final class RdbSnapshot {
     private volatile boolean streaming;
     /** Per shard id: its dirty counter at the instant of the image. */
     final long[] dirtyAtImage;
+    /** Per database: keys and keys with an expiry at the instant (RESIZEDB hints for the loader). */
+    private long[] dbKeys = new long[0];
+    private long[] dbExpires = new long[0];
     final long startedMs = System.currentTimeMillis();
 
     RdbSnapshot(Shard[] shards, Path target, boolean compress, boolean checksum, List<byte[]> functions,
@@ -100,6 +103,15 @@ final class RdbSnapshot {
         }
         version = forcedVersion != 0 ? forcedVersion : fieldTtls ? RdbVersion.WRITE_FIELD_TTLS : RdbVersion.WRITE;
         parts = new Part[shards.length];
+        int dbs = shards.length == 0 ? 0 : shards[0].databases();
+        dbKeys = new long[dbs];
+        dbExpires = new long[dbs];
+        for (Shard s : shards) {
+            for (int i = 0; i < dbs; i++) {
+                dbKeys[i] += s.db(i).size();
+                dbExpires[i] += s.db(i).volatileCount();
+            }
+        }
         for (int k = 0; k < shards.length; k++) {
             Shard s = shards[k];
             Part p = new Part(s);
@@ -164,6 +176,15 @@ final class RdbSnapshot {
     private void writeHead(RdbFileWriter w) throws IOException {
         w.header(version);
         w.standardAux(redisVersion, System.currentTimeMillis() / 1000, usedMemory, aofBase);
+        // Each database's size up front, as Redis's RESIZEDB, so a loader sizes its tables once (the entries follow
+        // in chunks, each with its own SELECTDB).
+        RdbOutput hints = new RdbOutput(false);
+        for (int i = 0; i < dbKeys.length; i++) {
+            if (dbKeys[i] == 0) continue;
+            RdbEncoder.writeSelectDb(hints, i);
+            RdbEncoder.writeResizeDb(hints, dbKeys[i], dbExpires[i]);
+        }
+        if (hints.size() > 0) w.raw(hints);
     }
 
     /** The writer thread: streams the chunks into the temp file and finishes it. */

@@ -358,6 +358,22 @@ public final class Database {
         fieldExpiryKeys = null;
     }
 
+    /**
+     * Sizes the empty table for about {@code keys} keys at once (loading a file whose header says how many it
+     * holds), so that the load does not grow it step by step. Does nothing unless the database is empty and idle.
+     */
+    public void reserve(long keys) {
+        if (size() != 0 || old != null || cur.sink != null || keys <= 0) {
+            return;
+        }
+        long want = Math.min(MAX_CAPACITY, keys + keys / 3 + 1);
+        int cap = Math.max(MIN_CAPACITY, tableSizeFor((int) want));
+        if (cap > cur.keys.length) {
+            cur = new Table(cap);
+            expireCursor = 0;
+        }
+    }
+
     /** Whether some value may hold elements with their own TTL (hash fields): a snapshot then needs RDB 12. */
     public boolean mayHaveFieldTtls() {
         return fieldExpiryKeys != null && !fieldExpiryKeys.isEmpty();

@@ -284,6 +284,28 @@ class RdbPersistenceTest {
         }
     }
 
+    /** A file Tide's BGSAVE wrote (chunks of 4 shards, RESIZEDB hints up front) passes redis-check-rdb and loads in Redis. */
+    @org.junit.jupiter.api.Test
+    void bgsaveFile_passesRedisCheckRdb_andLoadsInRedis() throws Exception {
+        try (Server s = start(4); Jedis j = TestServers.jedis(s.port(), 2)) {
+            fill(j);
+            for (int i = 0; i < 5000; i++) j.set("many" + i, "v" + i);
+            j.bgsave();
+            awaitBgsave(j);
+        }
+        Path f = dir.resolve("dump.rdb");
+        Process p = new ProcessBuilder("/usr/bin/redis-check-rdb", f.toString()).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes());
+        assertThat(p.waitFor()).as(out).isZero();
+        assertThat(out).contains("RDB looks OK");
+        try (io.tide.testing.RealRedis real = io.tide.testing.RealRedis.startWithFile(dir, "dump.rdb");
+             Jedis r = new Jedis("127.0.0.1", real.port())) {
+            check(r);
+            assertThat(r.dbSize()).isEqualTo(14 + 5000);
+            assertThat(r.get("many4999")).isEqualTo("v4999");
+        }
+    }
+
     static void awaitBgsave(Jedis j) throws InterruptedException {
         long deadline = System.currentTimeMillis() + 30_000;
         while (j.info("persistence").contains("rdb_bgsave_in_progress:1") && System.currentTimeMillis() < deadline) {
