@@ -19,6 +19,16 @@ public final class Journal {
     private JournalSink[] sinks = NONE;
     /** Records handed over so far (commands and transactions), for tests and INFO. */
     private long records;
+    /** Schedules a task after the owning loop's current iteration. */
+    private final java.util.function.Consumer<Runnable> afterIteration;
+    private final java.util.ArrayList<Runnable> afterFlush = new java.util.ArrayList<>();
+    private boolean tailScheduled;
+    private final Runnable tail = this::flushAtIterationEnd;
+
+    /** {@code afterIteration} runs a task on the owning thread once its current event-loop iteration is done. */
+    public Journal(java.util.function.Consumer<Runnable> afterIteration) {
+        this.afterIteration = afterIteration;
+    }
 
     /** Whether any sink listens; when false, callers skip building records. */
     public boolean active() {
@@ -57,6 +67,34 @@ public final class Journal {
     /** Flushes every sink (before replies leave this shard; cheap when nothing was recorded). */
     public void flush() {
         for (JournalSink s : sinks) s.flush();
+    }
+
+    /** Whether some record is not flushed yet. */
+    public boolean pending() {
+        for (JournalSink s : sinks) if (s.pending()) return true;
+        return false;
+    }
+
+    /**
+     * Runs {@code r} on the owning thread right after the journal is flushed at the end of this event-loop
+     * iteration: connections hold their replies until then, so one write(2) of the AOF serves every connection
+     * of the iteration, as Redis's beforeSleep writes the AOF once before it writes the replies.
+     */
+    public void afterNextFlush(Runnable r) {
+        afterFlush.add(r);
+        if (!tailScheduled) {
+            tailScheduled = true;
+            afterIteration.accept(tail);
+        }
+    }
+
+    private void flushAtIterationEnd() {
+        tailScheduled = false;
+        flush();
+        if (afterFlush.isEmpty()) return;
+        Runnable[] due = afterFlush.toArray(new Runnable[0]);
+        afterFlush.clear();
+        for (Runnable r : due) r.run();
     }
 
     /** Whether some sink makes replies wait for durability. */

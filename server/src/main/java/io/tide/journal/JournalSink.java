@@ -21,6 +21,9 @@ public interface JournalSink {
     /** Makes everything handed over so far survive a killed process (the AOF's write(2)); before replies leave. */
     default void flush() {}
 
+    /** Whether something handed over is not yet flushed. */
+    default boolean pending() { return false; }
+
     /** Whether a reply may leave only once what its command recorded is durable ({@code appendfsync always}). */
     default boolean syncsReplies() { return false; }
 

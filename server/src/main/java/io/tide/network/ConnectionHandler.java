@@ -101,7 +101,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
      */
     private void closeAfterProtocolError(ChannelHandlerContext ctx) {
         session.markClosed();
-        flush();
+        flushBeforeClose();
         Channel ch = ctx.channel();
         if (ch instanceof io.netty.channel.socket.DuplexChannel duplex) {
             duplex.shutdownOutput();
@@ -183,8 +183,40 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
         }
     }
 
+    /**
+     * Writes the pending replies to the socket. With an AOF, what the replies acknowledge must be in the file first:
+     * if the shard's journal holds unwritten records, the replies wait for the journal's flush at the end of this
+     * loop iteration (one write(2) for every connection of the iteration). Under appendfsync always, replies to
+     * writes wait for their fsync in the reply queue anyway, so nothing is held here.
+     */
     @Override
     public void flush() {
+        if (out == null) return;
+        io.tide.journal.Journal journal = home.writes().journal();
+        if (journal.active() && !journal.syncsReplies() && journal.pending()) {
+            if (!flushHeld) {
+                flushHeld = true;
+                journal.afterNextFlush(heldFlush);
+            }
+            return;
+        }
+        flushNow();
+    }
+
+    private boolean flushHeld;
+    private final Runnable heldFlush = () -> {
+        flushHeld = false;
+        flushNow();
+    };
+
+    /** Closing: the journal first (the replies acknowledge what it holds), then the replies, now. */
+    private void flushBeforeClose() {
+        io.tide.journal.Journal journal = home.writes().journal();
+        if (journal.active()) journal.flush();
+        flushNow();
+    }
+
+    private void flushNow() {
         ByteBuf b = out;
         if (b == null) return;
         out = null;
@@ -193,9 +225,6 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
             return;
         }
         home.stats().netOutputBytes += b.readableBytes();
-        // What the replies acknowledge is written to the AOF (write(2)) before they leave: a kill -9 loses none of it.
-        io.tide.journal.Journal journal = home.writes().journal();
-        if (journal.active()) journal.flush();
         channel.writeAndFlush(b, channel.voidPromise());
     }
 
@@ -204,11 +233,11 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
         Channel ch = channel;
         if (ch == null) return;
         if (ch.eventLoop().inEventLoop()) {
-            flush();
+            flushBeforeClose();
             ch.close();
         } else {
             ch.eventLoop().execute(() -> {
-                flush();
+                flushBeforeClose();
                 ch.close();
             });
         }

@@ -604,6 +604,11 @@ public final class AppendOnly {
         }
 
         @Override
+        public boolean pending() {
+            return writer.buffered() > 0;
+        }
+
+        @Override
         public boolean syncsReplies() {
             return writer.policy() == AofWriter.FsyncPolicy.ALWAYS;
         }

@@ -36,7 +36,7 @@ public final class ShardWrites implements KeyspaceObserver {
     }
 
     private final Shard shard;
-    private final Journal journal = new Journal();
+    private final Journal journal;
     /** Monotonic count of changes (every {@link #written} call); never reset. */
     private long writes;
     /** Changes since the last successful save (rdb_changes_since_last_save). */
@@ -48,6 +48,7 @@ public final class ShardWrites implements KeyspaceObserver {
 
     ShardWrites(Shard shard) {
         this.shard = shard;
+        this.journal = new Journal(shard::executeAfterIteration);
     }
 
     void keyspaceEvents(KeyspaceEvents e) {

@@ -221,6 +221,11 @@ public final class AofWriter implements AutoCloseable {
         put(EXEC);
     }
 
+    /** Bytes appended and not yet written to the file. */
+    public int buffered() {
+        return len;
+    }
+
     /** Bytes appended so far (flushed or not); the offset to pass to {@link #whenDurable} after appending. */
     public long offset() {
         return appended;
