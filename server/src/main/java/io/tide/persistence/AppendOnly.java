@@ -105,6 +105,17 @@ public final class AppendOnly {
      * not read then); an unusable one throws with the file and offset.
      */
     public void start(EncodingLimits limits, Consumer<byte[]> function, Replayer replayer) throws IOException {
+        // The network is up already: -LOADING until the writers are attached, or a write accepted meanwhile (on an
+        // empty start, after the replay, during the rewrite of a foreign directory) would never reach the files.
+        persistence.beginLoading(0);
+        try {
+            load(limits, function, replayer);
+        } finally {
+            persistence.endLoading();
+        }
+    }
+
+    private void load(EncodingLimits limits, Consumer<byte[]> function, Replayer replayer) throws IOException {
         Optional<LoadPlan> loaded = AofLoader.load(Path.of(config.get("dir")), config.get("appenddirname"),
                 config.get("appendfilename"), config.getBool("aof-load-truncated"));
         AofManifest m;

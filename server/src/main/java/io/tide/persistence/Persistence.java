@@ -46,6 +46,8 @@ public final class Persistence {
     private volatile long lastSaveAttemptMs;
     // Loading state for INFO.
     private volatile boolean loading;
+    /** Nesting of {@link #beginLoading}; the starting thread's only. */
+    private int loadingDepth;
     private volatile long loadingStartMs;
     private volatile long loadingTotalBytes;
     private volatile long loadingLoadedBytes;
@@ -317,11 +319,17 @@ public final class Persistence {
         LOG.info("DB loaded from disk: {} keys in {} ms ({})", keys[0], System.currentTimeMillis() - t0, file);
     }
 
-    /** Clients get -LOADING and the shards' crons leave the data alone until {@link #endLoading}. */
+    /**
+     * Clients get -LOADING and the shards' crons leave the data alone until the matching {@link #endLoading}. Calls
+     * nest (on the starting thread): the AOF's start holds the state from before its base loads until its writers
+     * are attached, so no write is accepted between the base and the incremental files, or before the journal has
+     * its sinks (such a write would be acknowledged and never reach the AOF).
+     */
     void beginLoading(long totalBytes) {
-        loadingStartMs = System.currentTimeMillis();
         loadingTotalBytes = totalBytes;
         loadingLoadedBytes = 0;
+        if (loadingDepth++ > 0) return;
+        loadingStartMs = System.currentTimeMillis();
         loading = true;
         for (Shard s : shards.all()) s.loading(true);
     }
@@ -331,6 +339,7 @@ public final class Persistence {
     }
 
     void endLoading() {
+        if (--loadingDepth > 0) return;
         for (Shard s : shards.all()) s.loading(false);
         loading = false;
     }
