@@ -134,6 +134,11 @@ public final class Server implements AutoCloseable {
      * are configured, then closes. Returns false, leaving the server running, when that save failed.
      */
     public boolean shutdown(Boolean save) {
+        return shutdown(save, false);
+    }
+
+    /** {@link #shutdown(Boolean)}; with {@code force} the server stops even when the save fails (SHUTDOWN FORCE). */
+    public boolean shutdown(Boolean save, boolean force) {
         if (closed.get()) return true;
         io.tide.persistence.Persistence p = context.persistence();
         boolean wanted = save != null ? save : !p.savePoints().isEmpty();
@@ -152,8 +157,9 @@ public final class Server implements AutoCloseable {
             try {
                 f.get(Math.max(1, context.config().getInt("shutdown-timeout")), java.util.concurrent.TimeUnit.SECONDS);
             } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-                LOG.warn("Error trying to save the DB, can't exit: {}", e.getCause() != null ? e.getCause() : e);
-                return false;
+                LOG.warn("Error trying to save the DB{}: {}", force ? ", exiting anyway (FORCE)" : ", can't exit",
+                        e.getCause() != null ? e.getCause() : e);
+                if (!force) return false;
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return false;

@@ -35,7 +35,7 @@ public final class ServerContext {
     private final String version;
     private final String ioDriver;
     private volatile int tcpPort;
-    private volatile ShutdownRequest shutdownRequest = save -> true;
+    private volatile ShutdownRequest shutdownRequest = (save, force) -> true;
     private volatile EncodingLimits limits;
     private final PubSub pubSub = new PubSub();
     private final KeyspaceEvents keyspaceEvents = new KeyspaceEvents(pubSub);
@@ -202,17 +202,17 @@ public final class ServerContext {
     public void onUnpause(Runnable r) { unpauseHook = r; }
 
     /** Asks the server to shut down (SHUTDOWN); the server decides whether that also ends the process. */
-    public void requestShutdown() { shutdownRequest.shutdown(null); }
+    public void requestShutdown() { shutdownRequest.shutdown(null, false); }
 
     /**
      * SHUTDOWN with a save decision ({@code save} true: SAVE / save points set; false: NOSAVE; null: as configured).
      * Returns false, with the server still running, when the save failed.
      */
-    public boolean requestShutdown(Boolean save) { return shutdownRequest.shutdown(save); }
+    public boolean requestShutdown(Boolean save, boolean force) { return shutdownRequest.shutdown(save, force); }
 
     /** What SHUTDOWN runs (set by the server). */
     public interface ShutdownRequest {
-        boolean shutdown(Boolean save);
+        boolean shutdown(Boolean save, boolean force);
     }
 
     public void onShutdownRequest(ShutdownRequest r) { shutdownRequest = r; }

@@ -499,11 +499,16 @@ public final class ServerCommands {
         boolean save = false;
         boolean other = false;
         boolean abort = false;
+        boolean force = false;
         for (int i = 1; i < argv.length; i++) {
             switch (Args.lower(argv[i])) {
                 case "nosave" -> noSave = true;
                 case "save" -> save = true;
-                case "now", "force" -> other = true;
+                case "now" -> other = true;
+                case "force" -> {
+                    other = true;
+                    force = true;
+                }
                 case "abort" -> abort = true;
                 default -> throw Errors.syntax();
             }
@@ -512,12 +517,13 @@ public final class ServerCommands {
         if (abort) throw Errors.error(Errors.NO_SHUTDOWN_IN_PROGRESS);
         LOG.info("User requested shutdown...");
         Boolean saveChoice = noSave ? Boolean.FALSE : save ? Boolean.TRUE : null;
+        boolean forced = force; // FORCE: stop even if the save fails, as Redis
         // On success the connection closes without a reply, as Redis's; a failed save answers the error.
         java.util.function.Consumer<Reply> answer = ctx.answerLater();
         // Saving parks every shard and closing waits for the shard loops to stop: neither may run on one of them.
         ServerContext server = ctx.server();
         Thread.ofPlatform().name("tide-shutdown").daemon(false).start(() -> {
-            if (!server.requestShutdown(saveChoice)) answer.accept(Reply.error(Errors.SHUTDOWN_FAILED));
+            if (!server.requestShutdown(saveChoice, forced)) answer.accept(Reply.error(Errors.SHUTDOWN_FAILED));
         });
         return Reply.OK;
     }

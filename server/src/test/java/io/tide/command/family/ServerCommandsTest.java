@@ -322,6 +322,20 @@ class ServerCommandsTest {
     }
 
     @Test
+    void shutdownSaveForce_stopsEvenWhenTheSaveFails() throws Exception {
+        Server other = TestServers.start(shards, "--dir", "/proc");
+        try (RawClient raw = new RawClient(other.port())) {
+            raw.sendCommand("SHUTDOWN", "SAVE", "FORCE");
+            assertThat(raw.isClosedByServer()).isTrue();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (!other.isClosed() && System.nanoTime() < deadline) Thread.sleep(10);
+            assertThat(other.isClosed()).isTrue();
+        } finally {
+            other.close();
+        }
+    }
+
+    @Test
     void shutdown_stopsTheServer_withoutAReply() throws Exception {
         Server other = TestServers.start(shards);
         try (RawClient raw = new RawClient(other.port())) {
