@@ -89,8 +89,8 @@ final class StandardParams {
                         .description("Base name of the AOF files (<name>.manifest, <name>.<seq>.base.rdb, "
                                 + "<name>.<seq>.incr.aof, ...).").build(),
                 ConfigParam.builder("aof-use-rdb-preamble", Type.BOOL).defaultValue("yes")
-                        .description("Redis: write the AOF base as RDB (yes) or as commands (no). Tide always writes an "
-                                + "RDB base (Redis loads it either way) and loads both forms.").build(),
+                        .description("Write the AOF base as RDB (yes) or as commands (no: SET, RESTORE ... ABSTTL, "
+                                + "FUNCTION LOAD).").build(),
                 ConfigParam.builder("aof-load-truncated", Type.BOOL).defaultValue("yes")
                         .description("At startup, cut a torn AOF tail back to its last complete command and log it "
                                 + "(yes), or refuse to start (no).").build(),

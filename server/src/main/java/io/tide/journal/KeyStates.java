@@ -27,7 +27,11 @@ public final class KeyStates {
     public static byte[][][] of(Database db, byte[] key, long nowMs) {
         Object v = db.peek(key, nowMs);
         if (v == null) return new byte[][][] {{DEL, key}};
-        long at = db.expireAt(key);
+        return ofValue(key, v, db.expireAt(key));
+    }
+
+    /** The commands that create {@code key} with value {@code v} and absolute expiry {@code at} (0: none). */
+    public static byte[][][] ofValue(byte[] key, Object v, long at) {
         if (v instanceof byte[] || v instanceof Long) {
             byte[] value = v instanceof byte[] b ? b : bytes(Long.toString((Long) v));
             return at > 0 ? new byte[][][] {{SET, key, value, PXAT, bytes(Long.toString(at))}}

@@ -293,7 +293,7 @@ public final class AppendOnly {
      */
     private AofManifest rewriteAtStartup(AofManifest m) throws IOException {
         for (int k = 0; k < shards.size(); k++) m = m.withNewIncr(k);
-        AofManifest withBase = m.withNewBase(true);
+        AofManifest withBase = m.withNewBase(config.getBool("aof-use-rdb-preamble"));
         Path base = dir().resolve(withBase.base().name());
         CompletableFuture<Void> f = new CompletableFuture<>();
         shards.coordinator().run(shards.all(), () -> {
@@ -358,7 +358,7 @@ public final class AppendOnly {
         if (enabled) {
             for (int k = 0; k < shards.size(); k++) sinks[k].writer.rotate(dir().resolve(m.lastIncr(k).name()));
         }
-        AofManifest withBase = m.withNewBase(true);
+        AofManifest withBase = m.withNewBase(config.getBool("aof-use-rdb-preamble"));
         RdbSnapshot s = persistence.snapshot(dir().resolve(withBase.base().name()), true);
         s.begin(0);
         rewrite = s;

@@ -152,7 +152,10 @@ public final class Persistence {
         }
         RdbSnapshot s = new RdbSnapshot(shards.all(), target, config.getBool("rdbcompression"),
                 config.getBool("rdbchecksum"), functions.get(), version, used, aofBase);
-        if (aofBase) s.incrementalFsync = config.getBool("aof-rewrite-incremental-fsync");
+        if (aofBase) {
+            s.incrementalFsync = config.getBool("aof-rewrite-incremental-fsync");
+            s.commands = !config.getBool("aof-use-rdb-preamble");
+        }
         return s;
     }
 

@@ -52,6 +52,11 @@ final class RdbSnapshot {
     private final String redisVersion;
     private final long usedMemory;
     private final boolean aofBase;
+    /**
+     * Write the image as commands instead of RDB (an AOF base with {@code aof-use-rdb-preamble no}): SELECT, then per
+     * entry SET (with PXAT) for a string and RESTORE ... ABSTTL for any other value, functions as FUNCTION LOAD.
+     */
+    boolean commands;
     /** Fsync every {@link #INCREMENTAL_FSYNC} bytes while writing (Redis's rdb-save/aof-rewrite-incremental-fsync). */
     boolean incrementalFsync = true;
     private static final long INCREMENTAL_FSYNC = 4L * 1024 * 1024;
@@ -139,7 +144,7 @@ final class RdbSnapshot {
         begin(forcedVersion);
         try {
             return RdbFileWriter.writeAtomically(target, w -> {
-                writeHead(w);
+                if (!commands) writeHead(w);
                 for (Part p : parts) {
                     for (Database.Snapshot walk : p.walks) {
                         while (!walk.step(4096)) {
@@ -149,8 +154,7 @@ final class RdbSnapshot {
                     }
                     p.drainTo(w);
                 }
-                w.functions(functions);
-                w.finish(checksum);
+                finishFile(w);
             });
         } finally {
             for (Part p : parts) p.cancel();
@@ -171,6 +175,35 @@ final class RdbSnapshot {
         failed = true;
         for (Part p : parts) p.cancel();
         queue.add(SHARD_DONE);
+    }
+
+    /** After the entries: the functions and, for RDB, EOF and the checksum. Returns the file's size. */
+    private long finishFile(RdbFileWriter w) throws IOException {
+        if (!commands) {
+            w.functions(functions);
+            return w.finish(checksum);
+        }
+        RdbOutput tail = new RdbOutput(false);
+        for (byte[] code : functions) {
+            putCommand(tail, new byte[][] {bytes("FUNCTION"), bytes("LOAD"), bytes("REPLACE"), code});
+        }
+        w.raw(tail);
+        w.markFinished();
+        return w.written();
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    }
+
+    /** RESP: {@code *n} then each argument as a bulk string. */
+    private static void putCommand(RdbOutput out, byte[][] argv) {
+        out.write(bytes("*" + argv.length + "\r\n"));
+        for (byte[] a : argv) {
+            out.write(bytes("$" + a.length + "\r\n"));
+            out.write(a);
+            out.write(bytes("\r\n"));
+        }
     }
 
     private void writeHead(RdbFileWriter w) throws IOException {
@@ -194,7 +227,7 @@ final class RdbSnapshot {
         try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                 StandardOpenOption.TRUNCATE_EXISTING)) {
             RdbFileWriter w = new RdbFileWriter(ch);
-            writeHead(w);
+            if (!commands) writeHead(w);
             int left = shards.length;
             long forcedAt = 0;
             while (left > 0) {
@@ -211,8 +244,7 @@ final class RdbSnapshot {
                     forcedAt = w.written();
                 }
             }
-            w.functions(functions);
-            long size = w.finish(checksum);
+            long size = finishFile(w);
             ch.force(true);
             ch.close();
             try {
@@ -254,6 +286,15 @@ final class RdbSnapshot {
 
         /** An entry of the image, from the walk or from a write that reached it first. */
         void save(int db, byte[] key, Object value, long expireAt) {
+            if (commands) {
+                if (chunkDb != db) {
+                    putCommand(out, new byte[][] {bytes("SELECT"), bytes(Integer.toString(db))});
+                    chunkDb = db;
+                }
+                for (byte[][] c : io.tide.journal.KeyStates.ofValue(key, value, expireAt)) putCommand(out, c);
+                if (out.size() >= CHUNK && streaming && !cancelled) handOver();
+                return;
+            }
             if (chunkDb != db) {
                 RdbEncoder.writeSelectDb(out, db);
                 chunkDb = db;

@@ -250,6 +250,36 @@ class AofPersistenceTest {
         }
     }
 
+    /** With aof-use-rdb-preamble no the rewritten base is commands, which load back (also into Redis's format rules). */
+    @Test
+    void commandBase_whenTheRdbPreambleIsOff() throws Exception {
+        try (Server s = TestServers.start(2, "--dir", dir.toString(), "--appendonly", "yes",
+                "--aof-use-rdb-preamble", "no"); Jedis j = TestServers.jedis(s.port(), 2)) {
+            j.set("s", "v");
+            j.setex("t", 1000, "x");
+            j.rpush("l", "a", "b");
+            j.hset("h", "f", "v");
+            j.functionLoad("#!lua name=lib\nredis.register_function('f1', function() return 1 end)");
+            j.select(2);
+            j.set("in2", "y");
+            j.bgrewriteaof();
+            long deadline = System.currentTimeMillis() + 20_000;
+            while (rewrites(j) == 0 && System.currentTimeMillis() < deadline) Thread.sleep(10);
+        }
+        try (var files = Files.list(dir.resolve("appendonlydir"))) {
+            assertThat(files.map(f -> f.getFileName().toString())).anyMatch(n -> n.endsWith(".base.aof"));
+        }
+        try (Server s = start(2, "everysec"); Jedis j = TestServers.jedis(s.port(), 2)) {
+            assertThat(j.get("s")).isEqualTo("v");
+            assertThat(j.ttl("t")).isBetween(900L, 1000L);
+            assertThat(j.lrange("l", 0, -1)).containsExactly("a", "b");
+            assertThat(j.hget("h", "f")).isEqualTo("v");
+            assertThat(j.fcall("f1", List.of(), List.of())).isEqualTo(1L);
+            j.select(2);
+            assertThat(j.get("in2")).isEqualTo("y");
+        }
+    }
+
     private static long rewrites(Jedis j) {
         java.util.regex.Matcher m = java.util.regex.Pattern.compile("aof_rewrites:(\\d+)").matcher(j.info("persistence"));
         return m.find() ? Long.parseLong(m.group(1)) : -1;

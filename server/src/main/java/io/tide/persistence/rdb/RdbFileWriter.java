@@ -128,6 +128,11 @@ public final class RdbFileWriter {
         return this;
     }
 
+    /** Marks a file that is not RDB (an AOF base in commands) as complete without EOF and checksum. */
+    public void markFinished() {
+        finished = true;
+    }
+
     /** EOF and the CRC64 of everything written before it (0 when {@code checksum} is off, rdbchecksum no). */
     public long finish(boolean checksum) throws IOException {
         small.writeByte(OPCODE_EOF);
