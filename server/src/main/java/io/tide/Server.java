@@ -85,6 +85,7 @@ public final class Server implements AutoCloseable {
         java.util.function.Consumer<byte[]> function = code -> context.scripting().functions().restore(
                 java.util.List.of(code), io.tide.script.FunctionLibraries.RestorePolicy.APPEND);
         config.onChange("appendonly", v -> context.appendOnly().configured(config.getBool("appendonly")));
+        persistence.removeTempFiles();
         try {
             if (config.getBool("appendonly")) {
                 context.appendOnly().start(context.limits(), function, dispatcher::replay);

@@ -38,11 +38,9 @@ public final class ConfigDocs {
         }
         sb.append("\n## Profiles\n\n")
                 .append("`--profile NAME` applies a named set of defaults before the config file. `standalone` (the\n")
-                .append("default) sets nothing beyond the defaults above; the startup log says which options a profile set.\n\n")
+                .append("default) sets Redis's default save points, `save 3600 1 300 100 60 10000`; an embedded server\n")
+                .append("(`Tide.start`) has none unless given. The startup log says which options a profile set.\n\n")
                 .append("## Not yet supported\n\n")
-                .append("- `save` accepts only `\"\"` and `appendonly` only `no`: the AOF file layer exists but is not yet\n")
-                .append("  wired into the server, and snapshots are not built yet. They exist because tools (redis-benchmark)\n")
-                .append("  read them; the other AOF parameters are accepted and validated as Redis does.\n")
                 .append("- `daemonize yes` is refused: run Tide under a service manager.\n")
                 .append("- Any other redis.conf directive is an error (`unknown option`), never silently ignored.\n");
         return sb.toString();

@@ -241,6 +241,25 @@ public final class Persistence {
      * batches posted to its loop, so the shards insert in parallel while this thread parses. Expired keys are
      * skipped, as a Redis primary does. Throws with a clear message on an unreadable or corrupt file.
      */
+    /**
+     * At startup, before loading: deletes the temp files of saves and AOF rewrites a killed process left behind
+     * ({@code temp-*.rdb} in {@code dir} and in the AOF directory); they are never loaded.
+     */
+    public void removeTempFiles() {
+        Path dir = Path.of(config.get("dir"));
+        for (Path d : new Path[] {dir, dir.resolve(config.get("appenddirname"))}) {
+            if (!Files.isDirectory(d)) continue;
+            try (var files = Files.newDirectoryStream(d, "temp-*.rdb")) {
+                for (Path f : files) {
+                    Files.deleteIfExists(f);
+                    LOG.info("Removed {}, left by an interrupted save", f);
+                }
+            } catch (IOException e) {
+                LOG.warn("could not clean temp files in {}: {}", d, e.toString());
+            }
+        }
+    }
+
     public void loadRdb(EncodingLimits limits, Consumer<byte[]> function) throws IOException {
         Path file = rdbPath();
         if (!Files.exists(file)) return;

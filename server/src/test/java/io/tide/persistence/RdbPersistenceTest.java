@@ -306,6 +306,16 @@ class RdbPersistenceTest {
         }
     }
 
+    @org.junit.jupiter.api.Test
+    void tempFilesOfAnInterruptedSave_areRemovedAtStartup_neverLoaded() throws Exception {
+        Path temp = dir.resolve("temp-12345-67.rdb");
+        Files.write(temp, "REDIS0010 half a file".getBytes());
+        try (Server s = start(1); Jedis j = TestServers.jedis(s.port(), 2)) {
+            assertThat(j.dbSize()).isZero();
+        }
+        assertThat(temp).doesNotExist();
+    }
+
     static void awaitBgsave(Jedis j) throws InterruptedException {
         long deadline = System.currentTimeMillis() + 30_000;
         while (j.info("persistence").contains("rdb_bgsave_in_progress:1") && System.currentTimeMillis() < deadline) {
