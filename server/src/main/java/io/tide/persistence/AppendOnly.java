@@ -145,6 +145,7 @@ public final class AppendOnly {
         }
         manifest = m;
         AofManifest opened0 = m;
+        removeOrphans(m);
         fsync = new AofFsync(config.getLong("aof-fsync-timeout-ms"));
         sinks = new Sink[shards.size()];
         AofWriter.FsyncPolicy policy = AofWriter.FsyncPolicy.of(config.get("appendfsync"));
@@ -454,6 +455,31 @@ public final class AppendOnly {
     }
     public long rewrites() { return rewrites; }
     public long baseSize() { return baseSize; }
+
+    /**
+     * Deletes AOF files of this directory that the (durable) manifest no longer names: a process killed while it
+     * deleted a rewrite's history leaves some behind, and nothing would ever read them.
+     */
+    private void removeOrphans(AofManifest m) {
+        java.util.Set<String> named = new java.util.HashSet<>();
+        if (m.base() != null) named.add(m.base().name());
+        for (AofManifest.AofFile f : m.history()) named.add(f.name());
+        for (AofManifest.AofFile f : m.incr()) named.add(f.name());
+        String prefix = config.get("appendfilename") + ".";
+        try (var files = Files.newDirectoryStream(dir())) {
+            for (Path f : files) {
+                String n = f.getFileName().toString();
+                boolean ours = n.startsWith(prefix) && (n.endsWith(".incr.aof") || n.endsWith(".base.aof")
+                        || n.endsWith(".base.rdb"));
+                if (ours && !named.contains(n)) {
+                    Files.deleteIfExists(f);
+                    LOG.info("Removed {}: no manifest names it (left by an interrupted rewrite)", f);
+                }
+            }
+        } catch (IOException e) {
+            LOG.warn("could not look for orphan AOF files in {}: {}", dir(), e.toString());
+        }
+    }
 
     /** One slice of a shard's replay on its own thread; re-posts itself so the loop answers -LOADING between. */
     private static void replaySlice(Shard s, LoadPlan.Replay r, Replayer replayer, CompletableFuture<Void> f) {

@@ -280,6 +280,20 @@ class AofPersistenceTest {
         }
     }
 
+    /** A file named like the AOF's but in no manifest (a kill during history deletion) goes at startup. */
+    @Test
+    void orphanFiles_areRemovedAtStartup() throws Exception {
+        try (Server s = start(1, "everysec"); Jedis j = TestServers.jedis(s.port(), 2)) {
+            j.set("a", "1");
+        }
+        Path orphan = dir.resolve("appendonlydir").resolve("appendonly.aof.99.incr.aof");
+        Files.write(orphan, "*1\r\n$8\r\nFLUSHALL\r\n".getBytes());
+        try (Server s = start(1, "everysec"); Jedis j = TestServers.jedis(s.port(), 2)) {
+            assertThat(j.get("a")).isEqualTo("1");
+        }
+        assertThat(orphan).doesNotExist();
+    }
+
     private static long rewrites(Jedis j) {
         java.util.regex.Matcher m = java.util.regex.Pattern.compile("aof_rewrites:(\\d+)").matcher(j.info("persistence"));
         return m.find() ? Long.parseLong(m.group(1)) : -1;
