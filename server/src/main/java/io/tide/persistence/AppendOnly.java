@@ -487,6 +487,7 @@ public final class AppendOnly {
             for (int n = 0; n < REPLAY_SLICE; n++) {
                 if (!r.next()) {
                     r.close();
+                    touchAll(s); // the replay's clock read 0: the keys were stored now
                     f.complete(null);
                     return;
                 }
@@ -496,6 +497,11 @@ public final class AppendOnly {
         } catch (IOException | RuntimeException e) {
             f.completeExceptionally(e);
         }
+    }
+
+    private static void touchAll(Shard s) {
+        long now = System.currentTimeMillis();
+        for (int i = 0; i < s.databases(); i++) s.db(i).touchAll(now);
     }
 
     /** Replays one stream in order through the coordinator, every shard parked, a slice at a time. */
@@ -509,6 +515,7 @@ public final class AppendOnly {
                         if (!r.next()) {
                             r.close();
                             more[0] = false;
+                            for (Shard s : shards.all()) touchAll(s);
                             break;
                         }
                         check(replayer.replay(null, r.db(), r.argv()), r);

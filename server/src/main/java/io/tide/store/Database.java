@@ -374,6 +374,17 @@ public final class Database {
         }
     }
 
+    /** Sets every key's access clock to {@code nowMs} (after loading: the keys were just stored). */
+    public void touchAll(long nowMs) {
+        long c = (long) clock(nowMs) << CLOCK_SHIFT;
+        for (Table t : old == null ? new Table[] {cur} : new Table[] {old, cur}) {
+            for (int i = 0; i < t.keys.length; i++) {
+                byte[] k = t.keys[i];
+                if (k != null && k != MOVED) t.meta[i] = (t.meta[i] & ~CLOCK_FIELD) | c;
+            }
+        }
+    }
+
     /** Whether some value may hold elements with their own TTL (hash fields): a snapshot then needs RDB 12. */
     public boolean mayHaveFieldTtls() {
         return fieldExpiryKeys != null && !fieldExpiryKeys.isEmpty();

@@ -745,6 +745,15 @@ class DatabaseTest {
         assertThat(db.avgTtlMillis()).isZero();
     }
 
+    @Test
+    void touchAll_setsEveryKeysClock() {
+        Database db = new Database(0);
+        for (int i = 0; i < 100; i++) db.put(k("k" + i), k("v"), 0, NOW - 3_600_000);
+        assertThat(db.idleMillis(k("k5"), NOW)).isGreaterThanOrEqualTo(3_599_000L);
+        db.touchAll(NOW);
+        for (int i = 0; i < 100; i++) assertThat(db.idleMillis(k("k" + i), NOW)).isLessThan(1000L);
+    }
+
     interface ExpiryCallback {
         void expired(Database db, byte[] key, Object value);
     }
