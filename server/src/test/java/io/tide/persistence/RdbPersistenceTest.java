@@ -294,6 +294,9 @@ class RdbPersistenceTest {
             awaitBgsave(j);
         }
         Path f = dir.resolve("dump.rdb");
+        if (!Files.isExecutable(Path.of("/usr/bin/redis-check-rdb")) && !"true".equals(System.getenv("CI"))) {
+            org.junit.jupiter.api.Assumptions.abort("redis-check-rdb is not installed (redis-tools)");
+        }
         Process p = new ProcessBuilder("/usr/bin/redis-check-rdb", f.toString()).redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes());
         assertThat(p.waitFor()).as(out).isZero();
