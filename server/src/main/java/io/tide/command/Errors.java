@@ -256,6 +256,14 @@ public final class Errors {
     // Scripting and functions (ScriptCommands, FunctionCommands, io.tide.script).
     public static final String NOSCRIPT = "NOSCRIPT No matching script. Please use EVAL.";
     public static final String NOTBUSY = "NOTBUSY No scripts in execution right now.";
+    /** A script changing a global or a library table (Redis 7.0's read-only tables), before Redis's script suffix. */
+    public static final String SCRIPT_READONLY_TABLE = "Attempt to modify a readonly table";
+    /** The prefix of a script reading an undefined global; the name and a closing quote follow. */
+    public static final String SCRIPT_NONEXISTENT_GLOBAL = "Script attempted to access nonexistent global variable '";
+    /** redis.call of a command Redis flags noscript (blocking commands and WAIT among them). */
+    public static final String SCRIPT_COMMAND_NOT_ALLOWED = "ERR This Redis command is not allowed from script";
+    /** XREAD/XREADGROUP with BLOCK from a script: the command's name as the script wrote it goes before it. */
+    public static final String SCRIPT_XREAD_BLOCK = " command is not allowed with BLOCK option from scripts";
     public static final String SCRIPT_NUMKEYS_TOO_MANY = "ERR Number of keys can't be greater than number of args";
     public static final String SCRIPT_NUMKEYS_NEGATIVE = "ERR Number of keys can't be negative";
     public static final String SCRIPT_FLUSH_OPTION = "ERR SCRIPT FLUSH only support SYNC|ASYNC option";

@@ -2,6 +2,7 @@ package io.tide.script;
 
 import io.tide.command.CommandException;
 import io.tide.command.CommandSpec;
+import io.tide.command.Errors;
 import io.tide.protocol.Reply;
 import io.tide.script.lib.LuaBit;
 import io.tide.script.lib.LuaCjson;
@@ -51,15 +52,23 @@ public final class LuaEngine {
     private static final String[] LUAJ_TOKENS = {"..", "...", "==", ">=", "<=", "~=", "::", "<eof>", "<number>",
         "<name>", "<string>"};
 
+    /** The engine whose script runs on this thread, for errors raised by tables all engines share. */
+    private static final ThreadLocal<LuaEngine> RUNNING = new ThreadLocal<>();
+    /** The sealed string metatable every engine installs (guarded by LuaEngine.class). */
+    private static ReadOnlyTable sharedStringMeta;
+
+    /** Lua 5.1's LUAI_MAXCSTACK: the most values a C function may push, which bounds unpack. */
+    private static final int LUA_MAX_C_STACK = 8000;
+
     private final Globals globals = new Globals();
     /** What scripts see as their globals: reads fall through to {@link #globals}, writes fail. */
-    private final Globals env = new Globals();
+    private final ReadOnlyGlobals env = new ReadOnlyGlobals(this::readOnlyError);
     private final ScriptHook hook = new ScriptHook();
     /**
      * What library code sees as its globals: during FUNCTION LOAD only {@link #loadApi}'s names, afterwards
      * (when its functions run) the script globals; writes fail either way.
      */
-    private final Globals functionEnv = new Globals();
+    private final ReadOnlyGlobals functionEnv = new ReadOnlyGlobals(this::readOnlyError);
     private LuaTable loadApi;
     private final Rand48 rand = new Rand48();
     private final String version;
@@ -84,13 +93,13 @@ public final class LuaEngine {
         globals.set("cmsgpack", LuaCmsgpack.create());
         globals.set("bit", LuaBit.create());
         globals.set("struct", LuaStruct.create());
-        LuaTable meta = new LuaTable();
+        ReadOnlyTable meta = new ReadOnlyTable(this::readOnlyError);
         meta.rawset(LuaValue.INDEX, new TwoArgFunction() {
             @Override
             public LuaValue call(LuaValue t, LuaValue k) {
                 LuaValue v = globals.rawget(k);
                 if (v.isnil()) {
-                    throw positioned("Script attempted to access nonexistent global variable '" + k.tojstring() + "'");
+                    throw positioned(Errors.SCRIPT_NONEXISTENT_GLOBAL + k.tojstring() + "'");
                 }
                 return v;
             }
@@ -98,17 +107,17 @@ public final class LuaEngine {
         meta.rawset(LuaValue.NEWINDEX, new VarArgFunction() {
             @Override
             public Varargs invoke(Varargs a) {
-                throw positioned("Attempt to modify a readonly table");
+                throw readOnlyError();
             }
         });
         env.setmetatable(meta);
-        LuaTable fmeta = new LuaTable();
+        ReadOnlyTable fmeta = new ReadOnlyTable(this::readOnlyError);
         fmeta.rawset(LuaValue.INDEX, new TwoArgFunction() {
             @Override
             public LuaValue call(LuaValue t, LuaValue k) {
                 LuaValue v = loadApi != null ? loadApi.rawget(k) : globals.rawget(k);
                 if (v.isnil()) {
-                    throw positioned("Script attempted to access nonexistent global variable '" + k.tojstring() + "'");
+                    throw positioned(Errors.SCRIPT_NONEXISTENT_GLOBAL + k.tojstring() + "'");
                 }
                 return v;
             }
@@ -128,6 +137,70 @@ public final class LuaEngine {
         };
         globals.rawset("_G", env);
         functionEnv.running = env.running;
+        sealLibraries();
+        meta.seal();
+        fmeta.seal();
+        env.seal();
+        functionEnv.seal();
+    }
+
+    private LuaError readOnlyError() {
+        return positioned(Errors.SCRIPT_READONLY_TABLE);
+    }
+
+    /**
+     * Redis's luaSetTableProtectionRecursively: every table reachable from the globals (redis, cjson, string, math,
+     * ...) and the string metatable are replaced by sealed copies, so no script can change what later scripts see.
+     */
+    private void sealLibraries() {
+        java.util.IdentityHashMap<LuaTable, ReadOnlyTable> copies = new java.util.IdentityHashMap<>();
+        // The string metatable is one per JVM (LuaString.s_metatable): every engine shares one sealed copy of it
+        // and of the string library it indexes (both immutable), whose errors name the engine running the script.
+        synchronized (LuaEngine.class) {
+            if (sharedStringMeta == null) {
+                java.util.IdentityHashMap<LuaTable, ReadOnlyTable> shared = new java.util.IdentityHashMap<>();
+                sharedStringMeta = sealed((LuaTable) LuaString.s_metatable, shared, LuaEngine::runningReadOnlyError);
+            }
+            LuaString.s_metatable = sharedStringMeta;
+            copies.put((LuaTable) globals.rawget("string"), (ReadOnlyTable) sharedStringMeta.rawget(LuaValue.INDEX));
+        }
+        LuaValue k = LuaValue.NIL;
+        while (true) {
+            Varargs n = globals.next(k);
+            if ((k = n.arg1()).isnil()) break;
+            LuaValue v = n.arg(2);
+            if (v.istable() && v != env) globals.rawset(k, sealed((LuaTable) v, copies));
+        }
+    }
+
+    private ReadOnlyTable sealed(LuaTable t, java.util.IdentityHashMap<LuaTable, ReadOnlyTable> copies) {
+        return sealed(t, copies, this::readOnlyError);
+    }
+
+    /** The error an assignment to a shared sealed table raises: positioned by the engine running on this thread. */
+    private static LuaError runningReadOnlyError() {
+        LuaEngine e = RUNNING.get();
+        return e != null ? e.readOnlyError() : ReadOnlyTable.unpositioned();
+    }
+
+    private ReadOnlyTable sealed(LuaTable t, java.util.IdentityHashMap<LuaTable, ReadOnlyTable> copies,
+            java.util.function.Supplier<LuaError> positioned) {
+        if (t instanceof ReadOnlyTable r) return r;
+        ReadOnlyTable done = copies.get(t);
+        if (done != null) return done;
+        ReadOnlyTable copy = new ReadOnlyTable(positioned);
+        copies.put(t, copy);
+        LuaValue k = LuaValue.NIL;
+        while (true) {
+            Varargs n = t.next(k);
+            if ((k = n.arg1()).isnil()) break;
+            LuaValue v = n.arg(2);
+            copy.rawset(k, v.istable() && v != env ? sealed((LuaTable) v, copies, positioned) : v);
+        }
+        LuaValue m = t.getmetatable();
+        if (m != null && m.istable()) copy.setmetatable(sealed((LuaTable) m, copies, positioned));
+        copy.seal();
+        return copy;
     }
 
     /** An error raised by the runtime, with Lua's "source:line:" prefix (LuaJ's own prefix differs). */
@@ -140,7 +213,32 @@ public final class LuaEngine {
     private void lua51Compatibility() {
         for (String name : new String[] {"dofile", "loadfile", "print", "rawlen", "package", "require", "module"}) globals.rawset(name, LuaValue.NIL);
         LuaTable table = (LuaTable) globals.rawget("table");
-        globals.rawset("unpack", table.rawget("unpack"));
+        LuaValue unpack = table.rawget("unpack");
+        globals.rawset("unpack", new VarArgFunction() {
+            @Override
+            public Varargs invoke(Varargs a) { // Lua 5.1 refuses more results than its C stack (8000 slots) holds
+                LuaTable t = a.checktable(1);
+                int i = a.optint(2, 1);
+                int j = a.isnoneornil(3) ? t.length() : a.checkint(3);
+                if (i <= j && (long) j - i + 1 + a.narg() > LUA_MAX_C_STACK) throw positioned("too many results to unpack");
+                return unpack.invoke(a);
+            }
+        });
+        // Redis 7.0's pcall: an error table with an err string reaches the handler as that string.
+        LuaValue basePcall = globals.rawget("pcall");
+        globals.rawset("pcall", new VarArgFunction() {
+            @Override
+            public Varargs invoke(Varargs a) {
+                Varargs r = basePcall.invoke(a);
+                if (r.arg1().toboolean()) return r;
+                LuaValue e = r.arg(2);
+                if (e.istable()) {
+                    LuaValue err = e.rawget(ScriptConversions.ERR);
+                    if (err.isstring()) return LuaValue.varargsOf(LuaValue.FALSE, err);
+                }
+                return r;
+            }
+        });
         table.rawset("getn", new OneArgFunction() {
             @Override
             public LuaValue call(LuaValue t) {
@@ -261,7 +359,99 @@ public final class LuaEngine {
             }
         };
         globals.rawset("loadstring", loadstring);
-        globals.rawset("load", loadstring);
+        globals.rawset("load", new VarArgFunction() {
+            @Override
+            public Varargs invoke(Varargs a) { // Lua 5.1's load(func [, chunkname]): pieces from a function
+                if (!a.arg1().isfunction()) {
+                    String got = a.narg() == 0 ? "no value" : a.arg1().typename();
+                    throw positioned("bad argument #1 to 'load' (function expected, got " + got + ")");
+                }
+                java.io.ByteArrayOutputStream code = new java.io.ByteArrayOutputStream();
+                while (true) {
+                    LuaValue piece = a.arg1().call();
+                    if (piece.isnil()) break;
+                    if (!piece.isstring()) throw positioned("reader function must return a string");
+                    LuaString p = piece.checkstring();
+                    if (p.m_length == 0) break;
+                    code.write(p.m_bytes, p.m_offset, p.m_length);
+                }
+                LuaValue name = a.isnoneornil(2) ? LuaValue.valueOf("=(load)") : a.arg(2);
+                return loadstring.invoke(LuaValue.varargsOf(LuaString.valueOf(code.toByteArray()), name));
+            }
+        });
+        globals.rawset("_VERSION", LuaValue.valueOf("Lua 5.1"));
+        // LuaJ turns a fractional number into text its own way ("3.0E-4"); where Lua 5.1 would write it as
+        // "%.14g", string.format's %s and table.concat get Lua 5.1's text. (`..` cannot be reached from here.)
+        LuaValue format = string.rawget("format");
+        string.rawset("format", new VarArgFunction() {
+            @Override
+            public Varargs invoke(Varargs a) {
+                return format.invoke(formatArgs(a));
+            }
+        });
+        LuaValue concat = table.rawget("concat");
+        table.rawset("concat", new VarArgFunction() {
+            @Override
+            public Varargs invoke(Varargs a) {
+                return concat.invoke(concatArgs(a));
+            }
+        });
+    }
+
+    /** A number is a LuaJ double (not a LuaInteger) exactly when its LuaJ text can differ from "%.14g". */
+    private static boolean fractional(LuaValue v) {
+        return v.type() == LuaValue.TNUMBER && !v.isinttype();
+    }
+
+    /** string.format's arguments with the numbers that %s formats made Lua 5.1 text; {@code a} when there are none. */
+    private static Varargs formatArgs(Varargs a) {
+        if (a.type(1) != LuaValue.TSTRING) return a;
+        LuaString f = a.checkstring(1);
+        LuaValue[] copy = null;
+        int arg = 1;
+        for (int i = 0; i < f.m_length; i++) {
+            if (f.m_bytes[f.m_offset + i] != '%') continue;
+            if (++i >= f.m_length) break;
+            if (f.m_bytes[f.m_offset + i] == '%') continue;
+            arg++;
+            while (i < f.m_length && "-+ #0123456789.".indexOf(f.m_bytes[f.m_offset + i]) >= 0) i++;
+            if (i < f.m_length && f.m_bytes[f.m_offset + i] == 's' && fractional(a.arg(arg))) {
+                if (copy == null) {
+                    copy = new LuaValue[a.narg()];
+                    for (int j = 0; j < copy.length; j++) copy[j] = a.arg(j + 1);
+                }
+                copy[arg - 1] = LuaValue.valueOf(NumberFormat.g14(a.arg(arg).todouble()));
+            }
+        }
+        return copy == null ? a : LuaValue.varargsOf(copy);
+    }
+
+    /** table.concat's arguments with a copy of the list where it holds fractional numbers; {@code a} otherwise. */
+    private static Varargs concatArgs(Varargs a) {
+        if (!a.arg1().istable()) return a;
+        LuaTable t = (LuaTable) a.arg1();
+        int n = t.length();
+        int i = a.isnoneornil(3) ? 1 : a.arg(3).toint();
+        int j = a.isnoneornil(4) ? n : a.arg(4).toint();
+        boolean any = false;
+        for (int k = i; k <= j && !any; k++) any = fractional(t.rawget(k));
+        if (!any) return a;
+        LuaTable copy = new LuaTable(Math.max(0, j - i + 1), 0);
+        for (int k = i; k <= j; k++) {
+            LuaValue v = t.rawget(k);
+            copy.rawset(k - i + 1, fractional(v) ? LuaValue.valueOf(NumberFormat.g14(v.todouble())) : v);
+        }
+        return LuaValue.varargsOf(new LuaValue[] {copy, a.isnoneornil(2) ? LuaValue.EMPTYSTRING : a.arg(2),
+            LuaValue.valueOf(1), LuaValue.valueOf(j - i + 1)});
+    }
+
+    /**
+     * An error a library raises (cjson, ...), positioned at the script's line as Lua 5.1's luaL_error positions it;
+     * unpositioned when no script runs on this thread.
+     */
+    public static LuaError libraryError(String msg) {
+        LuaEngine e = RUNNING.get();
+        return e != null ? e.positioned(msg) : new LuaError(LuaValue.valueOf(msg));
     }
 
     // ---------------------------------------------------------------- the redis library
@@ -418,7 +608,11 @@ public final class LuaEngine {
                 spec = Scripting.resolve(run, argv);
                 if (spec == null) failure = "ERR Unknown Redis command called from script";
                 else if (!spec.arityOk(argv.length)) failure = "ERR Wrong number of args calling Redis command from script";
-                else if (spec.has(CommandSpec.NOSCRIPT)) failure = "ERR This Redis command is not allowed from script";
+                else if (spec.has(CommandSpec.NOSCRIPT) || NOSCRIPT_IN_REDIS_7.contains(spec.name())) {
+                    failure = Errors.SCRIPT_COMMAND_NOT_ALLOWED;
+                } else if (XREAD_COMMANDS.contains(spec.name()) && blocks(argv)) {
+                    failure = "ERR " + text(argv[0]) + Errors.SCRIPT_XREAD_BLOCK;
+                }
                 else if (spec.has(CommandSpec.WRITE) && run.readOnly) {
                     failure = "ERR Write commands are not allowed from read-only scripts.";
                 }
@@ -429,13 +623,56 @@ public final class LuaEngine {
             return errorTable(failure);
         }
         if (spec.has(CommandSpec.WRITE)) run.wrote = true;
-        Reply reply = run.ctx.callFromScript(spec, argv);
+        Reply reply = spec.name().equals("select") ? select(spec, argv) : run.ctx.callFromScript(spec, argv);
         if (reply instanceof Reply.Error e) {
             LuaTable t = errorTable(e.text());
             if (raise) throw new LuaError(t);
             return t;
         }
         return ScriptConversions.toLua(reply, run.resp);
+    }
+
+    /**
+     * Commands Redis 7.0 flags {@code noscript} that Tide's table does not: the blocking commands that always
+     * block (BLMPOP and BZMPOP are allowed and answer at once, as on timeout) and WAIT.
+     */
+    private static final java.util.Set<String> NOSCRIPT_IN_REDIS_7 =
+            java.util.Set.of("blpop", "brpop", "brpoplpush", "blmove", "bzpopmin", "bzpopmax", "wait");
+    private static final java.util.Set<String> XREAD_COMMANDS = java.util.Set.of("xread", "xreadgroup");
+
+    /** Whether an XREAD/XREADGROUP argv has a BLOCK option (followed by a value) before STREAMS, as Redis parses it. */
+    private static boolean blocks(byte[][] argv) {
+        for (int i = 1; i < argv.length; i++) {
+            byte[] a = argv[i];
+            if (is(a, "streams")) return false;
+            if (is(a, "block") && i + 1 < argv.length) return true;
+            if (is(a, "group")) i += 2;
+            else if (is(a, "count")) i++;
+        }
+        return false;
+    }
+
+    private static boolean is(byte[] a, String lower) {
+        if (a.length != lower.length()) return false;
+        for (int i = 0; i < a.length; i++) {
+            if (Character.toLowerCase((char) (a[i] & 0xff)) != lower.charAt(i)) return false;
+        }
+        return true;
+    }
+
+    /**
+     * SELECT from a script: changes the database of the script's later calls, never the caller's connection
+     * (Redis runs scripts on a fake client with a database of its own).
+     */
+    private Reply select(CommandSpec spec, byte[][] argv) {
+        io.tide.command.ClientSession client = run.ctx.client();
+        if (client == null) return run.ctx.callFromScript(spec, argv);
+        int callerDb = client.db();
+        Reply reply = run.ctx.callFromScript(spec, argv);
+        int scriptDb = client.db();
+        client.selectDb(callerDb);
+        run.ctx.selectDb(scriptDb);
+        return reply;
     }
 
     /** The arguments of a redis.call as argv, or null when one is neither a string nor a number. */
@@ -445,7 +682,7 @@ public final class LuaEngine {
             LuaValue v = a.arg(i + 1);
             if (v.type() == LuaValue.TSTRING) argv[i] = ScriptConversions.bytes(v.checkstring());
             else if (v.type() == LuaValue.TNUMBER) {
-                argv[i] = NumberFormat.g14(v.todouble()).getBytes(StandardCharsets.US_ASCII);
+                argv[i] = NumberFormat.g(v.todouble(), 17).getBytes(StandardCharsets.US_ASCII); // "%.17g", as Redis 7.0
             } else return null;
         }
         return argv;
@@ -454,8 +691,8 @@ public final class LuaEngine {
     /** Redis's luaPushErrorBuff rule for "-CODE msg" texts. */
     private static String errorBuffer(String msg) {
         int sp = msg.indexOf(' ');
-        String s = sp < 0 ? "ERR " + msg.substring(1) : msg.substring(1, sp) + " " + msg.substring(sp + 1);
-        return s.strip();
+        if (sp < 0) return "ERR " + msg.substring(1); // error_reply('') is "ERR " with its space, as Redis sends it
+        return (msg.substring(1, sp) + " " + msg.substring(sp + 1)).strip();
     }
 
     static LuaTable errorTable(String text) {
@@ -515,6 +752,7 @@ public final class LuaEngine {
             globals.rawset("ARGV", stringArray(r.args));
         }
         if (dog != null) dog.begin(r);
+        RUNNING.set(this);
         try {
             LuaValue result = fn.invoke(callArgs).arg1();
             return ScriptConversions.toReply(result, r.resp);
@@ -524,6 +762,7 @@ public final class LuaEngine {
             return Reply.error("ERR Error running script: stack overflow script: " + r.name);
         } finally {
             if (dog != null) dog.end(); // after the script's last data access; before the caller's
+            RUNNING.remove();
             run = null;
             globals.rawset("KEYS", LuaValue.NIL);
             globals.rawset("ARGV", LuaValue.NIL);
@@ -602,7 +841,7 @@ public final class LuaEngine {
             public LuaValue call(LuaValue t, LuaValue k) {
                 LuaValue v = api.rawget(k);
                 if (v.isnil()) {
-                    throw positioned("Script attempted to access nonexistent global variable '" + k.tojstring() + "'");
+                    throw positioned(Errors.SCRIPT_NONEXISTENT_GLOBAL + k.tojstring() + "'");
                 }
                 return v;
             }
@@ -620,6 +859,7 @@ public final class LuaEngine {
                 throw new LuaError(errorTable("ERR FUNCTION LOAD timeout"));
             }
         });
+        RUNNING.set(this);
         try {
             chunk.call();
         } catch (LuaError e) {
@@ -627,6 +867,7 @@ public final class LuaEngine {
         } catch (StackOverflowError e) {
             throw new CommandException("ERR Error registering functions: ERR stack overflow");
         } finally {
+            RUNNING.remove();
             loadApi = null;
             run = null;
         }

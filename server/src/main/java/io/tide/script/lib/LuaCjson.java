@@ -1,5 +1,6 @@
 package io.tide.script.lib;
 
+import io.tide.script.LuaEngine;
 import io.tide.script.NumberFormat;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
@@ -26,28 +27,45 @@ public final class LuaCjson {
 
     public static LuaTable create() {
         LuaTable t = new LuaTable();
+        int[] precision = {14}; // encode_number_precision's setting, kept across scripts as Redis keeps it
         t.rawset("null", NULL);
         t.rawset("encode", new VarArgFunction() {
             @Override
             public Varargs invoke(Varargs a) {
-                if (a.narg() != 1) throw new LuaError("bad argument #1 to '?' (expected 1 argument)");
+                if (a.narg() != 1) throw LuaEngine.libraryError("bad argument #1 to '?' (expected 1 argument)");
                 ByteArrayOutputStream out = new ByteArrayOutputStream();
-                encode(a.arg1(), out, 0);
+                encode(a.arg1(), out, 0, precision[0]);
                 return LuaString.valueOf(out.toByteArray());
             }
         });
         t.rawset("decode", new VarArgFunction() {
             @Override
             public Varargs invoke(Varargs a) {
-                if (a.narg() != 1) throw new LuaError("bad argument #1 to '?' (expected 1 argument)");
+                if (a.narg() != 1) throw LuaEngine.libraryError("bad argument #1 to '?' (expected 1 argument)");
                 LuaString s = a.checkstring(1);
                 byte[] b = new byte[s.m_length];
                 System.arraycopy(s.m_bytes, s.m_offset, b, 0, b.length);
                 return new Decoder(b).document();
             }
         });
+        t.rawset("encode_number_precision", new VarArgFunction() {
+            @Override
+            public Varargs invoke(Varargs a) {
+                if (a.narg() > 1) throw LuaEngine.libraryError("bad argument #2 to '?' (found too many arguments)");
+                if (a.narg() == 1) {
+                    LuaValue v = a.arg1();
+                    double d = v.type() == LuaValue.TNUMBER || v.isstring() ? v.todouble() : Double.NaN;
+                    if (!(d >= 1 && d <= 14) || d != Math.floor(d)) {
+                        throw LuaEngine.libraryError(
+                                "bad argument #1 to 'encode_number_precision' (expected integer between 1 and 14)");
+                    }
+                    precision[0] = (int) d;
+                }
+                return LuaValue.valueOf(precision[0]);
+            }
+        });
         for (String opt : new String[] {"encode_keep_buffer", "encode_max_depth", "decode_max_depth",
-            "encode_number_precision", "encode_sparse_array", "encode_invalid_numbers", "decode_invalid_numbers"}) {
+            "encode_sparse_array", "encode_invalid_numbers", "decode_invalid_numbers"}) {
             t.rawset(opt, new VarArgFunction() {
                 @Override
                 public Varargs invoke(Varargs a) {
@@ -60,29 +78,29 @@ public final class LuaCjson {
 
     // ---------------------------------------------------------------- encoding
 
-    private static void encode(LuaValue v, ByteArrayOutputStream out, int depth) {
+    private static void encode(LuaValue v, ByteArrayOutputStream out, int depth, int prec) {
         switch (v.type()) {
             case LuaValue.TSTRING -> string(v.checkstring(), out);
-            case LuaValue.TNUMBER -> number(v.todouble(), out);
+            case LuaValue.TNUMBER -> number(v.todouble(), out, prec);
             case LuaValue.TBOOLEAN -> ascii(v.toboolean() ? "true" : "false", out);
             case LuaValue.TNIL -> ascii("null", out);
-            case LuaValue.TTABLE -> table((LuaTable) v, out, depth + 1);
+            case LuaValue.TTABLE -> table((LuaTable) v, out, depth + 1, prec);
             default -> {
                 if (v == NULL) ascii("null", out);
-                else throw new LuaError("Cannot serialise " + v.typename() + ": type not supported");
+                else throw LuaEngine.libraryError("Cannot serialise " + v.typename() + ": type not supported");
             }
         }
     }
 
-    private static void number(double d, ByteArrayOutputStream out) {
+    private static void number(double d, ByteArrayOutputStream out, int prec) {
         if (Double.isNaN(d) || Double.isInfinite(d)) {
-            throw new LuaError("Cannot serialise number: must not be NaN or Inf");
+            throw LuaEngine.libraryError("Cannot serialise number: must not be NaN or Inf");
         }
-        ascii(NumberFormat.g14(d), out);
+        ascii(NumberFormat.g(d, prec), out);
     }
 
-    private static void table(LuaTable t, ByteArrayOutputStream out, int depth) {
-        if (depth > MAX_DEPTH) throw new LuaError("Cannot serialise, excessive nesting (" + depth + ")");
+    private static void table(LuaTable t, ByteArrayOutputStream out, int depth, int prec) {
+        if (depth > MAX_DEPTH) throw LuaEngine.libraryError("Cannot serialise, excessive nesting (" + depth + ")");
         int items = 0;
         double max = 0;
         boolean array = true;
@@ -101,11 +119,11 @@ public final class LuaCjson {
             array = false;
         }
         if (array && items > 0) {
-            if (max > 10 && max > items * 2.0) throw new LuaError("Cannot serialise table: excessively sparse array");
+            if (max > 10 && max > items * 2.0) throw LuaEngine.libraryError("Cannot serialise table: excessively sparse array");
             out.write('[');
             for (int i = 1; i <= (int) max; i++) {
                 if (i > 1) out.write(',');
-                encode(t.rawget(i), out, depth);
+                encode(t.rawget(i), out, depth, prec);
             }
             out.write(']');
             return;
@@ -121,11 +139,11 @@ public final class LuaCjson {
             if (k.type() == LuaValue.TSTRING) string(k.checkstring(), out);
             else if (k.type() == LuaValue.TNUMBER) {
                 out.write('"');
-                number(k.todouble(), out);
+                number(k.todouble(), out, prec);
                 out.write('"');
-            } else throw new LuaError("Cannot serialise table: table key must be a number or string");
+            } else throw LuaEngine.libraryError("Cannot serialise table: table key must be a number or string");
             out.write(':');
-            encode(n.arg(2), out, depth);
+            encode(n.arg(2), out, depth, prec);
         }
         out.write('}');
     }
@@ -176,7 +194,7 @@ public final class LuaCjson {
         }
 
         private LuaError error(String expected, String found) {
-            return new LuaError("Expected " + expected + " but found " + found + " at character " + (pos + 1));
+            return LuaEngine.libraryError("Expected " + expected + " but found " + found + " at character " + (pos + 1));
         }
 
         private void skipSpace() {
@@ -267,7 +285,7 @@ public final class LuaCjson {
         }
 
         private LuaValue object() {
-            if (++depth > MAX_DEPTH) throw new LuaError("Found too many nested data structures (" + depth + ") at character " + (pos + 1));
+            if (++depth > MAX_DEPTH) throw LuaEngine.libraryError("Found too many nested data structures (" + depth + ") at character " + (pos + 1));
             pos++;
             LuaTable t = new LuaTable();
             skipSpace();
@@ -299,7 +317,7 @@ public final class LuaCjson {
         }
 
         private LuaValue array() {
-            if (++depth > MAX_DEPTH) throw new LuaError("Found too many nested data structures (" + depth + ") at character " + (pos + 1));
+            if (++depth > MAX_DEPTH) throw LuaEngine.libraryError("Found too many nested data structures (" + depth + ") at character " + (pos + 1));
             pos++;
             LuaTable t = new LuaTable();
             skipSpace();

@@ -89,7 +89,8 @@ public final class LuaCmsgpack {
 
     private static void number(double d, ByteArrayOutputStream out) {
         long l = (long) d;
-        if (d == Math.floor(d) && !Double.isInfinite(d) && (double) l == d) {
+        // C's (int64_t) cast: out of range (2^63 and up) it is no integer, where Java's cast would saturate.
+        if (d == Math.floor(d) && d < 0x1p63 && d >= -0x1p63 && (double) l == d) {
             integer(l, out);
         } else if ((double) (float) d == d) {
             out.write(0xca);
