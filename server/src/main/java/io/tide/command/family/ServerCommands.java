@@ -104,6 +104,15 @@ public final class ServerCommands {
                 (ctx, argv) -> commandGetKeys(ctx.server().table(), argv));
         command.sub("help", 2, "loading stale", 0, 0, 0, "@connection", "5.0.0",
                 "Returns helpful text about the different subcommands.", ServerCommands::commandHelp);
+        t.add("role", 1, "noscript loading stale fast", 0, 0, 0, "@admin @fast @dangerous", "2.8.12",
+                "Returns the replication role.", ServerCommands::role);
+        t.add("lolwut", -1, "readonly fast", 0, 0, 0, "@read @fast", "5.0.0",
+                "Displays computer art and the Redis version", ServerCommands::lolwut);
+        var module = t.container("module", -2, "", "@slow", "4.0.0", "A container for module commands.");
+        module.sub("list", 2, "admin noscript", 0, 0, 0, "@admin @slow @dangerous", "4.0.0",
+                "Returns all loaded modules.", (ctx, argv) -> Reply.EMPTY_ARRAY);
+        module.sub("help", 2, "loading stale", 0, 0, 0, "@slow", "5.0.0",
+                "Returns helpful text about the different subcommands.", ServerCommands::moduleHelp);
         var config = t.container("config", -2, "", "", "2.0.0", "A container for server configuration commands.");
         config.sub("get", -3, "admin noscript loading stale", 0, 0, 0, "", "2.0.0",
                 "Returns the effective values of configuration parameters.", ServerCommands::configGet);
@@ -609,6 +618,30 @@ public final class ServerCommands {
         List<Reply> all = new ArrayList<>();
         for (CommandSpec spec : ctx.server().table().all()) all.add(commandInfo(spec));
         return Reply.array(all);
+    }
+
+    // ------------------------------------------------------------------------------------------ ROLE, MODULE, LOLWUT
+
+    /** Tide has no replication yet: always a master at offset 0 with no replicas, in Redis's shape. */
+    static Reply role(CommandContext ctx, byte[][] argv) {
+        return Reply.array(Reply.bulk("master"), Reply.ZERO, Reply.EMPTY_ARRAY);
+    }
+
+    /** Tide loads no native modules, so MODULE offers LIST (always empty) and HELP only. */
+    static Reply moduleHelp(CommandContext ctx, byte[][] argv) {
+        return Help.reply("MODULE",
+                "LIST", "    Return a list of loaded modules.");
+    }
+
+    /**
+     * LOLWUT [VERSION v]: Redis 7.0 draws art for versions 5 and 6 only; for every other version, its own (7)
+     * the default, it replies the version line alone. Tide replies that line for every version.
+     */
+    static Reply lolwut(CommandContext ctx, byte[][] argv) {
+        if (argv.length == 3 && Args.is(argv[1], "version") && Args.parseLongOrNull(argv[2]) == null) {
+            throw Errors.notInteger();
+        }
+        return ClientCommands.text("Redis ver. " + ConnectionCommands.REDIS_COMPAT_VERSION + "\n");
     }
 
     static Reply commandHelp(CommandContext ctx, byte[][] argv) {

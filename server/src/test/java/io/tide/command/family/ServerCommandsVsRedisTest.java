@@ -187,4 +187,20 @@ class ServerCommandsVsRedisTest extends VsRedis {
             }
         }
     }
+
+    @Test
+    void role_module_lolwut_asRedis() throws Exception {
+        String[][] cmds = {
+                c("ROLE"), c("ROLE", "x"),
+                c("MODULE", "LIST"), c("MODULE", "LIST", "x"), c("MODULE"), c("MODULE", "foo"),
+                c("LOLWUT"), c("LOLWUT", "VERSION", "7"), c("LOLWUT", "VERSION", "x"), c("LOLWUT", "VERSION"),
+                c("LOLWUT", "foo"), c("LOLWUT", "VERSION", "-1")};
+        assertSame(cmds);
+        assertSame(true, cmds);
+    }
+
+    @Test
+    void noMultiCommands_areRejectedInsideMulti_andAbortExec() throws Exception {
+        assertSame(c("MULTI"), c("SAVE"), c("SHUTDOWN", "NOSAVE"), c("SET", "k", "v"), c("EXEC"), c("GET", "k"));
+    }
 }
