@@ -634,12 +634,25 @@ public final class ServerCommands {
     }
 
     /**
-     * LOLWUT [VERSION v]: Redis 7.0 draws art for versions 5 and 6 only; for every other version, its own (7)
-     * the default, it replies the version line alone. Tide replies that line for every version.
+     * LOLWUT [VERSION v [columns [squares-per-row [squares-per-column]]]]: as Redis 7.0, version 5 draws Schotter
+     * ({@link Lolwut}); every other version, 7 (Redis's own) the default, replies the version line alone. Version 6's
+     * skyscrapers are not drawn: Tide answers it with the version line too.
      */
     static Reply lolwut(CommandContext ctx, byte[][] argv) {
-        if (argv.length == 3 && Args.is(argv[1], "version") && Args.parseLongOrNull(argv[2]) == null) {
-            throw Errors.notInteger();
+        long version = 7;
+        if (argv.length >= 3 && Args.is(argv[1], "version")) {
+            Long v = Args.parseLongOrNull(argv[2]);
+            if (v == null) throw Errors.notInteger();
+            version = v;
+        }
+        if (version == 5) {
+            long[] p = {66, 8, 12};
+            for (int i = 0; i < 3 && i + 3 < argv.length; i++) {
+                Long v = Args.parseLongOrNull(argv[i + 3]);
+                if (v == null) throw Errors.notInteger();
+                p[i] = v;
+            }
+            return ClientCommands.text(Lolwut.schotter(p[0], p[1], p[2], ConnectionCommands.REDIS_COMPAT_VERSION));
         }
         return ClientCommands.text("Redis ver. " + ConnectionCommands.REDIS_COMPAT_VERSION + "\n");
     }
