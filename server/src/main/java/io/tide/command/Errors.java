@@ -134,6 +134,12 @@ public final class Errors {
     public static final String HASH_NUMFIELDS_MISMATCH =
             "ERR The `numfields` parameter must match the number of arguments";
     public static final String HASH_EXPIRE_NEGATIVE = "ERR invalid expire time, must be >= 0";
+    public static final String HASH_INVALID_NUMBER_OF_FIELDS = "ERR invalid number of fields";
+    public static final String HASH_MISSING_EXPIRE = "ERR missing expire time";
+    public static final String HASH_ONE_FXX_FNX = "ERR Only one of FXX or FNX arguments can be specified";
+    public static final String HASH_ONE_EXPIRATION =
+            "ERR Only one of EX, PX, EXAT, PXAT or KEEPTTL arguments can be specified";
+    public static final String UNKNOWN_ARGUMENT_PREFIX = "ERR unknown argument: ";
 
     // Streams (t_stream.c, Redis 7.0; the + ID of XREAD as in 7.4).
     public static final String STREAM_INVALID_ID = "ERR Invalid stream ID specified as stream command argument";

@@ -82,6 +82,38 @@ class JournalEffectsTest {
     }
 
     @Test
+    void hashGetAndSetWithTtl_areJournalledDeterministically() throws Exception {
+        try (Server server = TestServers.start(1); Jedis j = TestServers.jedis(server.port(), 2)) {
+            call(j, "HSET", "h", "a", "1", "b", "2", "c", "3", "d", "4");
+            CapturingSink[] sinks = CapturingSink.attach(server);
+            long before = System.currentTimeMillis();
+            call(j, "HGETDEL", "h", "FIELDS", "2", "a", "zz");
+            call(j, "HGETDEL", "h", "FIELDS", "1", "zz");
+            call(j, "HGETEX", "h", "FIELDS", "1", "b");
+            call(j, "HGETEX", "h", "EX", "100", "FIELDS", "2", "b", "zz");
+            call(j, "HGETEX", "h", "PERSIST", "FIELDS", "2", "b", "c");
+            call(j, "HGETEX", "h", "PXAT", "1", "FIELDS", "1", "b");
+            call(j, "HSETEX", "h", "PX", "5000", "FIELDS", "1", "c", "x");
+            call(j, "HSETEX", "h", "FXX", "EX", "0", "FIELDS", "1", "d", "y");
+            call(j, "HSETEX", "h", "FNX", "FIELDS", "1", "c", "z");
+            call(j, "HSETEX", "h", "KEEPTTL", "FIELDS", "1", "c", "w");
+            List<String> r = records(sinks);
+            assertThat(r).hasSize(7);
+            assertThat(r.get(0)).isEqualTo("db0: HDEL h a");
+            assertThat(r.get(1)).startsWith("db0: HPEXPIREAT h ").endsWith(" FIELDS 1 b");
+            long at = Long.parseLong(r.get(1).split(" ")[3]);
+            assertThat(at).isBetween(before + 100_000, System.currentTimeMillis() + 100_000);
+            assertThat(r.get(2)).isEqualTo("db0: HPERSIST h FIELDS 1 b");
+            assertThat(r.get(3)).isEqualTo("db0: HDEL h b");
+            assertThat(r.get(4)).startsWith("db0: HSETEX h PXAT ").endsWith(" FIELDS 1 c x");
+            at = Long.parseLong(r.get(4).split(" ")[4]);
+            assertThat(at).isBetween(before + 5000, System.currentTimeMillis() + 5000);
+            assertThat(r.get(5)).isEqualTo("db0: HDEL h d");
+            assertThat(r.get(6)).isEqualTo("db0: HSETEX h KEEPTTL FIELDS 1 c w");
+        }
+    }
+
+    @Test
     void transactionAcrossShards_isOneGroupWithAPartPerShard() throws Exception {
         try (Server server = TestServers.start(4); Jedis j = TestServers.jedis(server.port(), 2)) {
             String[] keys = TestServers.keysOnDifferentShards(server, "t");

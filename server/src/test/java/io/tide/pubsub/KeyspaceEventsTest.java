@@ -124,6 +124,26 @@ class KeyspaceEventsTest extends ServerPerShardCount {
     }
 
     @Test
+    void hgetdelHgetexHsetex_publishRedis80Events() throws Exception {
+        String k = "h" + (round++);
+        try (Jedis j = TestServers.jedis(server.port(), 2)) {
+            j.configSet("notify-keyspace-events", "Ehg");
+            List<String> got = collect(3, "__keyevent@0__:*", 6, () -> {
+                j.sendCommand(() -> "HSETEX".getBytes(), k, "EX", "100", "FIELDS", "2", "a", "1", "b", "2");
+                j.sendCommand(() -> "HGETEX".getBytes(), k, "PERSIST", "FIELDS", "1", "a");
+                j.sendCommand(() -> "HGETEX".getBytes(), k, "FIELDS", "1", "a");
+                j.sendCommand(() -> "HGETDEL".getBytes(), k, "FIELDS", "1", "zz");
+                j.sendCommand(() -> "HGETEX".getBytes(), k, "EX", "0", "FIELDS", "1", "a");
+                j.sendCommand(() -> "HSETEX".getBytes(), k, "FNX", "FIELDS", "1", "b", "x");
+                j.sendCommand(() -> "HGETDEL".getBytes(), k, "FIELDS", "1", "b");
+            });
+            assertThat(got).containsExactly("__keyevent@0__:hset=" + k, "__keyevent@0__:hexpire=" + k,
+                    "__keyevent@0__:hpersist=" + k, "__keyevent@0__:hdel=" + k, "__keyevent@0__:hdel=" + k,
+                    "__keyevent@0__:del=" + k);
+        }
+    }
+
+    @Test
     void jedisSubscriber_receivesKeyMissEvents() throws Exception {
         String k = "m" + (round++);
         try (Jedis j = TestServers.jedis(server.port(), 2); Jedis s = TestServers.jedis(server.port(), 2)) {

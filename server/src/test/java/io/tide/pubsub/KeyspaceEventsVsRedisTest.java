@@ -143,6 +143,12 @@ class KeyspaceEventsVsRedisTest {
     }
 
     @Test
+    void smove_emitsDestinationEventsOnlyWhenTheMemberWasAdded() throws Exception {
+        same("KEA", "SADD @s a b", "SADD @t a", "SMOVE @s @t a", "SMOVE @s @t b", "SADD @s c", "SMOVE @s @s c",
+                "SMOVE @s @s zz", "SMOVE @t @u a", "SADD @u b", "SMOVE @t @u b", "SMOVE @missing @t a");
+    }
+
+    @Test
     void sortedSetsAndGeo_emitRedisEvents() throws Exception {
         same("KEA", "ZADD @z 1 a 2 b 3 c 4 d", "ZADD @z 1 a", "ZADD @z XX CH 5 a", "ZINCRBY @z 1 a", "ZADD @z INCR 1 b",
                 "ZREM @z zz", "ZREM @z d", "ZREMRANGEBYRANK @z 5 9", "ZREMRANGEBYRANK @z 0 0", "ZADD @z 0 x 0 y",

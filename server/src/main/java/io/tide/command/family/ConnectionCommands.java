@@ -15,7 +15,12 @@ import java.util.List;
  */
 public final class ConnectionCommands {
 
-    /** The Redis version whose behaviour Tide implements; reported as redis_version/HELLO version. */
+    /**
+     * The Redis version whose behaviour Tide follows, reported as HELLO's version, INFO's redis_version and LOLWUT's
+     * line: 7.0.15, the redis-server every VsRedis test compares replies with (error texts, reply shapes, COMMAND
+     * flags). Commands of later versions Tide also has (HGETEX, ZRANK WITHSCORE, ...) do not change it, since a client
+     * that gates on the version then expects all of that version's behaviour. Tide's own version is INFO's tide_version.
+     */
     public static final String REDIS_COMPAT_VERSION = "7.0.15";
 
     private ConnectionCommands() {}
@@ -130,7 +135,7 @@ public final class ConnectionCommands {
         c.protocol(proto);
         List<Reply> m = new ArrayList<>();
         m.add(Reply.bulk("server"));
-        m.add(Reply.bulk("tide"));
+        m.add(Reply.bulk("redis")); // clients check it, as with Dragonfly and Garnet; INFO says tide_version
         m.add(Reply.bulk("version"));
         m.add(Reply.bulk(REDIS_COMPAT_VERSION));
         m.add(Reply.bulk("proto"));

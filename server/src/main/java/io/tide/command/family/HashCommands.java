@@ -18,8 +18,8 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Thread-safe (stateless): handlers run on the thread that owns their key. Hash commands (Redis's
- * {@code t_hash.c}), with Redis 7.4's per-field expiry (HEXPIRE, HTTL, HPERSIST and their variants), over
- * {@link HashValue}s.
+ * {@code t_hash.c}), with Redis 7.4's per-field expiry (HEXPIRE, HTTL, HPERSIST and their variants) and Redis
+ * 8.0's HGETDEL, HGETEX and HSETEX, over {@link HashValue}s.
  *
  * <p>Every handler first removes the hash's expired fields ({@link HashValue#expireFields}, O(1) when none
  * has expired), deleting the key when none is left, so no command ever sees an expired field. Where Redis
@@ -104,6 +104,14 @@ public final class HashCommands {
                 (ctx, argv) -> httl(ctx, argv, false, false));
         t.add("hpersist", -5, "write fast", 1, 1, 1, "@hash", "7.4.0",
                 "Removes the expiration time for each specified field", HashCommands::hpersist);
+        t.add("hgetdel", -5, "write fast", 1, 1, 1, "@hash", "8.0.0",
+                "Returns the value of a field and deletes it from the hash.", HashCommands::hgetdel);
+        t.add("hgetex", -5, "write fast", 1, 1, 1, "@hash", "8.0.0",
+                "Get the value of one or more fields of a given hash key, and optionally set their expiration.",
+                HashCommands::hgetex);
+        t.add("hsetex", -6, "write denyoom fast", 1, 1, 1, "@hash", "8.0.0",
+                "Set the value of one or more fields of a given hash key, and optionally set their expiration.",
+                HashCommands::hsetex);
     }
 
     // ------------------------------------------------------------------ reaching the hash
@@ -603,5 +611,235 @@ public final class HashCommands {
         if (changed(out, 1)) ctx.notify(KeyspaceEvents.HASH, "hpersist", key);
         settle(ctx, key, h, changed(out, 1));
         return Reply.array(out);
+    }
+
+    // ------------------------------------------------------------------ HGETDEL, HGETEX, HSETEX (Redis 8.0)
+
+    /** The expiry options of HGETEX and HSETEX. */
+    private static final int EX = 1, PX = 2, EXAT = 4, PXAT = 8, PERSIST = 16, KEEPTTL = 32, FXX = 64, FNX = 128;
+    private static final int TIMES = EX | PX | EXAT | PXAT;
+
+    /** The option {@code arg} names among EX, PX, EXAT, PXAT, PERSIST, KEEPTTL, FXX and FNX; 0 for none. */
+    private static int option(byte[] arg) {
+        if (Args.is(arg, "ex")) return EX;
+        if (Args.is(arg, "px")) return PX;
+        if (Args.is(arg, "exat")) return EXAT;
+        if (Args.is(arg, "pxat")) return PXAT;
+        if (Args.is(arg, "persist")) return PERSIST;
+        if (Args.is(arg, "keepttl")) return KEEPTTL;
+        if (Args.is(arg, "fxx")) return FXX;
+        if (Args.is(arg, "fnx")) return FNX;
+        return 0;
+    }
+
+    /** The absolute unix ms a time option ({@code EX}, ...) with argument {@code arg} names, checked as Redis does. */
+    private static long expireAt(CommandContext ctx, int option, byte[] arg, String name) {
+        long when = Args.parseLong(arg);
+        if (when < 0) throw Errors.error(Errors.HASH_EXPIRE_NEGATIVE);
+        if ((option & (EX | EXAT)) != 0) {
+            if (when > MAX_FIELD_EXPIRE_MS / 1000) throw Errors.invalidExpire(name);
+            when *= 1000;
+        }
+        long base = (option & (EX | PX)) != 0 ? ctx.now() : 0;
+        if (when > MAX_FIELD_EXPIRE_MS - base) throw Errors.invalidExpire(name);
+        return when + base;
+    }
+
+    /** {@code KEY fields...}: HDEL of the given argv fields, journalled when the hash changed. */
+    private static byte[][] hdelOf(byte[] key, List<byte[]> fields) {
+        byte[][] c = new byte[fields.size() + 2][];
+        c[0] = Args.bytes("HDEL");
+        c[1] = key;
+        for (int i = 0; i < fields.size(); i++) c[i + 2] = fields.get(i);
+        return c;
+    }
+
+    /** {@code NAME key [time] FIELDS n fields...}: the journalled form of HGETEX's TTL changes. */
+    private static byte[][] fieldsCommand(String name, byte[] key, Long when, List<byte[]> fields) {
+        List<byte[]> c = new ArrayList<>(fields.size() + 5);
+        c.add(Args.bytes(name));
+        c.add(key);
+        if (when != null) c.add(Args.bytes(when));
+        c.add(Args.bytes("FIELDS"));
+        c.add(Args.bytes(fields.size()));
+        c.addAll(fields);
+        return c.toArray(new byte[0][]);
+    }
+
+    /**
+     * HGETDEL key FIELDS numfields field...: the fields' values (null where missing), then deletes them, and the key
+     * once it is empty. Journalled as HDEL.
+     */
+    static Reply hgetdel(CommandContext ctx, byte[][] argv) {
+        byte[] key = argv[1];
+        HashValue h = asHash(ctx.readForWrite(key));
+        int first = fieldsAt(argv, 3, Errors.HASH_NUMBER_OF_FIELDS);
+        h = live(ctx, key, h, true);
+        Reply[] out = new Reply[argv.length - first];
+        List<byte[]> deleted = new ArrayList<>();
+        for (int i = first; i < argv.length; i++) {
+            byte[] v = h == null ? null : h.get(argv[i]);
+            out[i - first] = Reply.bulk(v);
+            if (v != null) {
+                h.remove(argv[i]);
+                deleted.add(argv[i]);
+            }
+        }
+        if (deleted.isEmpty()) return Reply.array(out);
+        ctx.notify(KeyspaceEvents.HASH, "hdel", key);
+        ctx.propagateAs(hdelOf(key, deleted));
+        settle(ctx, key, h, true);
+        return Reply.array(out);
+    }
+
+    /**
+     * HGETEX key [EX s | PX ms | EXAT unix-s | PXAT unix-ms | PERSIST] FIELDS numfields field...: the fields' values
+     * (as HMGET), then sets or removes the TTL of those that exist; a time not in the future deletes them (and the key
+     * once empty). Journalled as HPEXPIREAT with the absolute time, HPERSIST, or HDEL.
+     */
+    static Reply hgetex(CommandContext ctx, byte[][] argv) {
+        byte[] key = argv[1];
+        HashValue h = asHash(ctx.readForWrite(key));
+        int opt = option(argv[2]);
+        if ((opt & (TIMES | PERSIST)) == 0) opt = 0;
+        long when = 0;
+        int numFieldsAt = 3;
+        if ((opt & TIMES) != 0) {
+            when = expireAt(ctx, opt, argv[3], "hgetex");
+            numFieldsAt = 5;
+        } else if (opt == PERSIST) {
+            numFieldsAt = 4;
+        }
+        if (numFieldsAt >= argv.length) throw Errors.error(Errors.wrongArity("hgetex"));
+        int first = fieldsAt(argv, numFieldsAt, Errors.HASH_NUMBER_OF_FIELDS);
+        h = live(ctx, key, h, true);
+        Reply[] out = new Reply[argv.length - first];
+        if (h == null) {
+            java.util.Arrays.fill(out, Reply.NULL);
+            return Reply.array(out);
+        }
+        long now = ctx.now();
+        if ((opt & TIMES) != 0) h.enableFieldTtl();
+        List<byte[]> updated = new ArrayList<>();
+        List<byte[]> deleted = new ArrayList<>();
+        for (int i = first; i < argv.length; i++) {
+            byte[] field = argv[i];
+            byte[] v = h.get(field);
+            out[i - first] = Reply.bulk(v);
+            if (v == null || opt == 0) continue;
+            if (opt == PERSIST) {
+                if (h.persist(field) == HashValue.PERSIST_DONE) updated.add(field);
+            } else {
+                int code = h.setExpire(field, when, 0, now);
+                if (code == HashValue.EXPIRE_SET) updated.add(field);
+                else if (code == HashValue.EXPIRE_DELETED) deleted.add(field);
+            }
+        }
+        if (updated.isEmpty() && deleted.isEmpty()) return Reply.array(out);
+        List<byte[][]> journal = new ArrayList<>(2);
+        if (!deleted.isEmpty()) journal.add(hdelOf(key, deleted));
+        if (!updated.isEmpty()) {
+            journal.add(opt == PERSIST ? fieldsCommand("HPERSIST", key, null, updated)
+                    : fieldsCommand("HPEXPIREAT", key, when, updated));
+        }
+        ctx.propagateAs(journal.toArray(new byte[0][][]));
+        if (!updated.isEmpty()) {
+            ctx.notify(KeyspaceEvents.HASH, opt == PERSIST ? "hpersist" : "hexpire", key);
+        } else {
+            ctx.notify(KeyspaceEvents.HASH, "hdel", key);
+        }
+        if (h.hasFieldTtls()) ctx.db(key).trackFieldExpiry(key);
+        settle(ctx, key, h, true);
+        return Reply.array(out);
+    }
+
+    /**
+     * HSETEX key [FNX | FXX] [EX s | PX ms | EXAT unix-s | PXAT unix-ms | KEEPTTL] FIELDS numfields field value...:
+     * 1 when it set every field, 0 when FNX (none may exist) or FXX (all must exist) refused. Without a time or
+     * KEEPTTL the fields lose their TTL, as with HSET; a time not in the future deletes them. Journalled with the
+     * absolute PXAT time, or as HDEL when the time deleted the fields.
+     */
+    static Reply hsetex(CommandContext ctx, byte[][] argv) {
+        int flags = 0;
+        long when = 0;
+        int whenAt = -1;
+        int first = -1;
+        for (int i = 2; i < argv.length && first < 0; i++) {
+            if (Args.is(argv[i], "fields")) {
+                if (i >= argv.length - 3) throw Errors.error(Errors.wrongArity("hsetex"));
+                Long n = Args.parseLongOrNull(argv[i + 1]);
+                if (n == null || n < 1 || n > Integer.MAX_VALUE) {
+                    throw Errors.error(Errors.HASH_INVALID_NUMBER_OF_FIELDS);
+                }
+                int remaining = argv.length - i - 2;
+                if (remaining % 2 != 0 || n != remaining / 2) throw Errors.error(Errors.wrongArity("hsetex"));
+                first = i + 2;
+                continue;
+            }
+            int opt = option(argv[i]);
+            if ((opt & (TIMES | KEEPTTL)) != 0) {
+                if ((flags & (TIMES | KEEPTTL)) != 0) throw Errors.error(Errors.HASH_ONE_EXPIRATION);
+                flags |= opt;
+                if (opt == KEEPTTL) continue;
+                if (i >= argv.length - 1) throw Errors.error(Errors.HASH_MISSING_EXPIRE);
+                whenAt = ++i;
+                when = expireAt(ctx, opt, argv[i], "hsetex");
+            } else if ((opt & (FXX | FNX)) != 0) {
+                if ((flags & (FXX | FNX)) != 0) throw Errors.error(Errors.HASH_ONE_FXX_FNX);
+                flags |= opt;
+            } else {
+                throw Errors.error(Errors.UNKNOWN_ARGUMENT_PREFIX + Args.text(argv[i]));
+            }
+        }
+        if (first < 0) throw Errors.syntax();
+        byte[] key = argv[1];
+        HashValue h = forWrite(ctx, key);
+        if (h == null && (flags & FXX) != 0) return Reply.ZERO;
+        if ((flags & (FXX | FNX)) != 0 && h != null) {
+            int found = 0;
+            for (int i = first; i < argv.length; i += 2) if (h.contains(argv[i])) found++;
+            int count = (argv.length - first) / 2;
+            if ((flags & FNX) != 0 ? found > 0 : found < count) return Reply.ZERO;
+        }
+        boolean created = h == null;
+        if (created) h = new HashValue();
+        EncodingLimits limits = ctx.server().limits();
+        h.prepareWrite(argv, first, argv.length - 1, limits);
+        boolean keepTtl = (flags & (TIMES | KEEPTTL)) != 0;
+        for (int i = first; i < argv.length; i += 2) h.put(argv[i], argv[i + 1], keepTtl, limits);
+        int updated = 0;
+        List<byte[]> deleted = new ArrayList<>();
+        if ((flags & TIMES) != 0) {
+            h.enableFieldTtl();
+            long now = ctx.now();
+            for (int i = first; i < argv.length; i += 2) {
+                int code = h.setExpire(argv[i], when, 0, now);
+                if (code == HashValue.EXPIRE_SET) updated++;
+                else if (code == HashValue.EXPIRE_DELETED) deleted.add(argv[i]);
+            }
+        }
+        if (!deleted.isEmpty()) {
+            ctx.propagateAs(hdelOf(key, deleted)); // the time deleted every field it set
+        } else if ((flags & TIMES) != 0 && (flags & PXAT) == 0) {
+            byte[][] abs = argv.clone();
+            abs[whenAt - 1] = Args.bytes("PXAT");
+            abs[whenAt] = Args.bytes(when);
+            ctx.propagateAs(abs);
+        }
+        ctx.notify(KeyspaceEvents.HASH, "hset", key);
+        if (!deleted.isEmpty()) ctx.notify(KeyspaceEvents.HASH, "hdel", key);
+        else if (updated > 0) ctx.notify(KeyspaceEvents.HASH, "hexpire", key);
+        boolean stored;
+        if (!created) {
+            stored = settle(ctx, key, h, true);
+        } else if (h.isEmpty()) {
+            ctx.notify(KeyspaceEvents.GENERIC, "del", key); // Redis created the key, then deleted it
+            stored = false;
+        } else {
+            ctx.db(key).put(key, h, 0, ctx.now());
+            stored = true;
+        }
+        if (stored && h.hasFieldTtls()) ctx.db(key).trackFieldExpiry(key);
+        return Reply.ONE;
     }
 }

@@ -104,6 +104,15 @@ public final class ServerCommands {
                 (ctx, argv) -> commandGetKeys(ctx.server().table(), argv));
         command.sub("help", 2, "loading stale", 0, 0, 0, "@connection", "5.0.0",
                 "Returns helpful text about the different subcommands.", ServerCommands::commandHelp);
+        t.add("role", 1, "noscript loading stale fast", 0, 0, 0, "@admin @fast @dangerous", "2.8.12",
+                "Returns the replication role.", ServerCommands::role);
+        t.add("lolwut", -1, "readonly fast", 0, 0, 0, "@read @fast", "5.0.0",
+                "Displays computer art and the Redis version", ServerCommands::lolwut);
+        var module = t.container("module", -2, "", "@slow", "4.0.0", "A container for module commands.");
+        module.sub("list", 2, "admin noscript", 0, 0, 0, "@admin @slow @dangerous", "4.0.0",
+                "Returns all loaded modules.", (ctx, argv) -> Reply.EMPTY_ARRAY);
+        module.sub("help", 2, "loading stale", 0, 0, 0, "@slow", "5.0.0",
+                "Returns helpful text about the different subcommands.", ServerCommands::moduleHelp);
         var config = t.container("config", -2, "", "", "2.0.0", "A container for server configuration commands.");
         config.sub("get", -3, "admin noscript loading stale", 0, 0, 0, "", "2.0.0",
                 "Returns the effective values of configuration parameters.", ServerCommands::configGet);
@@ -609,6 +618,43 @@ public final class ServerCommands {
         List<Reply> all = new ArrayList<>();
         for (CommandSpec spec : ctx.server().table().all()) all.add(commandInfo(spec));
         return Reply.array(all);
+    }
+
+    // ------------------------------------------------------------------------------------------ ROLE, MODULE, LOLWUT
+
+    /** Tide has no replication yet: always a master at offset 0 with no replicas, in Redis's shape. */
+    static Reply role(CommandContext ctx, byte[][] argv) {
+        return Reply.array(Reply.bulk("master"), Reply.ZERO, Reply.EMPTY_ARRAY);
+    }
+
+    /** Tide loads no native modules, so MODULE offers LIST (always empty) and HELP only. */
+    static Reply moduleHelp(CommandContext ctx, byte[][] argv) {
+        return Help.reply("MODULE",
+                "LIST", "    Return a list of loaded modules.");
+    }
+
+    /**
+     * LOLWUT [VERSION v [columns [squares-per-row [squares-per-column]]]]: as Redis 7.0, version 5 draws Schotter
+     * ({@link Lolwut}); every other version, 7 (Redis's own) the default, replies the version line alone. Version 6's
+     * skyscrapers are not drawn: Tide answers it with the version line too.
+     */
+    static Reply lolwut(CommandContext ctx, byte[][] argv) {
+        long version = 7;
+        if (argv.length >= 3 && Args.is(argv[1], "version")) {
+            Long v = Args.parseLongOrNull(argv[2]);
+            if (v == null) throw Errors.notInteger();
+            version = v;
+        }
+        if (version == 5) {
+            long[] p = {66, 8, 12};
+            for (int i = 0; i < 3 && i + 3 < argv.length; i++) {
+                Long v = Args.parseLongOrNull(argv[i + 3]);
+                if (v == null) throw Errors.notInteger();
+                p[i] = v;
+            }
+            return ClientCommands.text(Lolwut.schotter(p[0], p[1], p[2], ConnectionCommands.REDIS_COMPAT_VERSION));
+        }
+        return ClientCommands.text("Redis ver. " + ConnectionCommands.REDIS_COMPAT_VERSION + "\n");
     }
 
     static Reply commandHelp(CommandContext ctx, byte[][] argv) {

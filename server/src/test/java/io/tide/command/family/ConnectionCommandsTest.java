@@ -70,7 +70,8 @@ class ConnectionCommandsTest {
         }
         try (RawClient c = new RawClient(server.port())) {
             String hello = c.call("HELLO", "3");
-            assertThat(hello).startsWith("%7\r\n").contains("proto\r\n:3\r\n").contains("server\r\n$4\r\ntide\r\n");
+            assertThat(hello).startsWith("%7\r\n").contains("proto\r\n:3\r\n").contains("server\r\n$5\r\nredis\r\n")
+                    .contains("version\r\n$6\r\n7.0.15\r\n");
             assertThat(c.call("GET", "missing-key")).isEqualTo("_\r\n");
             assertThat(c.call("HELLO", "2")).startsWith("*14\r\n");
             assertThat(c.call("GET", "missing-key")).isEqualTo("$-1\r\n");

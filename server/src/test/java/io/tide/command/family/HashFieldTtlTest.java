@@ -406,4 +406,136 @@ class HashFieldTtlTest extends ServerPerShardCount {
             }
         }
     }
+
+    private static Object cmd(Jedis j, String... args) {
+        return j.sendCommand(() -> bytes(args[0]), java.util.Arrays.copyOfRange(args, 1, args.length));
+    }
+
+    private static List<String> texts(Object reply) {
+        List<String> out = new ArrayList<>();
+        for (Object o : (List<?>) reply) out.add(o == null ? null : new String((byte[]) o, StandardCharsets.UTF_8));
+        return out;
+    }
+
+    @Test
+    void hgetdel_returnsValues_deletesFields_andTheKeyWithTheLast_bothProtocols() {
+        for (int proto : new int[] {2, 3}) {
+            try (Jedis j = jedis(proto)) {
+                String k = "gd" + proto;
+                j.hset(k, Map.of("a", "1", "b", "2", "c", "3"));
+                assertThat(texts(cmd(j, "HGETDEL", k, "FIELDS", "2", "a", "zz"))).containsExactly("1", null);
+                assertThat(j.hgetAll(k)).isEqualTo(Map.of("b", "2", "c", "3"));
+                assertThat(texts(cmd(j, "HGETDEL", k, "fields", "3", "b", "c", "b"))).containsExactly("2", "3", null);
+                assertThat(j.exists(k)).isFalse();
+                assertThat(texts(cmd(j, "HGETDEL", k, "FIELDS", "1", "a"))).containsExactly((String) null);
+            }
+        }
+    }
+
+    @Test
+    void hgetex_returnsValues_andSetsOrRemovesTtls() throws Exception {
+        for (int proto : new int[] {2, 3}) {
+            try (Jedis j = jedis(proto)) {
+                String k = "ge" + proto;
+                j.hset(k, Map.of("a", "1", "b", "2", "c", "3"));
+                assertThat(texts(cmd(j, "HGETEX", k, "FIELDS", "2", "a", "zz"))).containsExactly("1", null);
+                assertThat(j.httl(k, "a")).containsExactly(-1L);
+                assertThat(texts(cmd(j, "HGETEX", k, "EX", "100", "FIELDS", "2", "a", "zz"))).containsExactly("1", null);
+                assertThat(j.httl(k, "a").get(0)).isBetween(99L, 100L);
+                assertThat(j.httl(k, "zz")).containsExactly(-2L);
+                assertThat(texts(cmd(j, "HGETEX", k, "PX", "5000", "FIELDS", "1", "b"))).containsExactly("2");
+                assertThat(j.hpttl(k, "b").get(0)).isBetween(4000L, 5000L);
+                assertThat(texts(cmd(j, "HGETEX", k, "EXAT", "4000000001", "FIELDS", "1", "b"))).containsExactly("2");
+                assertThat(j.hexpireTime(k, "b")).containsExactly(4_000_000_001L);
+                assertThat(texts(cmd(j, "HGETEX", k, "PXAT", "4000000000123", "FIELDS", "1", "b"))).containsExactly("2");
+                assertThat(j.hpexpireTime(k, "b")).containsExactly(4_000_000_000_123L);
+                assertThat(texts(cmd(j, "HGETEX", k, "PERSIST", "FIELDS", "2", "a", "c"))).containsExactly("1", "3");
+                assertThat(j.hexpireTime(k, "a", "b", "c")).containsExactly(-1L, 4_000_000_001L, -1L);
+                // A time not in the future deletes the fields after returning them; the last one takes the key.
+                assertThat(texts(cmd(j, "HGETEX", k, "EX", "0", "FIELDS", "1", "a"))).containsExactly("1");
+                assertThat(j.hexists(k, "a")).isFalse();
+                assertThat(texts(cmd(j, "HGETEX", k, "PXAT", "1", "FIELDS", "2", "b", "c"))).containsExactly("2", "3");
+                assertThat(j.exists(k)).isFalse();
+                assertThat(texts(cmd(j, "HGETEX", k, "EX", "10", "FIELDS", "1", "a"))).containsExactly((String) null);
+                assertThat(j.exists(k)).isFalse();
+                // A short TTL expires the field.
+                j.hset(k, Map.of("a", "1", "b", "2"));
+                cmd(j, "HGETEX", k, "PX", String.valueOf(SHORT_MS), "FIELDS", "1", "a");
+                Thread.sleep(WAIT_MS);
+                assertThat(j.hgetAll(k)).isEqualTo(Map.of("b", "2"));
+            }
+        }
+    }
+
+    @Test
+    void hsetex_conditionsAndTtls() throws Exception {
+        for (int proto : new int[] {2, 3}) {
+            try (Jedis j = jedis(proto)) {
+                String k = "se" + proto;
+                assertThat(cmd(j, "HSETEX", k, "FXX", "FIELDS", "1", "a", "1")).isEqualTo(0L);
+                assertThat(j.exists(k)).isFalse();
+                assertThat(cmd(j, "HSETEX", k, "FNX", "EX", "100", "FIELDS", "2", "a", "1", "b", "2")).isEqualTo(1L);
+                assertThat(j.httl(k, "a").get(0)).isBetween(99L, 100L);
+                assertThat(j.hgetAll(k)).isEqualTo(Map.of("a", "1", "b", "2"));
+                assertThat(cmd(j, "HSETEX", k, "FNX", "FIELDS", "2", "a", "x", "c", "3")).isEqualTo(0L);
+                assertThat(cmd(j, "HSETEX", k, "FXX", "FIELDS", "2", "a", "x", "c", "3")).isEqualTo(0L);
+                assertThat(j.hget(k, "a")).isEqualTo("1");
+                // KEEPTTL keeps a field's TTL; no option discards it, as HSET does.
+                assertThat(cmd(j, "HSETEX", k, "FXX", "KEEPTTL", "FIELDS", "1", "a", "y")).isEqualTo(1L);
+                assertThat(j.httl(k, "a").get(0)).isBetween(99L, 100L);
+                assertThat(cmd(j, "HSETEX", k, "FIELDS", "1", "a", "z")).isEqualTo(1L);
+                assertThat(j.httl(k, "a", "b").get(0)).isEqualTo(-1L);
+                assertThat(cmd(j, "HSETEX", k, "PXAT", "4000000000123", "FIELDS", "1", "c", "3")).isEqualTo(1L);
+                assertThat(j.hpexpireTime(k, "c")).containsExactly(4_000_000_000_123L);
+                assertThat(cmd(j, "HSETEX", k, "PX", String.valueOf(SHORT_MS), "FIELDS", "1", "b", "9")).isEqualTo(1L);
+                Thread.sleep(WAIT_MS);
+                assertThat(j.hgetAll(k)).isEqualTo(Map.of("a", "z", "c", "3"));
+                // A time not in the future sets and deletes; a new key is not left behind.
+                assertThat(cmd(j, "HSETEX", k, "EX", "0", "FIELDS", "1", "a", "1")).isEqualTo(1L);
+                assertThat(j.hgetAll(k)).isEqualTo(Map.of("c", "3"));
+                assertThat(cmd(j, "HSETEX", "new" + k, "PXAT", "1", "FIELDS", "1", "a", "1")).isEqualTo(1L);
+                assertThat(j.exists("new" + k)).isFalse();
+                assertThat(cmd(j, "HSETEX", "ttl" + k, "EX", "100", "FIELDS", "1", "a", "1")).isEqualTo(1L);
+                assertThat(j.objectEncoding("ttl" + k)).isEqualTo("listpackex");
+            }
+        }
+    }
+
+    @Test
+    void hgetdelHgetexHsetex_errors_haveRedis80Texts() {
+        try (Jedis j = jedis(2)) {
+            j.set("str", "v");
+            j.hset("h", "a", "1");
+            String[][] cases = {
+                    {"HGETDEL", "str", "FIELDS", "1", "a"}, {WRONGTYPE},
+                    {"HGETDEL", "h", "FIELD", "1", "a"}, {"ERR Mandatory argument FIELDS is missing or not at the right position"},
+                    {"HGETDEL", "h", "FIELDS", "0", "a"}, {"ERR Number of fields must be a positive integer"},
+                    {"HGETDEL", "h", "FIELDS", "x", "a"}, {"ERR Number of fields must be a positive integer"},
+                    {"HGETDEL", "h", "FIELDS", "2", "a"}, {"ERR The `numfields` parameter must match the number of arguments"},
+                    {"HGETDEL", "h", "FIELDS", "1"}, {"ERR wrong number of arguments for 'hgetdel' command"},
+                    {"HGETEX", "str", "FIELDS", "1", "a"}, {WRONGTYPE},
+                    {"HGETEX", "h", "EX", "x", "FIELDS", "1", "a"}, {"ERR value is not an integer or out of range"},
+                    {"HGETEX", "h", "EX", "-1", "FIELDS", "1", "a"}, {"ERR invalid expire time, must be >= 0"},
+                    {"HGETEX", "h", "EX", "99999999999999", "FIELDS", "1", "a"}, {"ERR invalid expire time in 'hgetex' command"},
+                    {"HGETEX", "h", "PERSIST", "FIELDS", "2", "a"}, {"ERR The `numfields` parameter must match the number of arguments"},
+                    {"HGETEX", "h", "KEEPTTL", "FIELDS", "1", "a"}, {"ERR Mandatory argument FIELDS is missing or not at the right position"},
+                    {"HSETEX", "h", "FIELDS", "1", "a"}, {"ERR wrong number of arguments for 'hsetex' command"},
+                    {"HSETEX", "h", "FIELDS", "2", "a", "1"}, {"ERR wrong number of arguments for 'hsetex' command"},
+                    {"HSETEX", "h", "FIELDS", "0", "a", "1"}, {"ERR invalid number of fields"},
+                    {"HSETEX", "h", "FNX", "FXX", "FIELDS", "1", "a", "1"}, {"ERR Only one of FXX or FNX arguments can be specified"},
+                    {"HSETEX", "h", "EX", "1", "KEEPTTL", "FIELDS", "1", "a", "1"},
+                    {"ERR Only one of EX, PX, EXAT, PXAT or KEEPTTL arguments can be specified"},
+                    {"HSETEX", "h", "EX", "-1", "FIELDS", "1", "a", "1"}, {"ERR invalid expire time, must be >= 0"},
+                    {"HSETEX", "h", "PXAT", "9999999999999999", "FIELDS", "1", "a", "1"}, {"ERR invalid expire time in 'hsetex' command"},
+                    {"HSETEX", "h", "NOPE", "FIELDS", "1", "a", "1"}, {"ERR unknown argument: NOPE"},
+                    {"HSETEX", "str", "FIELDS", "1", "a", "1"}, {WRONGTYPE},
+            };
+            for (int i = 0; i < cases.length; i += 2) {
+                String[] c = cases[i];
+                String expected = cases[i + 1][0];
+                assertThatThrownBy(() -> cmd(j, c)).as(String.join(" ", c)).hasMessage(expected);
+            }
+            assertThat(j.hgetAll("h")).isEqualTo(Map.of("a", "1"));
+        }
+    }
 }

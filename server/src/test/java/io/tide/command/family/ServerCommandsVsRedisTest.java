@@ -187,4 +187,42 @@ class ServerCommandsVsRedisTest extends VsRedis {
             }
         }
     }
+
+    @Test
+    void role_module_lolwut_asRedis() throws Exception {
+        String[][] cmds = {
+                c("ROLE"), c("ROLE", "x"),
+                c("MODULE", "LIST"), c("MODULE", "LIST", "x"), c("MODULE"), c("MODULE", "foo"),
+                c("LOLWUT"), c("LOLWUT", "VERSION", "7"), c("LOLWUT", "VERSION", "x"), c("LOLWUT", "VERSION"),
+                c("LOLWUT", "foo"), c("LOLWUT", "VERSION", "-1")};
+        assertSame(cmds);
+        assertSame(true, cmds);
+    }
+
+    @Test
+    void noMultiCommands_areRejectedInsideMulti_andAbortExec() throws Exception {
+        assertSame(c("MULTI"), c("SAVE"), c("SHUTDOWN", "NOSAVE"), c("SET", "k", "v"), c("EXEC"), c("GET", "k"));
+    }
+
+    @Test
+    void lolwut5_schotter_asRedis() throws Exception {
+        // Up to two rows of squares Redis draws without randomness: the art must match byte for byte.
+        String[][] cmds = {
+                c("LOLWUT", "VERSION", "5", "10", "3", "2"), c("LOLWUT", "VERSION", "5", "0", "0", "0"),
+                c("LOLWUT", "VERSION", "5", "3", "1", "1"), c("LOLWUT", "VERSION", "5", "-5", "-1", "2"),
+                c("LOLWUT", "VERSION", "5", "66", "8", "2"), c("LOLWUT", "VERSION", "5", "1000", "200", "2", "9"),
+                c("LOLWUT", "VERSION", "5", "7", "5", "1"), c("LOLWUT", "VERSION", "5", "x"),
+                c("LOLWUT", "VERSION", "5", "10", "y")};
+        assertSame(cmds);
+        assertSame(true, cmds);
+        // Lower rows are random: same shape (lines, their lengths, the closing line) as Redis's.
+        try (RawClient r = new RawClient(redis().port()); RawClient t = new RawClient(tide().port())) {
+            String expected = r.call("LOLWUT", "VERSION", "5");
+            String actual = t.call("LOLWUT", "VERSION", "5");
+            assertThat(actual.length()).isEqualTo(expected.length());
+            assertThat(actual.lines().map(String::length).toList())
+                    .isEqualTo(expected.lines().map(String::length).toList());
+            assertThat(actual).endsWith("Georg Nees - schotter, plotter on paper, 1968. Redis ver. 7.0.15\n\r\n");
+        }
+    }
 }
