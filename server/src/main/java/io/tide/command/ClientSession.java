@@ -240,6 +240,8 @@ public final class ClientSession {
         if ((!silent || r instanceof Reply.Push) && !closed) {
             connection.write(r, protocol);
         }
+        Subscriber s = subscriber;
+        if (s != null && pending.isEmpty()) s.repliesSent(); // invalidations of its own writes follow the reply
     }
 
     /** This client's pub/sub side, created on first use. */
