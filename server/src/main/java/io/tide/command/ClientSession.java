@@ -232,10 +232,16 @@ public final class ClientSession {
         closeIfDrained();
     }
 
+    /**
+     * Writes a reply unless CLIENT REPLY OFF/SKIP silenced it; a push (a subscribe or unsubscribe confirmation) is
+     * written even then, as Redis 7.0 writes every push frame (in RESP2 too) whatever the reply mode.
+     */
     private void emit(Reply r, boolean silent) {
-        if (!silent && !closed) {
+        if ((!silent || r instanceof Reply.Push) && !closed) {
             connection.write(r, protocol);
         }
+        Subscriber s = subscriber;
+        if (s != null && pending.isEmpty()) s.repliesSent(); // invalidations of its own writes follow the reply
     }
 
     /** This client's pub/sub side, created on first use. */

@@ -428,6 +428,9 @@ public final class CommandContext implements ShardWrites.Recorder {
     }
 
     /** Starts a top-level operation: its effects go to the journals of the shards it changed, whole, at endOp. */
+    /** The tracking whose batch this operation opened (someone tracked when it began), else null. */
+    private io.tide.pubsub.Tracking trackingBatch;
+
     void beginOp() {
         Shard first = coordinated ? shards.get(Long.numberOfTrailingZeros(parked)) : shard;
         journalling = first.writes().journal().active();
@@ -439,6 +442,9 @@ public final class CommandContext implements ShardWrites.Recorder {
         } else {
             for (long m = parked; m != 0; m &= m - 1) shards.get(Long.numberOfTrailingZeros(m)).writes().running(origin, r);
         }
+        io.tide.pubsub.Tracking t = server.tracking();
+        trackingBatch = t.active() ? t : null;
+        if (trackingBatch != null) t.beginCommand(origin);
         beginCommand();
     }
 
@@ -537,6 +543,11 @@ public final class CommandContext implements ShardWrites.Recorder {
     /** Ends the top-level operation: hands its effects to the journals, whole (see {@link Journal}). */
     void endOp(byte[][] argv, int db) {
         endCommand(argv, db, nestedCalls > 0);
+        io.tide.pubsub.Tracking t = trackingBatch;
+        if (t != null) {
+            trackingBatch = null;
+            t.endCommand(); // BCAST invalidations of the whole command, EXEC or script
+        }
         long mask = coordinated ? parked : 1L << shard.id();
         if (journalling) {
             int parts = 0;

@@ -51,6 +51,8 @@ public final class Subscriber {
     private final LinkedHashSet<PubSub.Name> shardChannels = new LinkedHashSet<>();
 
     private final ConcurrentLinkedQueue<Queued> queue = new ConcurrentLinkedQueue<>();
+    /** Invalidations of the client's own writes, waiting for the command's reply to leave. */
+    private final ConcurrentLinkedQueue<Reply> afterReply = new ConcurrentLinkedQueue<>();
     private final AtomicLong queuedBytes = new AtomicLong();
     private final AtomicBoolean scheduled = new AtomicBoolean();
     private final Runnable drainTask = this::drain;
@@ -166,6 +168,23 @@ public final class Subscriber {
         if (dead) return;
         queue.offer(new Queued(keys, 0, true));
         if (scheduled.compareAndSet(false, true)) home.execute(drainTask);
+    }
+
+    /**
+     * Holds an invalidation for the client's own write until the replies due so far have left
+     * ({@link #repliesSent}), so it follows the reply of the command that caused it, as in Redis. Any thread; the
+     * command's reply is sent after this call.
+     */
+    public void offerInvalidationAfterReply(Reply keys) {
+        if (dead) return;
+        afterReply.offer(keys);
+    }
+
+    /** Every reply due has been written: held invalidations go out behind them. Home thread. */
+    public void repliesSent() {
+        if (afterReply.isEmpty()) return;
+        for (Reply r; (r = afterReply.poll()) != null; ) queue.offer(new Queued(r, 0, true));
+        drain();
     }
 
     /** Queues {@code tracking-redir-broken}: sent only if the client speaks RESP3 when it is delivered. Any thread. */

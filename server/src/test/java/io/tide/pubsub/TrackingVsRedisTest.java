@@ -60,6 +60,18 @@ class TrackingVsRedisTest {
         void readR() throws IOException {
             log.add("r> " + r.readReply());
         }
+
+        /** Logs every push {@code c} has received, one frame each, up to the reply of a PING sent now. */
+        void drainC() throws IOException {
+            c.sendCommand("PING");
+            for (String m; !(m = c.readReply()).equals("+PONG\r\n"); ) log.add("c> " + m);
+        }
+
+        /** As {@link #drainC} for the subscribed redirect target {@code r} (its PING answers {@code pong ""}). */
+        void drainR() throws IOException {
+            r.sendCommand("PING");
+            for (String m; !(m = r.readReply()).startsWith("*2\r\n$4\r\npong"); ) log.add("r> " + m);
+        }
     }
 
     private static List<String> run(int port, int proto, Script s, String p) throws Exception {
@@ -187,6 +199,91 @@ class TrackingVsRedisTest {
             s.c("CLIENT", "TRACKING", "ON", "BCAST", "PREFIX", "b");
             s.c("CLIENT", "TRACKINGINFO");
             s.c("CLIENT", "TRACKING", "ON");
+        });
+    }
+
+    @Test
+    void resp3_multiKeyWrites_defaultMode_oneMessagePerKey_asRedis70() throws Exception {
+        same(3, (s, p) -> {
+            s.c("CLIENT", "TRACKING", "ON");
+            s.c("MGET", p + "a", p + "b", p + "c");
+            s.w("MSET", p + "a", "1", p + "b", "2", p + "c", "3");
+            s.drainC();
+            s.c("MGET", p + "a", p + "b", p + "c");
+            s.w("DEL", p + "a", p + "b");
+            s.drainC();
+            s.c("MGET", p + "a", p + "b", p + "c");
+            s.w("MULTI");
+            s.w("SET", p + "a", "x");
+            s.w("SET", p + "c", "y");
+            s.w("EXEC");
+            s.drainC();
+            s.c("MGET", p + "a", p + "b", p + "c");
+            s.w("EVAL", "redis.call('set', KEYS[1], 'x') redis.call('set', KEYS[2], 'y') return 1", "2",
+                    p + "a", p + "b");
+            s.drainC();
+            s.c("MGET", p + "a", p + "b", p + "c");
+            s.c("MSET", p + "a", "1", p + "b", "2"); // the client's own write: its reply comes first
+            s.drainC();
+        });
+    }
+
+    @Test
+    void resp3_bcast_oneMessagePerPrefixForACommand() throws Exception {
+        same(3, (s, p) -> {
+            s.c("CLIENT", "TRACKING", "ON", "BCAST", "PREFIX", p + "x:", "PREFIX", p + "y:");
+            s.w("MSET", p + "x:1", "1", p + "y:1", "2", p + "x:2", "3", p + "z:1", "4");
+            s.drainC();
+            s.w("DEL", p + "x:1", p + "x:2", p + "y:1");
+            s.drainC();
+            s.w("MULTI");
+            s.w("SET", p + "x:1", "a");
+            s.w("SET", p + "x:2", "b");
+            s.w("EXEC");
+            s.drainC();
+            s.w("EVAL", "redis.call('set', KEYS[1], 'x') redis.call('set', KEYS[2], 'y') return 1", "2",
+                    p + "y:1", p + "y:2");
+            s.drainC();
+            s.c("MSET", p + "x:1", "1", p + "x:2", "2");
+            s.drainC();
+            s.c("CLIENT", "TRACKING", "OFF");
+            s.c("CLIENT", "TRACKING", "ON", "BCAST", "NOLOOP", "PREFIX", p + "x:");
+            s.c("MSET", p + "x:1", "1", p + "x:2", "2");
+            s.drainC();
+            s.w("MSET", p + "x:1", "1", p + "x:3", "2");
+            s.drainC();
+        });
+    }
+
+    @Test
+    void resp2_redirect_multiKeyWrites_asRedis() throws Exception {
+        same(2, (s, p) -> {
+            s.r("SUBSCRIBE", "__redis__:invalidate");
+            s.c("CLIENT", "TRACKING", "ON", "REDIRECT", s.rid());
+            s.c("MGET", p + "a", p + "b");
+            s.w("MSET", p + "a", "1", p + "b", "2");
+            s.drainR();
+            s.c("CLIENT", "TRACKING", "OFF");
+            s.c("CLIENT", "TRACKING", "ON", "REDIRECT", s.rid(), "BCAST", "PREFIX", p);
+            s.w("MSET", p + "a", "1", p + "b", "2");
+            s.drainR();
+        });
+    }
+
+    @Test
+    void resp3_expiredKeys_areInvalidated() throws Exception {
+        same(3, (s, p) -> {
+            s.w("SET", p + "a", "1", "PX", "30");
+            s.w("SET", p + "b", "1", "PX", "30");
+            s.c("CLIENT", "TRACKING", "ON");
+            s.c("MGET", p + "a", p + "b");
+            try {
+                Thread.sleep(60);
+            } catch (InterruptedException e) {
+                throw new IOException(e);
+            }
+            s.w("MGET", p + "a", p + "b"); // lazy expiry of both, in one command
+            s.drainC();
         });
     }
 }

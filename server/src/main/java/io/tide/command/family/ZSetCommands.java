@@ -932,13 +932,18 @@ public final class ZSetCommands {
         return blockingPop(ctx, argv, a.keys(), a.max(), argv[1], a.count(), true);
     }
 
-    /** blockingGenericZpopCommand: pops from the first non-empty key, else blocks on all of them. */
+    /**
+     * blockingGenericZpopCommand: pops from the first non-empty key, else blocks on all of them. A retry (a key
+     * was signalled) passes over keys that are not sorted sets, as Redis 7.0 serves a ready key only when it holds
+     * a sorted set: a key deleted and recreated as a string in one MULTI leaves the client waiting, not WRONGTYPE.
+     */
     private static Reply blockingPop(CommandContext ctx, byte[][] argv, byte[][] keys, boolean max, byte[] timeout,
                                      long count, boolean nested) {
         long deadline = Args.timeoutSeconds(timeout, ctx.now());
+        boolean retry = ctx.isRetry();
         for (byte[] k : keys) {
             Object v = ctx.readForWrite(k);
-            if (v == null) continue;
+            if (v == null || (retry && !(v instanceof ZSetValue))) continue;
             ZSetValue z = zset(v);
             if (z.size() == 0) continue;
             return pop(ctx, new byte[][] {k}, max, true, count, nested, nested);
