@@ -264,6 +264,8 @@ public final class Errors {
     public static final String SCRIPT_COMMAND_NOT_ALLOWED = "ERR This Redis command is not allowed from script";
     /** XREAD/XREADGROUP with BLOCK from a script: the command's name as the script wrote it goes before it. */
     public static final String SCRIPT_XREAD_BLOCK = " command is not allowed with BLOCK option from scripts";
+    /** In place of a value nested too deep in a script's result (a table that contains itself). */
+    public static final String SCRIPT_REPLY_STACK_LIMIT = "ERR reached lua stack limit";
     public static final String SCRIPT_NUMKEYS_TOO_MANY = "ERR Number of keys can't be greater than number of args";
     public static final String SCRIPT_NUMKEYS_NEGATIVE = "ERR Number of keys can't be negative";
     public static final String SCRIPT_FLUSH_OPTION = "ERR SCRIPT FLUSH only support SYNC|ASYNC option";

@@ -755,7 +755,8 @@ public final class LuaEngine {
         RUNNING.set(this);
         try {
             LuaValue result = fn.invoke(callArgs).arg1();
-            return ScriptConversions.toReply(result, r.resp);
+            return ScriptConversions.toReply(result, r.resp,
+                    r.ctx != null && r.ctx.client() != null ? r.ctx.client().protocol() : 2);
         } catch (LuaError e) {
             return Reply.error(errorLine(e, r));
         } catch (StackOverflowError e) {

@@ -205,6 +205,49 @@ class ScriptIsolationVsRedisTest extends VsRedis {
         check();
     }
 
+    /** The raw bytes of one reply that ends with {@code last}, read without parsing (deep replies nest 8000 levels). */
+    private static byte[] rawReply(int port, String script, String last) throws IOException {
+        try (java.net.Socket s = new java.net.Socket("127.0.0.1", port)) {
+            s.setSoTimeout(3_000);
+            byte[] body = script.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            String req = "*3\r\n$4\r\nEVAL\r\n$" + body.length + "\r\n" + script + "\r\n$1\r\n0\r\n";
+            s.getOutputStream().write(req.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+            byte[] buf = new byte[65536];
+            byte[] end = last.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+            while (true) {
+                int n;
+                try {
+                    n = s.getInputStream().read(buf);
+                } catch (java.net.SocketTimeoutException e) {
+                    break;
+                }
+                if (n < 0) break;
+                out.write(buf, 0, n);
+                byte[] got = out.toByteArray();
+                if (got.length >= end.length
+                        && java.util.Arrays.equals(got, got.length - end.length, got.length, end, 0, end.length)) {
+                    return got;
+                }
+            }
+            return out.toByteArray();
+        }
+    }
+
+    @Test
+    void recursiveTable_repliesAsRedis() throws IOException {
+        for (String script : new String[] {"local t = {} t[1] = t return t", "local t = {1} t[2] = t return t",
+            "local t = {} local c = t for i = 1, 7993 do c[1] = {} c = c[1] end c[1] = 'leaf' return t"}) {
+            String last = script.contains("leaf") ? "leaf\r\n" : "-ERR reached lua stack limit\r\n";
+            byte[] expected = rawReply(redis().port(), script, last);
+            byte[] actual = rawReply(tide().port(), script, last);
+            String tail = new String(actual, Math.max(0, actual.length - 120), Math.min(actual.length, 120),
+                    java.nio.charset.StandardCharsets.ISO_8859_1);
+            assertThat(actual.length).as(script + " ends " + tail).isEqualTo(expected.length);
+            assertThat(actual).as(script).isEqualTo(expected);
+        }
+    }
+
     @Test
     void replyTablesAndLimits_matchRedis() throws IOException {
         for (String s : new String[] {
