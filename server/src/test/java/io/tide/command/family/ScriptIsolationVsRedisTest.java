@@ -114,6 +114,27 @@ class ScriptIsolationVsRedisTest extends VsRedis {
     }
 
     @Test
+    void functions_cannotChangeTheEnvironmentEither() throws IOException {
+        cmd("FUNCTION", "FLUSH");
+        cmd("FUNCTION", "LOAD", "#!lua name=clob\n"
+            + "redis.register_function('clob_rep', function() string.rep = nil end)\n"
+            + "redis.register_function('clob_call', function() redis.call = nil end)\n"
+            + "redis.register_function('clob_raw', function() rawset(string, 'rep', nil) end)\n"
+            + "redis.register_function('clob_g', function() newg = 1 end)\n"
+            + "redis.register_function('read_g', function() return newg end)\n"
+            + "redis.register_function('check', function() return {string.rep('a', 2), redis.call('ping')['ok']} end)");
+        for (String f : new String[] {"clob_rep", "clob_call", "clob_raw", "clob_g", "read_g", "check"}) {
+            cmd("FCALL", f, "0");
+        }
+        cmd("FUNCTION", "LOAD", "#!lua name=clob2\nredis.call = nil");
+        cmd("FUNCTION", "LOAD", "#!lua name=clob3\nrawset(redis, 'x', 1)");
+        cmd("FUNCTION", "LOAD", "#!lua name=clob4\nstring.rep = nil");
+        cmd("FCALL", "check", "0");
+        cmd("FUNCTION", "FLUSH");
+        check();
+    }
+
+    @Test
     void selectInScript_changesOnlyTheScriptsDatabase() throws IOException {
         String k = k("sel");
         cmd("SELECT", "0");
