@@ -67,6 +67,12 @@ class ScriptIsolationVsRedisTest extends VsRedis {
             "return type(getfenv(1))", "getfenv(1).x = 1", "getfenv(0).x = 1",
             "return {pcall(function() redis = nil end)}", "return {pcall(function() string.rep = nil end)}",
             "return {pcall(function() x = 1 end)}", "return {pcall(function() return x end)}",
+            "table.insert(string, 'x')", "table.remove(redis)", "table.sort(cjson)", "table.insert(KEYS, 'k') return KEYS",
+            "setmetatable(getmetatable(''), nil)", "rawset(getmetatable(''), '__index', {})",
+            "rawset(getmetatable(_G), '__index', nil)", "rawset(getmetatable(_G), '__newindex', nil)",
+            "coroutine.x = 1", "return type(coroutine)", "local s = getmetatable('').__index return s == string",
+            "for k, v in pairs(redis) do redis[k] = nil end", "local t = redis t.call = nil",
+            "return {pcall(rawset, redis, 'x', 1)}", "return {pcall(setmetatable, _G, {})}",
         }) {
             eval(s, "0");
         }
