@@ -1,5 +1,6 @@
 package io.tide.script.lib;
 
+import io.tide.command.Errors;
 import io.tide.script.LuaEngine;
 import io.tide.script.NumberFormat;
 import java.io.ByteArrayOutputStream;
@@ -56,8 +57,7 @@ public final class LuaCjson {
                     LuaValue v = a.arg1();
                     double d = v.type() == LuaValue.TNUMBER || v.isstring() ? v.todouble() : Double.NaN;
                     if (!(d >= 1 && d <= 14) || d != Math.floor(d)) {
-                        throw LuaEngine.libraryError(
-                                "bad argument #1 to 'encode_number_precision' (expected integer between 1 and 14)");
+                        throw LuaEngine.libraryError(Errors.CJSON_PRECISION_RANGE);
                     }
                     precision[0] = (int) d;
                 }
