@@ -221,6 +221,13 @@ class ScriptIsolationVsRedisTest extends VsRedis {
             "9007199254740993", "0.0003", "[1,2.25e-3]"}) {
             eval("local v = cjson.decode(ARGV[1]) return {type(v) == 'number' and tostring(v) or type(v), cjson.encode(v)}", "0", json);
         }
+        for (String bad : new String[] {"return cjson.decode('{')", "return cjson.decode('[1,')", "local x = cjson.decode('x') return x",
+            "return cjson.encode(function() end)", "local s = cjson.encode({1/0}) return s", "return cjson.decode()", "return cjson.encode()", "return cjson.encode(1, 2)",
+            "return cjson.encode_number_precision(1, 2)", "return cjson.decode('[1 2]')",
+            "return cjson.decode('{\"a\" 1}')", "return cjson.decode('{\"a\":1 [}')", "return cjson.decode('[1] x')",
+            "return cjson.decode('[1] true')", "return cjson.decode('{1:2}')", "return cjson.decode('[1,]')"}) {
+            eval(bad, "0");
+        }
         eval("cjson.encode_number_precision(17) return cjson.encode(0.1)", "0");
         eval("return cjson.encode_number_precision(3)", "0");
         eval("return cjson.encode(0.1)", "0");
