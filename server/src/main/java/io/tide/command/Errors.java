@@ -270,6 +270,15 @@ public final class Errors {
     public static final String SCRIPT_COMMAND_NOT_ALLOWED = "ERR This Redis command is not allowed from script";
     /** XREAD/XREADGROUP with BLOCK from a script: the command's name as the script wrote it goes before it. */
     public static final String SCRIPT_XREAD_BLOCK = " command is not allowed with BLOCK option from scripts";
+    /** In place of a value nested too deep in a script's result (a table that contains itself). */
+    public static final String SCRIPT_REPLY_STACK_LIMIT = "ERR reached lua stack limit";
+    /** Lua 5.1's unpack of more values than its C stack holds. */
+    public static final String SCRIPT_UNPACK_TOO_MANY = "too many results to unpack";
+    /** Lua 5.1's load given something other than a reader function; the Lua type name and ")" follow. */
+    public static final String SCRIPT_LOAD_NOT_FUNCTION = "bad argument #1 to 'load' (function expected, got ";
+    public static final String SCRIPT_LOAD_READER_NOT_STRING = "reader function must return a string";
+    public static final String CJSON_PRECISION_RANGE =
+            "bad argument #1 to 'encode_number_precision' (expected integer between 1 and 14)";
     public static final String SCRIPT_NUMKEYS_TOO_MANY = "ERR Number of keys can't be greater than number of args";
     public static final String SCRIPT_NUMKEYS_NEGATIVE = "ERR Number of keys can't be negative";
     public static final String SCRIPT_FLUSH_OPTION = "ERR SCRIPT FLUSH only support SYNC|ASYNC option";

@@ -220,7 +220,7 @@ public final class LuaEngine {
                 LuaTable t = a.checktable(1);
                 int i = a.optint(2, 1);
                 int j = a.isnoneornil(3) ? t.length() : a.checkint(3);
-                if (i <= j && (long) j - i + 1 + a.narg() > LUA_MAX_C_STACK) throw positioned("too many results to unpack");
+                if (i <= j && (long) j - i + 1 + a.narg() > LUA_MAX_C_STACK) throw positioned(Errors.SCRIPT_UNPACK_TOO_MANY);
                 return unpack.invoke(a);
             }
         });
@@ -364,13 +364,13 @@ public final class LuaEngine {
             public Varargs invoke(Varargs a) { // Lua 5.1's load(func [, chunkname]): pieces from a function
                 if (!a.arg1().isfunction()) {
                     String got = a.narg() == 0 ? "no value" : a.arg1().typename();
-                    throw positioned("bad argument #1 to 'load' (function expected, got " + got + ")");
+                    throw positioned(Errors.SCRIPT_LOAD_NOT_FUNCTION + got + ")");
                 }
                 java.io.ByteArrayOutputStream code = new java.io.ByteArrayOutputStream();
                 while (true) {
                     LuaValue piece = a.arg1().call();
                     if (piece.isnil()) break;
-                    if (!piece.isstring()) throw positioned("reader function must return a string");
+                    if (!piece.isstring()) throw positioned(Errors.SCRIPT_LOAD_READER_NOT_STRING);
                     LuaString p = piece.checkstring();
                     if (p.m_length == 0) break;
                     code.write(p.m_bytes, p.m_offset, p.m_length);
@@ -596,6 +596,7 @@ public final class LuaEngine {
 
     private Varargs redisCall(Varargs a, boolean raise) {
         String failure = null;
+        int rule = RULE_NONE;
         CommandSpec spec = null;
         byte[][] argv = null;
         if (a.narg() == 0) {
@@ -608,9 +609,9 @@ public final class LuaEngine {
                 spec = Scripting.resolve(run, argv);
                 if (spec == null) failure = "ERR Unknown Redis command called from script";
                 else if (!spec.arityOk(argv.length)) failure = "ERR Wrong number of args calling Redis command from script";
-                else if (spec.has(CommandSpec.NOSCRIPT) || NOSCRIPT_IN_REDIS_7.contains(spec.name())) {
+                else if (spec.has(CommandSpec.NOSCRIPT) || (rule = scriptRule(spec.name())) == RULE_NOSCRIPT) {
                     failure = Errors.SCRIPT_COMMAND_NOT_ALLOWED;
-                } else if (XREAD_COMMANDS.contains(spec.name()) && blocks(argv)) {
+                } else if (rule == RULE_XREAD && blocks(argv)) {
                     failure = "ERR " + text(argv[0]) + Errors.SCRIPT_XREAD_BLOCK;
                 }
                 else if (spec.has(CommandSpec.WRITE) && run.readOnly) {
@@ -623,7 +624,7 @@ public final class LuaEngine {
             return errorTable(failure);
         }
         if (spec.has(CommandSpec.WRITE)) run.wrote = true;
-        Reply reply = spec.name().equals("select") ? select(spec, argv) : run.ctx.callFromScript(spec, argv);
+        Reply reply = rule == RULE_SELECT ? select(spec, argv) : run.ctx.callFromScript(spec, argv);
         if (reply instanceof Reply.Error e) {
             LuaTable t = errorTable(e.text());
             if (raise) throw new LuaError(t);
@@ -633,12 +634,23 @@ public final class LuaEngine {
     }
 
     /**
-     * Commands Redis 7.0 flags {@code noscript} that Tide's table does not: the blocking commands that always
-     * block (BLMPOP and BZMPOP are allowed and answer at once, as on timeout) and WAIT.
+     * What a script's call of {@code name} needs beyond the table's flags: refusal for the commands Redis 7.0 flags
+     * {@code noscript} that Tide's table does not (the blocking commands that always block, and WAIT; BLMPOP and
+     * BZMPOP are allowed and answer at once, as on timeout), XREAD's BLOCK check, SELECT's own database.
      */
-    private static final java.util.Set<String> NOSCRIPT_IN_REDIS_7 =
-            java.util.Set.of("blpop", "brpop", "brpoplpush", "blmove", "bzpopmin", "bzpopmax", "wait");
-    private static final java.util.Set<String> XREAD_COMMANDS = java.util.Set.of("xread", "xreadgroup");
+    private static int scriptRule(String name) {
+        return switch (name) {
+            case "blpop", "brpop", "brpoplpush", "blmove", "bzpopmin", "bzpopmax", "wait" -> RULE_NOSCRIPT;
+            case "xread", "xreadgroup" -> RULE_XREAD;
+            case "select" -> RULE_SELECT;
+            default -> RULE_NONE;
+        };
+    }
+
+    private static final int RULE_NONE = 0;
+    private static final int RULE_NOSCRIPT = 1;
+    private static final int RULE_XREAD = 2;
+    private static final int RULE_SELECT = 3;
 
     /** Whether an XREAD/XREADGROUP argv has a BLOCK option (followed by a value) before STREAMS, as Redis parses it. */
     private static boolean blocks(byte[][] argv) {
@@ -751,11 +763,13 @@ public final class LuaEngine {
             globals.rawset("KEYS", stringArray(r.keys));
             globals.rawset("ARGV", stringArray(r.args));
         }
+        int callerDb = r.ctx != null ? r.ctx.dbIndex() : 0;
         if (dog != null) dog.begin(r);
         RUNNING.set(this);
         try {
             LuaValue result = fn.invoke(callArgs).arg1();
-            return ScriptConversions.toReply(result, r.resp);
+            return ScriptConversions.toReply(result, r.resp,
+                    r.ctx != null && r.ctx.client() != null ? r.ctx.client().protocol() : 2);
         } catch (LuaError e) {
             return Reply.error(errorLine(e, r));
         } catch (StackOverflowError e) {
@@ -763,6 +777,7 @@ public final class LuaEngine {
         } finally {
             if (dog != null) dog.end(); // after the script's last data access; before the caller's
             RUNNING.remove();
+            if (r.ctx != null) r.ctx.selectDb(callerDb); // a SELECT in the script ends with it
             run = null;
             globals.rawset("KEYS", LuaValue.NIL);
             globals.rawset("ARGV", LuaValue.NIL);

@@ -68,13 +68,18 @@ final class ReadOnlyTable extends LuaTable {
 
     @Override
     public LuaValue remove(int pos) {
-        if (sealed) throw unpositioned();
+        if (sealed) { // Lua 5.1's table.remove writes nothing outside 1..#t (so not on a table with no array part)
+            int n = length();
+            int p = pos == 0 ? n : pos;
+            if (p < 1 || p > n) return NONE;
+            throw unpositioned();
+        }
         return super.remove(pos);
     }
 
     @Override
     public void sort(LuaValue comparator) {
-        if (sealed) throw unpositioned();
+        if (sealed && length() > 1) throw unpositioned(); // fewer than two elements: Lua 5.1 writes nothing
         super.sort(comparator);
     }
 

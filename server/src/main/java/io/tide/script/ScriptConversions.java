@@ -1,5 +1,6 @@
 package io.tide.script;
 
+import io.tide.command.Errors;
 import io.tide.protocol.Reply;
 import io.tide.protocol.RespWriter;
 import java.nio.charset.StandardCharsets;
@@ -25,6 +26,13 @@ public final class ScriptConversions {
     static final LuaString VERBATIM = LuaString.valueOf("verbatim_string");
     static final LuaString FORMAT = LuaString.valueOf("format");
     static final LuaString STRING = LuaString.valueOf("string");
+
+    /**
+     * How deep a script's result may nest before Redis 7.0 answers "reached lua stack limit" in its place: Redis
+     * checks lua_checkstack(4) before converting each value, and each nested table holds one more of Lua's 8000
+     * stack slots, so the value at depth 7995 (0 = the script's result) is replaced by that error.
+     */
+    static final int MAX_REPLY_DEPTH = 7995;
 
     private ScriptConversions() {}
 
@@ -137,10 +145,100 @@ public final class ScriptConversions {
 
     /** The script's return value as the reply Redis sends ({@code resp} is the script's setresp). */
     public static Reply toReply(LuaValue v, int resp) {
-        return toReply(v, resp, 0);
+        return toReply(v, resp, 2);
     }
 
-    private static Reply toReply(LuaValue v, int resp, int depth) {
+    /**
+     * As {@link #toReply(LuaValue, int)}, for a client speaking {@code clientProtocol}. A result nested deeper than
+     * {@link #DEEP} (a table that contains itself) is encoded without recursion, straight to RESP bytes, so neither
+     * this thread nor the encoder runs out of stack before Redis's own limit.
+     */
+    public static Reply toReply(LuaValue v, int resp, int clientProtocol) {
+        try {
+            return convert(v, resp, 0);
+        } catch (TooDeep e) {
+            byte[] encoded = encodeDeep(v, resp, clientProtocol);
+            return encoded != null ? new Reply.Raw(encoded) : Reply.error(Errors.SCRIPT_REPLY_STACK_LIMIT);
+        }
+    }
+
+    /** Nesting past which {@link #toReply(LuaValue, int, int)} switches to {@link #encodeDeep}. */
+    static final int DEEP = 256;
+
+    /** Thrown (stackless) when a result nests deeper than {@link #DEEP}. */
+    private static final class TooDeep extends RuntimeException {
+        TooDeep() {
+            super(null, null, false, false);
+        }
+    }
+
+    private static final TooDeep TOO_DEEP = new TooDeep();
+
+    /**
+     * The RESP bytes of a deeply nested result, by an explicit stack: arrays, strings, numbers, booleans, and
+     * {@code err}/{@code ok} tables, with Redis's "reached lua stack limit" at {@link #MAX_REPLY_DEPTH}; null when
+     * it holds something else (RESP3 types), which is then answered as too deep.
+     */
+    private static byte[] encodeDeep(LuaValue root, int resp, int clientProtocol) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        java.util.ArrayDeque<Object[]> stack = new java.util.ArrayDeque<>();
+        LuaValue next = root;
+        int depth = 0;
+        while (true) {
+            if (next != null) {
+                if (depth >= MAX_REPLY_DEPTH) {
+                    line(out, "-" + Errors.SCRIPT_REPLY_STACK_LIMIT);
+                } else if (next.type() == LuaValue.TTABLE) {
+                    LuaTable t = (LuaTable) next;
+                    LuaValue err = t.rawget(ERR);
+                    LuaValue ok = t.rawget(OK);
+                    if (err.type() == LuaValue.TSTRING) line(out, "-" + errorText(err.tojstring()));
+                    else if (ok.type() == LuaValue.TSTRING) line(out, "+" + ok.tojstring().replace('\r', ' ').replace('\n', ' '));
+                    else if (!t.rawget(DOUBLE).isnil() || !t.rawget(BIG_NUMBER).isnil() || !t.rawget(MAP).isnil()
+                            || !t.rawget(SET).isnil() || !t.rawget(VERBATIM).isnil()) {
+                        return null;
+                    } else {
+                        int n = 0;
+                        while (!t.rawget(n + 1).isnil()) n++;
+                        line(out, "*" + n);
+                        stack.push(new Object[] {t, new int[] {1, n, depth}});
+                    }
+                } else if (next.type() == LuaValue.TSTRING) {
+                    LuaString str = next.checkstring();
+                    line(out, "$" + str.m_length);
+                    out.write(str.m_bytes, str.m_offset, str.m_length);
+                    line(out, "");
+                } else if (next.type() == LuaValue.TNUMBER) {
+                    line(out, ":" + truncate(next.todouble()));
+                } else if (next.type() == LuaValue.TBOOLEAN && resp == 2) {
+                    if (next.toboolean()) line(out, ":1");
+                    else line(out, clientProtocol == 3 ? "_" : "$-1");
+                } else {
+                    return null;
+                }
+                next = null;
+            }
+            Object[] top = stack.peek();
+            if (top == null) return out.toByteArray();
+            int[] pos = (int[]) top[1];
+            if (pos[0] > pos[1]) {
+                stack.pop();
+                continue;
+            }
+            next = ((LuaTable) top[0]).rawget(pos[0]++);
+            depth = pos[2] + 1;
+        }
+    }
+
+    private static void line(java.io.ByteArrayOutputStream out, String s) {
+        byte[] b = s.getBytes(StandardCharsets.UTF_8);
+        out.write(b, 0, b.length);
+        out.write('\r');
+        out.write('\n');
+    }
+
+    private static Reply convert(LuaValue v, int resp, int depth) {
+        if (depth >= DEEP) throw TOO_DEEP;
         switch (v.type()) {
             case LuaValue.TSTRING:
                 return Reply.bulk(bytes(v.checkstring()));
@@ -177,8 +275,8 @@ public final class ScriptConversions {
             while (true) {
                 Varargs n = m.next(k);
                 if ((k = n.arg1()).isnil()) break;
-                kv.add(toReply(k, resp, depth + 1));
-                kv.add(toReply(n.arg(2), resp, depth + 1));
+                kv.add(convert(k, resp, depth + 1));
+                kv.add(convert(n.arg(2), resp, depth + 1));
             }
             return Reply.map(kv);
         }
@@ -190,7 +288,7 @@ public final class ScriptConversions {
             while (true) {
                 Varargs n = s.next(k);
                 if ((k = n.arg1()).isnil()) break;
-                items.add(toReply(k, resp, depth + 1));
+                items.add(convert(k, resp, depth + 1));
             }
             return new Reply.SetReply(items.toArray(new Reply[0]));
         }
@@ -206,7 +304,7 @@ public final class ScriptConversions {
         for (int i = 1; ; i++) {
             LuaValue e = t.rawget(i);
             if (e.isnil()) break;
-            items.add(toReply(e, resp, depth + 1));
+            items.add(convert(e, resp, depth + 1));
         }
         return Reply.array(items);
     }

@@ -1,5 +1,6 @@
 package io.tide.script.lib;
 
+import io.tide.command.Errors;
 import io.tide.script.LuaEngine;
 import io.tide.script.NumberFormat;
 import java.io.ByteArrayOutputStream;
@@ -32,7 +33,7 @@ public final class LuaCjson {
         t.rawset("encode", new VarArgFunction() {
             @Override
             public Varargs invoke(Varargs a) {
-                if (a.narg() != 1) throw LuaEngine.libraryError("bad argument #1 to '?' (expected 1 argument)");
+                if (a.narg() != 1) throw LuaEngine.libraryError("bad argument #1 to 'encode' (expected 1 argument)");
                 ByteArrayOutputStream out = new ByteArrayOutputStream();
                 encode(a.arg1(), out, 0, precision[0]);
                 return LuaString.valueOf(out.toByteArray());
@@ -41,7 +42,7 @@ public final class LuaCjson {
         t.rawset("decode", new VarArgFunction() {
             @Override
             public Varargs invoke(Varargs a) {
-                if (a.narg() != 1) throw LuaEngine.libraryError("bad argument #1 to '?' (expected 1 argument)");
+                if (a.narg() != 1) throw LuaEngine.libraryError("bad argument #1 to 'decode' (expected 1 argument)");
                 LuaString s = a.checkstring(1);
                 byte[] b = new byte[s.m_length];
                 System.arraycopy(s.m_bytes, s.m_offset, b, 0, b.length);
@@ -51,13 +52,12 @@ public final class LuaCjson {
         t.rawset("encode_number_precision", new VarArgFunction() {
             @Override
             public Varargs invoke(Varargs a) {
-                if (a.narg() > 1) throw LuaEngine.libraryError("bad argument #2 to '?' (found too many arguments)");
+                if (a.narg() > 1) throw LuaEngine.libraryError("bad argument #2 to 'encode_number_precision' (found too many arguments)");
                 if (a.narg() == 1) {
                     LuaValue v = a.arg1();
                     double d = v.type() == LuaValue.TNUMBER || v.isstring() ? v.todouble() : Double.NaN;
                     if (!(d >= 1 && d <= 14) || d != Math.floor(d)) {
-                        throw LuaEngine.libraryError(
-                                "bad argument #1 to 'encode_number_precision' (expected integer between 1 and 14)");
+                        throw LuaEngine.libraryError(Errors.CJSON_PRECISION_RANGE);
                     }
                     precision[0] = (int) d;
                 }
@@ -193,7 +193,34 @@ public final class LuaCjson {
             return v;
         }
 
+        /** The name cjson gives the token that starts at {@code p}, where it is a well-formed one. */
+        private String tokenAt(int p) {
+            int c = b[p];
+            switch (c) {
+                case '{': return "T_OBJ_BEGIN";
+                case '}': return "T_OBJ_END";
+                case '[': return "T_ARR_BEGIN";
+                case ']': return "T_ARR_END";
+                case ',': return "T_COMMA";
+                case ':': return "T_COLON";
+                case '"': return "T_STRING";
+                default:
+                    if (c == '-' || (c >= '0' && c <= '9')) return "T_NUMBER";
+                    if (startsWith(p, "true") || startsWith(p, "false")) return "T_BOOLEAN";
+                    if (startsWith(p, "null")) return "T_NULL";
+                    return "invalid token";
+            }
+        }
+
+        private boolean startsWith(int p, String word) {
+            if (p + word.length() > b.length) return false;
+            for (int i = 0; i < word.length(); i++) if (b[p + i] != word.charAt(i)) return false;
+            return true;
+        }
+
         private LuaError error(String expected, String found) {
+            if (pos >= b.length) found = "T_END"; // the token cjson reports at the end of the text
+            else if (found.equals("invalid token")) found = tokenAt(pos);
             return LuaEngine.libraryError("Expected " + expected + " but found " + found + " at character " + (pos + 1));
         }
 

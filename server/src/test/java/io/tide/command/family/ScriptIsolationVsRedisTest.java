@@ -67,6 +67,12 @@ class ScriptIsolationVsRedisTest extends VsRedis {
             "return type(getfenv(1))", "getfenv(1).x = 1", "getfenv(0).x = 1",
             "return {pcall(function() redis = nil end)}", "return {pcall(function() string.rep = nil end)}",
             "return {pcall(function() x = 1 end)}", "return {pcall(function() return x end)}",
+            "table.insert(string, 'x')", "table.remove(redis)", "table.sort(cjson)", "table.insert(KEYS, 'k') return KEYS",
+            "setmetatable(getmetatable(''), nil)", "rawset(getmetatable(''), '__index', {})",
+            "rawset(getmetatable(_G), '__index', nil)", "rawset(getmetatable(_G), '__newindex', nil)",
+            "coroutine.x = 1", "return type(coroutine)", "local s = getmetatable('').__index return s == string",
+            "for k, v in pairs(redis) do redis[k] = nil end", "local t = redis t.call = nil",
+            "return {pcall(rawset, redis, 'x', 1)}", "return {pcall(setmetatable, _G, {})}",
         }) {
             eval(s, "0");
         }
@@ -110,6 +116,27 @@ class ScriptIsolationVsRedisTest extends VsRedis {
                 if (!act.equals(exp)) mismatches.add("after " + a + "\n   redis: " + exp + "\n   tide:  " + act);
             }
         }
+        check();
+    }
+
+    @Test
+    void functions_cannotChangeTheEnvironmentEither() throws IOException {
+        cmd("FUNCTION", "FLUSH");
+        cmd("FUNCTION", "LOAD", "#!lua name=clob\n"
+            + "redis.register_function('clob_rep', function() string.rep = nil end)\n"
+            + "redis.register_function('clob_call', function() redis.call = nil end)\n"
+            + "redis.register_function('clob_raw', function() rawset(string, 'rep', nil) end)\n"
+            + "redis.register_function('clob_g', function() newg = 1 end)\n"
+            + "redis.register_function('read_g', function() return newg end)\n"
+            + "redis.register_function('check', function() return {string.rep('a', 2), redis.call('ping')['ok']} end)");
+        for (String f : new String[] {"clob_rep", "clob_call", "clob_raw", "clob_g", "read_g", "check"}) {
+            cmd("FCALL", f, "0");
+        }
+        cmd("FUNCTION", "LOAD", "#!lua name=clob2\nredis.call = nil");
+        cmd("FUNCTION", "LOAD", "#!lua name=clob3\nrawset(redis, 'x', 1)");
+        cmd("FUNCTION", "LOAD", "#!lua name=clob4\nstring.rep = nil");
+        cmd("FCALL", "check", "0");
+        cmd("FUNCTION", "FLUSH");
         check();
     }
 
@@ -194,6 +221,13 @@ class ScriptIsolationVsRedisTest extends VsRedis {
             "9007199254740993", "0.0003", "[1,2.25e-3]"}) {
             eval("local v = cjson.decode(ARGV[1]) return {type(v) == 'number' and tostring(v) or type(v), cjson.encode(v)}", "0", json);
         }
+        for (String bad : new String[] {"return cjson.decode('{')", "return cjson.decode('[1,')", "local x = cjson.decode('x') return x",
+            "return cjson.encode(function() end)", "local s = cjson.encode({1/0}) return s", "return cjson.decode()", "return cjson.encode()", "return cjson.encode(1, 2)",
+            "return cjson.encode_number_precision(1, 2)", "return cjson.decode('[1 2]')",
+            "return cjson.decode('{\"a\" 1}')", "return cjson.decode('{\"a\":1 [}')", "return cjson.decode('[1] x')",
+            "return cjson.decode('[1] true')", "return cjson.decode('{1:2}')", "return cjson.decode('[1,]')"}) {
+            eval(bad, "0");
+        }
         eval("cjson.encode_number_precision(17) return cjson.encode(0.1)", "0");
         eval("return cjson.encode_number_precision(3)", "0");
         eval("return cjson.encode(0.1)", "0");
@@ -203,6 +237,49 @@ class ScriptIsolationVsRedisTest extends VsRedis {
         eval("return cjson.encode_number_precision(14)", "0");
         eval("return cjson.encode(1/3)", "0");
         check();
+    }
+
+    /** The raw bytes of one reply that ends with {@code last}, read without parsing (deep replies nest 8000 levels). */
+    private static byte[] rawReply(int port, String script, String last) throws IOException {
+        try (java.net.Socket s = new java.net.Socket("127.0.0.1", port)) {
+            s.setSoTimeout(3_000);
+            byte[] body = script.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            String req = "*3\r\n$4\r\nEVAL\r\n$" + body.length + "\r\n" + script + "\r\n$1\r\n0\r\n";
+            s.getOutputStream().write(req.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+            byte[] buf = new byte[65536];
+            byte[] end = last.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+            while (true) {
+                int n;
+                try {
+                    n = s.getInputStream().read(buf);
+                } catch (java.net.SocketTimeoutException e) {
+                    break;
+                }
+                if (n < 0) break;
+                out.write(buf, 0, n);
+                byte[] got = out.toByteArray();
+                if (got.length >= end.length
+                        && java.util.Arrays.equals(got, got.length - end.length, got.length, end, 0, end.length)) {
+                    return got;
+                }
+            }
+            return out.toByteArray();
+        }
+    }
+
+    @Test
+    void recursiveTable_repliesAsRedis() throws IOException {
+        for (String script : new String[] {"local t = {} t[1] = t return t", "local t = {1} t[2] = t return t",
+            "local t = {} local c = t for i = 1, 7993 do c[1] = {} c = c[1] end c[1] = 'leaf' return t"}) {
+            String last = script.contains("leaf") ? "leaf\r\n" : "-ERR reached lua stack limit\r\n";
+            byte[] expected = rawReply(redis().port(), script, last);
+            byte[] actual = rawReply(tide().port(), script, last);
+            String tail = new String(actual, Math.max(0, actual.length - 120), Math.min(actual.length, 120),
+                    java.nio.charset.StandardCharsets.ISO_8859_1);
+            assertThat(actual.length).as(script + " ends " + tail).isEqualTo(expected.length);
+            assertThat(actual).as(script).isEqualTo(expected);
+        }
     }
 
     @Test
