@@ -634,9 +634,9 @@ public final class ServerCommands {
     }
 
     /**
-     * LOLWUT [VERSION v [columns [squares-per-row [squares-per-column]]]]: as Redis 7.0, version 5 draws Schotter
-     * ({@link Lolwut}); every other version, 7 (Redis's own) the default, replies the version line alone. Version 6's
-     * skyscrapers are not drawn: Tide answers it with the version line too.
+     * LOLWUT [VERSION v [args...]]: as Redis 7.0, version 5 draws Schotter ({@code [columns [squares-per-row
+     * [squares-per-column]]]}), version 6 a skyline ({@code [columns [rows]]}), see {@link Lolwut}; every other
+     * version, 7 (Redis's own) the default, replies the version line alone.
      */
     static Reply lolwut(CommandContext ctx, byte[][] argv) {
         long version = 7;
@@ -645,14 +645,16 @@ public final class ServerCommands {
             if (v == null) throw Errors.notInteger();
             version = v;
         }
-        if (version == 5) {
-            long[] p = {66, 8, 12};
-            for (int i = 0; i < 3 && i + 3 < argv.length; i++) {
+        if (version == 5 || version == 6) {
+            long[] p = version == 5 ? new long[] {66, 8, 12} : new long[] {80, 20};
+            for (int i = 0; i < p.length && i + 3 < argv.length; i++) {
                 Long v = Args.parseLongOrNull(argv[i + 3]);
                 if (v == null) throw Errors.notInteger();
                 p[i] = v;
             }
-            return ClientCommands.text(Lolwut.schotter(p[0], p[1], p[2], ConnectionCommands.REDIS_COMPAT_VERSION));
+            String redis = ConnectionCommands.REDIS_COMPAT_VERSION;
+            return ClientCommands.text(version == 5 ? Lolwut.schotter(p[0], p[1], p[2], redis)
+                    : Lolwut.skyline(p[0], p[1], redis));
         }
         return ClientCommands.text("Redis ver. " + ConnectionCommands.REDIS_COMPAT_VERSION + "\n");
     }
