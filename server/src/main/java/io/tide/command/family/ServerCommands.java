@@ -113,6 +113,13 @@ public final class ServerCommands {
                 "Returns all loaded modules.", (ctx, argv) -> Reply.EMPTY_ARRAY);
         module.sub("help", 2, "loading stale", 0, 0, 0, "@slow", "5.0.0",
                 "Returns helpful text about the different subcommands.", ServerCommands::moduleHelp);
+        // Tide loads no native modules: it answers as Redis does with enable-module-command at its default, no.
+        module.sub("load", -3, "admin noscript", 0, 0, 0, "@admin @slow @dangerous", "4.0.0",
+                "Loads a module.", ServerCommands::moduleRefused);
+        module.sub("loadex", -3, "admin noscript", 0, 0, 0, "@admin @slow @dangerous", "7.0.0",
+                "Loads a module using extended parameters.", ServerCommands::moduleRefused);
+        module.sub("unload", 3, "admin noscript", 0, 0, 0, "@admin @slow @dangerous", "4.0.0",
+                "Unloads a module.", ServerCommands::moduleRefused);
         var config = t.container("config", -2, "", "", "2.0.0", "A container for server configuration commands.");
         config.sub("get", -3, "admin noscript loading stale", 0, 0, 0, "", "2.0.0",
                 "Returns the effective values of configuration parameters.", ServerCommands::configGet);
@@ -627,10 +634,19 @@ public final class ServerCommands {
         return Reply.array(Reply.bulk("master"), Reply.ZERO, Reply.EMPTY_ARRAY);
     }
 
-    /** Tide loads no native modules, so MODULE offers LIST (always empty) and HELP only. */
+    /** Redis's MODULE HELP. */
     static Reply moduleHelp(CommandContext ctx, byte[][] argv) {
         return Help.reply("MODULE",
-                "LIST", "    Return a list of loaded modules.");
+                "LIST", "    Return a list of loaded modules.",
+                "LOAD <path> [<arg> ...]", "    Load a module library from <path>, passing to it any optional arguments.",
+                "LOADEX <path> [[CONFIG NAME VALUE] [CONFIG NAME VALUE]] [ARGS ...]",
+                "    Load a module library from <path>, while passing it module configurations and optional arguments.",
+                "UNLOAD <name>", "    Unload a module.");
+    }
+
+    /** MODULE LOAD, LOADEX and UNLOAD: refused, as Redis refuses them while enable-module-command is no. */
+    static Reply moduleRefused(CommandContext ctx, byte[][] argv) {
+        throw Errors.error(Errors.MODULE_NOT_ALLOWED);
     }
 
     /**

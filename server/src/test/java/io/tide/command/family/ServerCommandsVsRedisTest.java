@@ -192,7 +192,9 @@ class ServerCommandsVsRedisTest extends VsRedis {
     void role_module_lolwut_asRedis() throws Exception {
         String[][] cmds = {
                 c("ROLE"), c("ROLE", "x"),
-                c("MODULE", "LIST"), c("MODULE", "LIST", "x"), c("MODULE"), c("MODULE", "foo"),
+                c("MODULE", "LIST"), c("MODULE", "LIST", "x"), c("MODULE"), c("MODULE", "foo"), c("MODULE", "HELP"),
+                c("MODULE", "LOAD", "/x.so"), c("MODULE", "LOADEX", "/x.so", "ARGS", "1"), c("MODULE", "UNLOAD", "x"),
+                c("MODULE", "LOAD"), c("MODULE", "UNLOAD"),
                 c("LOLWUT"), c("LOLWUT", "VERSION", "7"), c("LOLWUT", "VERSION", "x"), c("LOLWUT", "VERSION"),
                 c("LOLWUT", "foo"), c("LOLWUT", "VERSION", "-1")};
         assertSame(cmds);
