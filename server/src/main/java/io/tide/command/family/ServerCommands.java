@@ -36,7 +36,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Server commands: INFO, CONFIG, TIME, SHUTDOWN, DEBUG and COMMAND. Thread-safe (stateless but for
+ * Server commands: INFO, CONFIG, TIME, SHUTDOWN, DEBUG, COMMAND, ROLE, MODULE and LOLWUT. Thread-safe (stateless but for
  * the process-wide heap peak). INFO, CONFIG RESETSTAT and DEBUG are ALL_SHARDS commands: they read or
  * reset every shard's counters, or stop the whole server, while every shard is parked.
  */
