@@ -80,6 +80,9 @@ public final class Errors {
     public static final String DEBUG_NOT_ALLOWED = "ERR DEBUG command not allowed. If the enable-debug-command option "
             + "is set to \"local\", you can run it from a local connection, otherwise you need to set this option in "
             + "the configuration file, and then restart the server.";
+    public static final String MODULE_NOT_ALLOWED = "ERR MODULE command not allowed. If the enable-module-command "
+            + "option is set to \"local\", you can run it from a local connection, otherwise you need to set this "
+            + "option in the configuration file, and then restart the server.";
     public static final String GETKEYS_INVALID_COMMAND = "ERR Invalid command specified";
     public static final String GETKEYS_NO_KEYS = "ERR The command has no key arguments";
     public static final String GETKEYS_BAD_ARITY = "ERR Invalid number of arguments specified for command";

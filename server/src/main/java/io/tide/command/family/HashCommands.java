@@ -645,6 +645,28 @@ public final class HashCommands {
         return when + base;
     }
 
+    /**
+     * Reaches the hash for HGETEX or HSETEX, expired fields removed, and sets {@code undo} to the journal entries that
+     * make a replay (its clock at 0, so nothing has expired) drop what this removal dropped among the named fields
+     * ({@code argv[first]}, every {@code step}th): DEL when the whole key went, else HDEL of those fields.
+     */
+    private static HashValue liveNoting(CommandContext ctx, byte[] key, byte[][] argv, int first, int step,
+                                        List<byte[][]> undo) {
+        HashValue h = asHash(ctx.readForWrite(key));
+        if (h == null) return null;
+        List<byte[]> present = new ArrayList<>();
+        for (int i = first; i < argv.length; i += step) if (h.contains(argv[i])) present.add(argv[i]);
+        HashValue after = live(ctx, key, h, true);
+        if (after == null) {
+            undo.add(new byte[][] {Args.bytes("DEL"), key});
+            return null;
+        }
+        List<byte[]> expired = new ArrayList<>();
+        for (byte[] f : present) if (!after.contains(f)) expired.add(f);
+        if (!expired.isEmpty()) undo.add(hdelOf(key, expired));
+        return after;
+    }
+
     /** {@code KEY fields...}: HDEL of the given argv fields, journalled when the hash changed. */
     private static byte[][] hdelOf(byte[] key, List<byte[]> fields) {
         byte[][] c = new byte[fields.size() + 2][];
@@ -668,7 +690,7 @@ public final class HashCommands {
 
     /**
      * HGETDEL key FIELDS numfields field...: the fields' values (null where missing), then deletes them, and the key
-     * once it is empty. Journalled as HDEL.
+     * once it is empty. Journalled as HDEL of every field named, as Redis does.
      */
     static Reply hgetdel(CommandContext ctx, byte[][] argv) {
         byte[] key = argv[1];
@@ -685,9 +707,10 @@ public final class HashCommands {
                 deleted.add(argv[i]);
             }
         }
+        // Every requested field is gone now, expired ones included (which a replay, its clock at 0, still holds).
+        ctx.propagateAs(hdelOf(key, java.util.Arrays.asList(argv).subList(first, argv.length)));
         if (deleted.isEmpty()) return Reply.array(out);
         ctx.notify(KeyspaceEvents.HASH, "hdel", key);
-        ctx.propagateAs(hdelOf(key, deleted));
         settle(ctx, key, h, true);
         return Reply.array(out);
     }
@@ -695,7 +718,8 @@ public final class HashCommands {
     /**
      * HGETEX key [EX s | PX ms | EXAT unix-s | PXAT unix-ms | PERSIST] FIELDS numfields field...: the fields' values
      * (as HMGET), then sets or removes the TTL of those that exist; a time not in the future deletes them (and the key
-     * once empty). Journalled as HPEXPIREAT with the absolute time, HPERSIST, or HDEL.
+     * once empty). Journalled as HDEL of the fields it deleted, HPEXPIREAT with the absolute time or HPERSIST, after
+     * the removal of named fields that had just expired ({@link #liveNoting}).
      */
     static Reply hgetex(CommandContext ctx, byte[][] argv) {
         byte[] key = argv[1];
@@ -712,9 +736,11 @@ public final class HashCommands {
         }
         if (numFieldsAt >= argv.length) throw Errors.error(Errors.wrongArity("hgetex"));
         int first = fieldsAt(argv, numFieldsAt, Errors.HASH_NUMBER_OF_FIELDS);
-        h = live(ctx, key, h, true);
+        List<byte[][]> journal = new ArrayList<>(3);
+        h = liveNoting(ctx, key, argv, first, 1, journal);
         Reply[] out = new Reply[argv.length - first];
         if (h == null) {
+            if (!journal.isEmpty()) ctx.propagateAs(journal.toArray(new byte[0][][]));
             java.util.Arrays.fill(out, Reply.NULL);
             return Reply.array(out);
         }
@@ -735,14 +761,13 @@ public final class HashCommands {
                 else if (code == HashValue.EXPIRE_DELETED) deleted.add(field);
             }
         }
-        if (updated.isEmpty() && deleted.isEmpty()) return Reply.array(out);
-        List<byte[][]> journal = new ArrayList<>(2);
         if (!deleted.isEmpty()) journal.add(hdelOf(key, deleted));
         if (!updated.isEmpty()) {
             journal.add(opt == PERSIST ? fieldsCommand("HPERSIST", key, null, updated)
                     : fieldsCommand("HPEXPIREAT", key, when, updated));
         }
-        ctx.propagateAs(journal.toArray(new byte[0][][]));
+        if (!journal.isEmpty()) ctx.propagateAs(journal.toArray(new byte[0][][]));
+        if (updated.isEmpty() && deleted.isEmpty()) return Reply.array(out);
         if (!updated.isEmpty()) {
             ctx.notify(KeyspaceEvents.HASH, opt == PERSIST ? "hpersist" : "hexpire", key);
         } else {
@@ -756,13 +781,13 @@ public final class HashCommands {
     /**
      * HSETEX key [FNX | FXX] [EX s | PX ms | EXAT unix-s | PXAT unix-ms | KEEPTTL] FIELDS numfields field value...:
      * 1 when it set every field, 0 when FNX (none may exist) or FXX (all must exist) refused. Without a time or
-     * KEEPTTL the fields lose their TTL, as with HSET; a time not in the future deletes them. Journalled with the
-     * absolute PXAT time, or as HDEL when the time deleted the fields.
+     * KEEPTTL the fields lose their TTL, as with HSET; a time not in the future deletes them. Journalled as HSETEX with
+     * the absolute PXAT time and without the condition, or as HDEL when the time deleted the fields, after the removal
+     * of named fields that had just expired ({@link #liveNoting}).
      */
     static Reply hsetex(CommandContext ctx, byte[][] argv) {
         int flags = 0;
         long when = 0;
-        int whenAt = -1;
         int first = -1;
         for (int i = 2; i < argv.length && first < 0; i++) {
             if (Args.is(argv[i], "fields")) {
@@ -782,7 +807,7 @@ public final class HashCommands {
                 flags |= opt;
                 if (opt == KEEPTTL) continue;
                 if (i >= argv.length - 1) throw Errors.error(Errors.HASH_MISSING_EXPIRE);
-                whenAt = ++i;
+                ++i;
                 when = expireAt(ctx, opt, argv[i], "hsetex");
             } else if ((opt & (FXX | FNX)) != 0) {
                 if ((flags & (FXX | FNX)) != 0) throw Errors.error(Errors.HASH_ONE_FXX_FNX);
@@ -793,13 +818,20 @@ public final class HashCommands {
         }
         if (first < 0) throw Errors.syntax();
         byte[] key = argv[1];
-        HashValue h = forWrite(ctx, key);
-        if (h == null && (flags & FXX) != 0) return Reply.ZERO;
+        List<byte[][]> journal = new ArrayList<>(3);
+        HashValue h = liveNoting(ctx, key, argv, first, 2, journal);
+        if (h == null && (flags & FXX) != 0) {
+            if (!journal.isEmpty()) ctx.propagateAs(journal.toArray(new byte[0][][]));
+            return Reply.ZERO;
+        }
         if ((flags & (FXX | FNX)) != 0 && h != null) {
-            int found = 0;
-            for (int i = first; i < argv.length; i += 2) if (h.contains(argv[i])) found++;
+            List<byte[]> missing = new ArrayList<>();
+            for (int i = first; i < argv.length; i += 2) if (!h.contains(argv[i])) missing.add(argv[i]);
             int count = (argv.length - first) / 2;
-            if ((flags & FNX) != 0 ? found > 0 : found < count) return Reply.ZERO;
+            if ((flags & FNX) != 0 ? missing.size() < count : !missing.isEmpty()) {
+                if (!journal.isEmpty()) ctx.propagateAs(journal.toArray(new byte[0][][]));
+                return Reply.ZERO;
+            }
         }
         boolean created = h == null;
         if (created) h = new HashValue();
@@ -819,13 +851,22 @@ public final class HashCommands {
             }
         }
         if (!deleted.isEmpty()) {
-            ctx.propagateAs(hdelOf(key, deleted)); // the time deleted every field it set
-        } else if ((flags & TIMES) != 0 && (flags & PXAT) == 0) {
-            byte[][] abs = argv.clone();
-            abs[whenAt - 1] = Args.bytes("PXAT");
-            abs[whenAt] = Args.bytes(when);
-            ctx.propagateAs(abs);
+            journal.add(hdelOf(key, deleted)); // the time deleted every field it set
+        } else {
+            // HSETEX key [PXAT unix-ms | KEEPTTL] FIELDS ...: the time absolute, the condition (met) left out.
+            List<byte[]> c = new ArrayList<>(argv.length + 1);
+            c.add(Args.bytes("HSETEX"));
+            c.add(key);
+            if ((flags & TIMES) != 0) {
+                c.add(Args.bytes("PXAT"));
+                c.add(Args.bytes(when));
+            } else if ((flags & KEEPTTL) != 0) {
+                c.add(Args.bytes("KEEPTTL"));
+            }
+            for (int i = first - 2; i < argv.length; i++) c.add(argv[i]);
+            journal.add(c.toArray(new byte[0][]));
         }
+        ctx.propagateAs(journal.toArray(new byte[0][][]));
         ctx.notify(KeyspaceEvents.HASH, "hset", key);
         if (!deleted.isEmpty()) ctx.notify(KeyspaceEvents.HASH, "hdel", key);
         else if (updated > 0) ctx.notify(KeyspaceEvents.HASH, "hexpire", key);

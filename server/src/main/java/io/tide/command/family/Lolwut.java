@@ -3,10 +3,12 @@ package io.tide.command.family;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * Thread-safe (stateless). LOLWUT VERSION 5's art, as Redis 7.0 draws it: Georg Nees's "Schotter" (1968), a grid of
+ * Thread-safe (stateless). LOLWUT's art, as Redis 7.0 draws it. Version 5: Georg Nees's "Schotter" (1968), a grid of
  * squares that are rotated and shifted more the lower their row, plotted on a pixel canvas and printed with Braille
- * characters (2x4 pixels each). The first two rows are never disturbed, so output with at most two rows of squares is
- * the same as Redis's byte for byte; lower rows use this JVM's random numbers.
+ * characters (2x4 pixels each); the first two rows are never disturbed, so output with at most two rows of squares is
+ * the same as Redis's byte for byte. Version 6: a city skyline in the four greys of a colour terminal (after the 8 bit
+ * game Plaguemon), background towers in two light greys and black foreground towers with windows. Everything random
+ * uses this JVM's random numbers, so it matches Redis's in shape, not in pixels.
  */
 final class Lolwut {
 
@@ -107,5 +109,74 @@ final class Lolwut {
             }
             sb.append('\n');
         }
+    }
+
+    /** Terminal colour escapes (foreground and background) of black, grey 1, grey 2 and white. */
+    private static final String[] GREYS = {"0;30;40m", "0;90;100m", "0;37;47m", "0;97;107m"};
+
+    /** Version 6's skyline, {@code cols} by {@code rows} terminal cells (each clamped to 1..1000 as Redis does). */
+    static String skyline(long cols, long rows, String version) {
+        int width = (int) Math.clamp(cols, 1, 1000);
+        int height = (int) Math.clamp(rows, 1, 1000);
+        int[] canvas = new int[width * height];
+        java.util.Arrays.fill(canvas, 3);
+        ThreadLocalRandom rnd = ThreadLocalRandom.current();
+        // Background towers without windows, the lighter grey first so that it stays behind.
+        for (int color = 2; color >= 1; color--) {
+            for (int offset = -10; offset < width; ) {
+                offset += rnd.nextInt(8);
+                int w = 10 + rnd.nextInt(9);
+                int h = height / 2 + (color == 2 ? rnd.nextInt(height) / 2 : rnd.nextInt(height) / 3);
+                tower(canvas, width, height, offset, w, h, color, false, rnd);
+                offset += color == 2 ? w / 2 : w + 1;
+            }
+        }
+        for (int offset = -10; offset < width; ) {
+            offset += rnd.nextInt(8);
+            int w = 5 + rnd.nextInt(14);
+            if (w % 4 != 0) w += w % 3;
+            int h = height / 3 + rnd.nextInt(height) / 2;
+            tower(canvas, width, height, offset, w, h, 0, true, rnd);
+            offset += w + 5;
+        }
+        StringBuilder sb = new StringBuilder(width * height * 16 + 160);
+        for (int y = 0; y < height; y++) {
+            for (int x = 0; x < width; x++) sb.append("\033[").append(GREYS[canvas[y * width + x]]).append(" \033[0m");
+            if (y != height - 1) sb.append('\n');
+        }
+        sb.append("\nDedicated to the 8 bit game developers of past and present.\n")
+                .append("Original 8 bit image from Plaguemon by hikikomori. Redis ver. ").append(version).append('\n');
+        return sb.toString();
+    }
+
+    /**
+     * One tower standing on the bottom row from column {@code xoff}: its roof row is two cells narrower on each side;
+     * with {@code windows}, two-cell-wide windows in one of the greys on every other row and pair of columns inside.
+     */
+    private static void tower(int[] canvas, int width, int height, int xoff, int w, int h, int color, boolean windows,
+                              ThreadLocalRandom rnd) {
+        int bottom = height - 1;
+        int top = bottom - h + 1;
+        for (int y = bottom; y >= top; y--) {
+            for (int x = xoff; x < xoff + w; x++) {
+                if (y == top && (x <= xoff + 1 || x >= xoff + w - 2)) continue;
+                int c = color;
+                if (windows && x > xoff + 1 && x < xoff + w - 2 && y > top + 1 && y < bottom - 1) {
+                    int relx = x - (xoff + 1);
+                    int rely = y - (top + 1);
+                    if ((relx / 2) % 2 != 0 && rely % 2 != 0) {
+                        do {
+                            c = 1 + rnd.nextInt(2);
+                        } while (c == color);
+                        if (relx % 2 != 0) c = cell(canvas, width, height, x - 1, y); // one window, one grey
+                    }
+                }
+                if (x >= 0 && y >= 0 && x < width && y < height) canvas[y * width + x] = c;
+            }
+        }
+    }
+
+    private static int cell(int[] canvas, int width, int height, int x, int y) {
+        return x >= 0 && y >= 0 && x < width && y < height ? canvas[y * width + x] : 0;
     }
 }

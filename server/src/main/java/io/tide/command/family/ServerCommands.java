@@ -36,7 +36,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Server commands: INFO, CONFIG, TIME, SHUTDOWN, DEBUG and COMMAND. Thread-safe (stateless but for
+ * Server commands: INFO, CONFIG, TIME, SHUTDOWN, DEBUG, COMMAND, ROLE, MODULE and LOLWUT. Thread-safe (stateless but for
  * the process-wide heap peak). INFO, CONFIG RESETSTAT and DEBUG are ALL_SHARDS commands: they read or
  * reset every shard's counters, or stop the whole server, while every shard is parked.
  */
@@ -113,6 +113,13 @@ public final class ServerCommands {
                 "Returns all loaded modules.", (ctx, argv) -> Reply.EMPTY_ARRAY);
         module.sub("help", 2, "loading stale", 0, 0, 0, "@slow", "5.0.0",
                 "Returns helpful text about the different subcommands.", ServerCommands::moduleHelp);
+        // Tide loads no native modules: it answers as Redis does with enable-module-command at its default, no.
+        module.sub("load", -3, "admin noscript", 0, 0, 0, "@admin @slow @dangerous", "4.0.0",
+                "Loads a module.", ServerCommands::moduleRefused);
+        module.sub("loadex", -3, "admin noscript", 0, 0, 0, "@admin @slow @dangerous", "7.0.0",
+                "Loads a module using extended parameters.", ServerCommands::moduleRefused);
+        module.sub("unload", 3, "admin noscript", 0, 0, 0, "@admin @slow @dangerous", "4.0.0",
+                "Unloads a module.", ServerCommands::moduleRefused);
         var config = t.container("config", -2, "", "", "2.0.0", "A container for server configuration commands.");
         config.sub("get", -3, "admin noscript loading stale", 0, 0, 0, "", "2.0.0",
                 "Returns the effective values of configuration parameters.", ServerCommands::configGet);
@@ -627,16 +634,25 @@ public final class ServerCommands {
         return Reply.array(Reply.bulk("master"), Reply.ZERO, Reply.EMPTY_ARRAY);
     }
 
-    /** Tide loads no native modules, so MODULE offers LIST (always empty) and HELP only. */
+    /** Redis's MODULE HELP. */
     static Reply moduleHelp(CommandContext ctx, byte[][] argv) {
         return Help.reply("MODULE",
-                "LIST", "    Return a list of loaded modules.");
+                "LIST", "    Return a list of loaded modules.",
+                "LOAD <path> [<arg> ...]", "    Load a module library from <path>, passing to it any optional arguments.",
+                "LOADEX <path> [[CONFIG NAME VALUE] [CONFIG NAME VALUE]] [ARGS ...]",
+                "    Load a module library from <path>, while passing it module configurations and optional arguments.",
+                "UNLOAD <name>", "    Unload a module.");
+    }
+
+    /** MODULE LOAD, LOADEX and UNLOAD: refused, as Redis refuses them while enable-module-command is no. */
+    static Reply moduleRefused(CommandContext ctx, byte[][] argv) {
+        throw Errors.error(Errors.MODULE_NOT_ALLOWED);
     }
 
     /**
-     * LOLWUT [VERSION v [columns [squares-per-row [squares-per-column]]]]: as Redis 7.0, version 5 draws Schotter
-     * ({@link Lolwut}); every other version, 7 (Redis's own) the default, replies the version line alone. Version 6's
-     * skyscrapers are not drawn: Tide answers it with the version line too.
+     * LOLWUT [VERSION v [args...]]: as Redis 7.0, version 5 draws Schotter ({@code [columns [squares-per-row
+     * [squares-per-column]]]}), version 6 a skyline ({@code [columns [rows]]}), see {@link Lolwut}; every other
+     * version, 7 (Redis's own) the default, replies the version line alone.
      */
     static Reply lolwut(CommandContext ctx, byte[][] argv) {
         long version = 7;
@@ -645,14 +661,16 @@ public final class ServerCommands {
             if (v == null) throw Errors.notInteger();
             version = v;
         }
-        if (version == 5) {
-            long[] p = {66, 8, 12};
-            for (int i = 0; i < 3 && i + 3 < argv.length; i++) {
+        if (version == 5 || version == 6) {
+            long[] p = version == 5 ? new long[] {66, 8, 12} : new long[] {80, 20};
+            for (int i = 0; i < p.length && i + 3 < argv.length; i++) {
                 Long v = Args.parseLongOrNull(argv[i + 3]);
                 if (v == null) throw Errors.notInteger();
                 p[i] = v;
             }
-            return ClientCommands.text(Lolwut.schotter(p[0], p[1], p[2], ConnectionCommands.REDIS_COMPAT_VERSION));
+            String redis = ConnectionCommands.REDIS_COMPAT_VERSION;
+            return ClientCommands.text(version == 5 ? Lolwut.schotter(p[0], p[1], p[2], redis)
+                    : Lolwut.skyline(p[0], p[1], redis));
         }
         return ClientCommands.text("Redis ver. " + ConnectionCommands.REDIS_COMPAT_VERSION + "\n");
     }

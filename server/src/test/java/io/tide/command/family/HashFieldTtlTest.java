@@ -538,4 +538,40 @@ class HashFieldTtlTest extends ServerPerShardCount {
             assertThat(j.hgetAll("h")).isEqualTo(Map.of("a", "1"));
         }
     }
+
+    @Test
+    void jedisAndLettuce_typedHgetexHsetexHgetdel_bothProtocols() throws Exception {
+        for (int proto : new int[] {2, 3}) {
+            try (Jedis j = jedis(proto)) {
+                String k = "jt" + proto;
+                assertThat(j.hsetex(k, redis.clients.jedis.params.HSetExParams.hSetExParams().fnx().ex(100),
+                        Map.of("a", "1", "b", "2"))).isEqualTo(1L);
+                assertThat(j.httl(k, "a").get(0)).isBetween(99L, 100L);
+                assertThat(j.hgetex(k, redis.clients.jedis.params.HGetExParams.hGetExParams().persist(), "a", "zz"))
+                        .containsExactly("1", null);
+                assertThat(j.httl(k, "a")).containsExactly(-1L);
+                assertThat(j.hgetdel(k, "a", "b")).containsExactly("1", "2");
+                assertThat(j.exists(k)).isFalse();
+            }
+            RedisClient client = TestServers.lettuce(server.port(), proto);
+            try (StatefulRedisConnection<String, String> c = client.connect()) {
+                RedisCommands<String, String> r = c.sync();
+                String k = "lt6" + proto;
+                assertThat(r.hsetex(k, new io.lettuce.core.HSetExArgs().px(java.time.Duration.ofSeconds(50)),
+                        Map.of("a", "1"))).isEqualTo(1L);
+                assertThat(r.hsetex(k, new io.lettuce.core.HSetExArgs().fxx().keepttl(), Map.of("a", "2", "b", "3")))
+                        .isZero();
+                assertThat(r.hpttl(k, "a").get(0)).isBetween(49_000L, 50_000L);
+                var got = r.hgetex(k, new io.lettuce.core.HGetExArgs().ex(java.time.Duration.ofSeconds(10)), "a", "zz");
+                assertThat(got).hasSize(2);
+                assertThat(got.get(0).getValue()).isEqualTo("1");
+                assertThat(got.get(1).hasValue()).isFalse();
+                assertThat(r.httl(k, "a").get(0)).isBetween(9L, 10L);
+                assertThat(r.hgetdel(k, "a").get(0).getValue()).isEqualTo("1");
+                assertThat(r.exists(k)).isZero();
+            } finally {
+                client.shutdown();
+            }
+        }
+    }
 }

@@ -192,7 +192,9 @@ class ServerCommandsVsRedisTest extends VsRedis {
     void role_module_lolwut_asRedis() throws Exception {
         String[][] cmds = {
                 c("ROLE"), c("ROLE", "x"),
-                c("MODULE", "LIST"), c("MODULE", "LIST", "x"), c("MODULE"), c("MODULE", "foo"),
+                c("MODULE", "LIST"), c("MODULE", "LIST", "x"), c("MODULE"), c("MODULE", "foo"), c("MODULE", "HELP"),
+                c("MODULE", "LOAD", "/x.so"), c("MODULE", "LOADEX", "/x.so", "ARGS", "1"), c("MODULE", "UNLOAD", "x"),
+                c("MODULE", "LOAD"), c("MODULE", "UNLOAD"),
                 c("LOLWUT"), c("LOLWUT", "VERSION", "7"), c("LOLWUT", "VERSION", "x"), c("LOLWUT", "VERSION"),
                 c("LOLWUT", "foo"), c("LOLWUT", "VERSION", "-1")};
         assertSame(cmds);
@@ -223,6 +225,36 @@ class ServerCommandsVsRedisTest extends VsRedis {
             assertThat(actual.lines().map(String::length).toList())
                     .isEqualTo(expected.lines().map(String::length).toList());
             assertThat(actual).endsWith("Georg Nees - schotter, plotter on paper, 1968. Redis ver. 7.0.15\n\r\n");
+        }
+    }
+
+    @Test
+    void lolwut6_skyline_hasRedisShape() throws Exception {
+        assertSame(c("LOLWUT", "VERSION", "6", "x"), c("LOLWUT", "VERSION", "6", "10", "y"));
+        String cell = "\\033\\[0;(30;40|90;100|37;47|97;107)m \\033\\[0m";
+        try (RawClient r = new RawClient(redis().port()); RawClient t = new RawClient(tide().port())) {
+            for (String[] args : new String[][] {{}, {"40", "10"}, {"1", "1"}, {"0", "-3"}, {"3", "7", "9"}}) {
+                String[] cmd = new String[3 + args.length];
+                cmd[0] = "LOLWUT";
+                cmd[1] = "VERSION";
+                cmd[2] = "6";
+                System.arraycopy(args, 0, cmd, 3, args.length);
+                List<String> expected = r.call(cmd).lines().toList();
+                List<String> actual = t.call(cmd).lines().toList();
+                assertThat(actual).hasSameSizeAs(expected);
+                // Header line ($<len>), the art's rows, the two credit lines and the reply's end, as Redis's.
+                for (int i = 1; i < expected.size() - 3; i++) {
+                    assertThat(actual.get(i).split("\\033\\[0m", -1).length)
+                            .isEqualTo(expected.get(i).split("\\033\\[0m", -1).length); // cells per row
+                    assertThat(actual.get(i)).matches("(" + cell + ")+");
+                }
+                if (args.length == 0) { // 80x20: black foreground towers before grey ones, on the white sky
+                    assertThat(String.join("", actual)).contains("[0;30;40m").contains("[0;90;100m")
+                            .contains("[0;97;107m");
+                }
+                assertThat(actual.subList(actual.size() - 3, actual.size()))
+                        .isEqualTo(expected.subList(expected.size() - 3, expected.size()));
+            }
         }
     }
 }
