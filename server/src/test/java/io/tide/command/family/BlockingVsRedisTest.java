@@ -74,6 +74,9 @@ class BlockingVsRedisTest extends VsRedis {
         s.add(new Scenario("xreadgroup typeChangedInMulti", cs(group), xrg, cs("MULTI", "DEL K", "SET K x", "EXEC")));
         s.add(new Scenario("xreadgroup flushall", cs(group), xrg, cs("FLUSHALL")));
         s.add(new Scenario("xreadgroup swapdb", cs(group), xrg, cs("SWAPDB 0 9")));
+        s.add(new Scenario("xreadgroup expired", cs(group), xrg, cs("PEXPIRE K 50")));
+        s.add(new Scenario("xread expired", cs("XADD K 5-0 f v"), c("XREAD BLOCK 1000 STREAMS K 5-0"),
+                cs("PEXPIRE K 50")));
         s.add(new Scenario("xreadgroup groupDestroyed", cs(group), xrg, cs("XGROUP DESTROY K g")));
         s.add(new Scenario("xreadgroup renameOntoWithoutGroup", cs(group, "XADD O 9-1 f v"), xrg, cs("RENAME O K")));
         s.add(new Scenario("xreadgroup renameOntoWithGroup",
