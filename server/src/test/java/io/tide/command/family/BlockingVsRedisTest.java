@@ -67,6 +67,15 @@ class BlockingVsRedisTest extends VsRedis {
             s.add(new Scenario(w[0] + " renameOnto", cs(w[2]), c(w[1]), cs("RENAME O K")));
             s.add(new Scenario(w[0] + " renameOntoWrongType", cs("SET O x"), c(w[1]), cs("RENAME O K")));
         }
+        // Two keys: the first becomes a string while the second gets data, in one MULTI (Redis serves the second).
+        s.add(new Scenario("blpop firstKeyRetypedSecondServed", List.of(), c("BLPOP K O 1"),
+                cs("MULTI", "SET K x", "RPUSH O a", "EXEC")));
+        s.add(new Scenario("blmpop firstKeyRetypedSecondServed", List.of(), c("BLMPOP 1 2 K O LEFT"),
+                cs("MULTI", "SET K x", "RPUSH O a", "EXEC")));
+        s.add(new Scenario("bzpopmin firstKeyRetypedSecondServed", List.of(), c("BZPOPMIN K O 1"),
+                cs("MULTI", "SET K x", "ZADD O 1 a", "EXEC")));
+        s.add(new Scenario("bzmpop firstKeyRetypedSecondServed", List.of(), c("BZMPOP 1 2 K O MIN"),
+                cs("MULTI", "SET K x", "ZADD O 1 a", "EXEC")));
         String group = "XGROUP CREATE K g $ MKSTREAM";
         String[] xrg = c("XREADGROUP GROUP g c BLOCK 1000 STREAMS K >");
         s.add(new Scenario("xreadgroup setAsString", cs(group), xrg, cs("SET K x")));
