@@ -76,6 +76,10 @@ class BlockingVsRedisTest extends VsRedis {
                 cs("MULTI", "SET K x", "ZADD O 1 a", "EXEC")));
         s.add(new Scenario("bzmpop firstKeyRetypedSecondServed", List.of(), c("BZMPOP 1 2 K O MIN"),
                 cs("MULTI", "SET K x", "ZADD O 1 a", "EXEC")));
+        s.add(new Scenario("blmove destinationWrongType", cs("SET O x"), c("BLMOVE K O LEFT RIGHT 1"),
+                cs("RPUSH K a")));
+        s.add(new Scenario("brpoplpush destinationWrongType", cs("SET O x"), c("BRPOPLPUSH K O 1"),
+                cs("RPUSH K a")));
         String group = "XGROUP CREATE K g $ MKSTREAM";
         String[] xrg = c("XREADGROUP GROUP g c BLOCK 1000 STREAMS K >");
         s.add(new Scenario("xreadgroup setAsString", cs(group), xrg, cs("SET K x")));
