@@ -13,9 +13,10 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Every blocking command against redis-server 7.0 and Tide (two shards) when the key it waits on is deleted,
- * changes type, is flushed, swapped in by SWAPDB or renamed onto: the blocked client's reply (served, an error, or
- * the timeout reply after one second of still waiting) must be byte-identical. Runs on the test's thread only.
+ * Not thread-safe: runs on the test's thread only. Every blocking command against redis-server 7.0 and Tide (two
+ * shards) when the key it waits on is deleted, changes type, expires, is flushed, swapped in by SWAPDB or renamed
+ * onto: the blocked client's reply (served, an error, or the timeout reply after one second of still waiting) must
+ * be byte-identical.
  */
 class BlockingVsRedisTest extends VsRedis {
 
