@@ -76,6 +76,7 @@ public final class Server implements AutoCloseable {
                         long now = System.currentTimeMillis();
                         network.shardCron(s.id(), config.getInt("timeout"), now);
                         context.migrateSockets(s.id()).closeIdle(now);
+                        dispatcher.serveAfterCron(s);
                         persistence.publishDirty(s);
                         if (s.id() == 0) persistence.cron(now);
                     },

@@ -502,6 +502,14 @@ public final class Dispatcher {
         }
     }
 
+    /**
+     * On shard {@code s}'s thread, after its cron: serves the clients blocked on keys its active expiry deleted
+     * (a waiting XREADGROUP is told its stream is gone), unless a busy script holds the data.
+     */
+    public void serveAfterCron(Shard s) {
+        if (s.blocking().hasReady() && !s.dataLent()) serveReady(s);
+    }
+
     /** In the coordinator, with the shards of {@code parked} parked: {@link #serveReady} for all of them. */
     private void serveReadyCoordinated(long parked) {
         boolean again = true;

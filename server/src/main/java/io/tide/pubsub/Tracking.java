@@ -197,7 +197,10 @@ public final class Tracking {
         return key.length >= prefix.length && Arrays.equals(key, 0, prefix.length, prefix, 0, prefix.length);
     }
 
-    /** One thread's BCAST keys of the running command: prefix, then key to the client that first changed it. */
+    /**
+     * Confined to its thread: the running command's BCAST keys (prefix, then key to the client that first changed
+     * it) and the messages for the running client's own writes.
+     */
     private static final class Batch {
         int depth;
         /** The client running the command (0 for the server), whose own invalidations follow its reply. */

@@ -98,6 +98,7 @@ public final class ShardWrites implements KeyspaceObserver {
     @Override
     public void expired(Database db, byte[] key, Object value) {
         shard.stats().expiredKeys++;
+        shard.blocking().signal(db.id(), key); // a waiting XREADGROUP hears its stream is gone, as in Redis
         WatchedKeys w = shard.watched();
         if (!w.isEmpty()) w.touch(db.id(), key);
         if (events != null) {

@@ -10,9 +10,9 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * A RESP3 client under CLIENT REPLY OFF against redis-server and Tide (two shards): replies are dropped but push
- * messages (subscribe confirmations, published messages, tracking invalidations) still arrive, as in Redis 7.0.
- * Runs on the test's thread only.
+ * Not thread-safe: runs on the test's thread only. A client under CLIENT REPLY OFF (or SKIP) against redis-server
+ * and Tide (two shards): replies are dropped but push frames (subscribe and unsubscribe confirmations, published
+ * messages, tracking invalidations) still arrive, in RESP3 and RESP2, as in Redis 7.0.
  */
 class ReplyOffPushVsRedisTest extends VsRedis {
 

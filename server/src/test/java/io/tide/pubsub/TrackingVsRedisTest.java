@@ -271,18 +271,17 @@ class TrackingVsRedisTest {
     }
 
     @Test
-    void resp3_expiredKeys_areInvalidated() throws Exception {
+    void resp3_expiredKey_isInvalidated() throws Exception {
         same(3, (s, p) -> {
-            s.w("SET", p + "a", "1", "PX", "30");
-            s.w("SET", p + "b", "1", "PX", "30");
+            s.w("SET", p + "a", "1", "PX", "200");
             s.c("CLIENT", "TRACKING", "ON");
-            s.c("MGET", p + "a", p + "b");
+            s.c("GET", p + "a");
             try {
-                Thread.sleep(60);
+                Thread.sleep(300);
             } catch (InterruptedException e) {
                 throw new IOException(e);
             }
-            s.w("MGET", p + "a", p + "b"); // lazy expiry of both, in one command
+            s.w("GET", p + "a"); // expired now, lazily or by the active cycle: one invalidation either way
             s.drainC();
         });
     }

@@ -221,7 +221,7 @@ public final class ListCommands {
      */
     private static Reply mpop(CommandContext ctx, byte[][] keys, boolean head, long count) {
         for (byte[] key : keys) {
-            ListValue l = list(ctx.readForWrite(key));
+            ListValue l = waitedList(ctx, key); // LMPOP never retries: a plain type check
             if (l == null) continue;
             Reply items = bulks(popRange(l, head, count));
             ctx.notify(KeyspaceEvents.LIST, head ? "lpop" : "rpop", key);
@@ -441,28 +441,29 @@ public final class ListCommands {
      */
 
     /** On a retry, whether none of {@code keys} holds a list, so that the waiter keeps waiting. */
-    private static boolean retryWithoutList(CommandContext ctx, byte[][] argv, byte[][] keys) {
-        if (!ctx.isRetry()) return false;
-        for (byte[] key : keys) {
-            if (ctx.readForWrite(key) instanceof ListValue) return false;
-        }
-        return true;
+    /**
+     * The list at {@code key}, or null. A retry (a key was signalled) passes over a key that is no longer a list,
+     * as Redis 7.0 serves a ready key only when it holds a list: a key retyped in the MULTI that fed another of
+     * the command's keys neither answers WRONGTYPE nor stops the others from serving.
+     */
+    private static ListValue waitedList(CommandContext ctx, byte[] key) {
+        Object v = ctx.readForWrite(key);
+        if (ctx.isRetry() && !(v instanceof ListValue)) return null;
+        return list(v);
     }
 
     /** BLPOP and BRPOP: {@code [key, element]} from the first non-empty list, else wait. */
     private static Reply bpop(CommandContext ctx, byte[][] argv, boolean head) {
         long deadline = Args.timeoutSeconds(argv[argv.length - 1], ctx.now());
         byte[][] keys = Arrays.copyOfRange(argv, 1, argv.length - 1);
-        if (!retryWithoutList(ctx, argv, keys)) {
-            for (byte[] key : keys) {
-                ListValue l = list(ctx.readForWrite(key));
-                if (l == null) continue;
-                byte[] v = l.pop(head);
-                ctx.notify(KeyspaceEvents.LIST, head ? "lpop" : "rpop", key);
-                removed(ctx, key, l);
-                ctx.propagateAs(new byte[][] {Args.bytes(head ? "LPOP" : "RPOP"), key}); // as Redis: a served BLPOP
-                return Reply.array(Reply.bulk(key), Reply.bulk(v));
-            }
+        for (byte[] key : keys) {
+            ListValue l = waitedList(ctx, key);
+            if (l == null) continue;
+            byte[] v = l.pop(head);
+            ctx.notify(KeyspaceEvents.LIST, head ? "lpop" : "rpop", key);
+            removed(ctx, key, l);
+            ctx.propagateAs(new byte[][] {Args.bytes(head ? "LPOP" : "RPOP"), key}); // as Redis: a served BLPOP
+            return Reply.array(Reply.bulk(key), Reply.bulk(v));
         }
         return ctx.block(keys, deadline, Reply.NULL_ARRAY, argv);
     }
@@ -487,7 +488,7 @@ public final class ListCommands {
     private static Reply blockingMove(CommandContext ctx, byte[][] argv, boolean fromHead, boolean toHead,
                                       long deadline) {
         byte[][] keys = {argv[1]};
-        if (retryWithoutList(ctx, argv, keys) || list(ctx.readForWrite(argv[1])) == null) {
+        if (waitedList(ctx, argv[1]) == null) {
             Reply r = ctx.block(keys, deadline, Reply.NULL_ARRAY, argv);
             return r == null ? null : Reply.NULL;
         }
@@ -501,7 +502,7 @@ public final class ListCommands {
     static Reply blmpop(CommandContext ctx, byte[][] argv) {
         MpopArgs a = mpopArgs(argv, 2);
         long deadline = Args.timeoutSeconds(argv[1], ctx.now());
-        Reply r = retryWithoutList(ctx, argv, a.keys) ? null : mpop(ctx, a.keys, a.head, a.count);
+        Reply r = mpop(ctx, a.keys, a.head, a.count);
         return r != null ? r : ctx.block(a.keys, deadline, Reply.NULL_ARRAY, argv);
     }
 }

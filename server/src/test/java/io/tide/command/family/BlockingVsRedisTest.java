@@ -13,9 +13,10 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Every blocking command against redis-server 7.0 and Tide (two shards) when the key it waits on is deleted,
- * changes type, is flushed, swapped in by SWAPDB or renamed onto: the blocked client's reply (served, an error, or
- * the timeout reply after one second of still waiting) must be byte-identical. Runs on the test's thread only.
+ * Not thread-safe: runs on the test's thread only. Every blocking command against redis-server 7.0 and Tide (two
+ * shards) when the key it waits on is deleted, changes type, expires, is flushed, swapped in by SWAPDB or renamed
+ * onto: the blocked client's reply (served, an error, or the timeout reply after one second of still waiting) must
+ * be byte-identical.
  */
 class BlockingVsRedisTest extends VsRedis {
 
@@ -67,6 +68,19 @@ class BlockingVsRedisTest extends VsRedis {
             s.add(new Scenario(w[0] + " renameOnto", cs(w[2]), c(w[1]), cs("RENAME O K")));
             s.add(new Scenario(w[0] + " renameOntoWrongType", cs("SET O x"), c(w[1]), cs("RENAME O K")));
         }
+        // Two keys: the first becomes a string while the second gets data, in one MULTI (Redis serves the second).
+        s.add(new Scenario("blpop firstKeyRetypedSecondServed", List.of(), c("BLPOP K O 1"),
+                cs("MULTI", "SET K x", "RPUSH O a", "EXEC")));
+        s.add(new Scenario("blmpop firstKeyRetypedSecondServed", List.of(), c("BLMPOP 1 2 K O LEFT"),
+                cs("MULTI", "SET K x", "RPUSH O a", "EXEC")));
+        s.add(new Scenario("bzpopmin firstKeyRetypedSecondServed", List.of(), c("BZPOPMIN K O 1"),
+                cs("MULTI", "SET K x", "ZADD O 1 a", "EXEC")));
+        s.add(new Scenario("bzmpop firstKeyRetypedSecondServed", List.of(), c("BZMPOP 1 2 K O MIN"),
+                cs("MULTI", "SET K x", "ZADD O 1 a", "EXEC")));
+        s.add(new Scenario("blmove destinationWrongType", cs("SET O x"), c("BLMOVE K O LEFT RIGHT 1"),
+                cs("RPUSH K a")));
+        s.add(new Scenario("brpoplpush destinationWrongType", cs("SET O x"), c("BRPOPLPUSH K O 1"),
+                cs("RPUSH K a")));
         String group = "XGROUP CREATE K g $ MKSTREAM";
         String[] xrg = c("XREADGROUP GROUP g c BLOCK 1000 STREAMS K >");
         s.add(new Scenario("xreadgroup setAsString", cs(group), xrg, cs("SET K x")));
@@ -74,6 +88,9 @@ class BlockingVsRedisTest extends VsRedis {
         s.add(new Scenario("xreadgroup typeChangedInMulti", cs(group), xrg, cs("MULTI", "DEL K", "SET K x", "EXEC")));
         s.add(new Scenario("xreadgroup flushall", cs(group), xrg, cs("FLUSHALL")));
         s.add(new Scenario("xreadgroup swapdb", cs(group), xrg, cs("SWAPDB 0 9")));
+        s.add(new Scenario("xreadgroup expired", cs(group), xrg, cs("PEXPIRE K 50")));
+        s.add(new Scenario("xread expired", cs("XADD K 5-0 f v"), c("XREAD BLOCK 1000 STREAMS K 5-0"),
+                cs("PEXPIRE K 50")));
         s.add(new Scenario("xreadgroup groupDestroyed", cs(group), xrg, cs("XGROUP DESTROY K g")));
         s.add(new Scenario("xreadgroup renameOntoWithoutGroup", cs(group, "XADD O 9-1 f v"), xrg, cs("RENAME O K")));
         s.add(new Scenario("xreadgroup renameOntoWithGroup",

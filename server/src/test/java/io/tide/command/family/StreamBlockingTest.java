@@ -141,4 +141,23 @@ class StreamBlockingTest extends ServerPerShardCount {
             assertThat(admin.xlen("dropped")).isEqualTo(1);
         }
     }
+
+    @Test
+    void xreadgroup_blockForever_onAStreamReplacedDeletedOrExpired_getsUnblockedError() throws Exception {
+        String[][] actions = {{"SET", "gone", "x"}, {"DEL", "gone"}, {"PEXPIRE", "gone", "20"}, {"FLUSHALL"}};
+        for (String[] action : actions) {
+            try (RawClient admin = raw(2); RawClient waiter = raw(3)) {
+                admin.call("DEL", "gone");
+                admin.call("XGROUP", "CREATE", "gone", "g", "$", "MKSTREAM");
+                waiter.sendCommand("XREADGROUP", "GROUP", "g", "c", "BLOCK", "0", "STREAMS", "gone", ">");
+                try (Jedis j = jedis()) {
+                    awaitBlocked(j, 1);
+                    admin.call(action);
+                    assertThat(waiter.readReply()).as(String.join(" ", action))
+                            .isEqualTo("-UNBLOCKED the stream key no longer exists\r\n");
+                    awaitBlocked(j, 0);
+                }
+            }
+        }
+    }
 }
