@@ -28,6 +28,20 @@ public final class Args {
         return new String(arg, StandardCharsets.UTF_8);
     }
 
+    /**
+     * C's atoi, as Redis reads some arguments (MIGRATE's port, LMPOP's numkeys in its key finder): leading spaces,
+     * a sign, then digits up to the first other byte (capped near Integer.MAX_VALUE); 0 when there are none.
+     */
+    public static long atoi(byte[] s) {
+        int i = 0;
+        while (i < s.length && (s[i] == ' ' || (s[i] >= '\t' && s[i] <= '\r'))) i++;
+        boolean neg = false;
+        if (i < s.length && (s[i] == '+' || s[i] == '-')) neg = s[i++] == '-';
+        long v = 0;
+        while (i < s.length && s[i] >= '0' && s[i] <= '9' && v < Integer.MAX_VALUE) v = v * 10 + (s[i++] - '0');
+        return neg ? -v : v;
+    }
+
     /** The ASCII bytes of a command or option name. */
     public static byte[] bytes(String s) {
         return s.getBytes(StandardCharsets.US_ASCII);

@@ -207,7 +207,7 @@ public final class DumpCommands {
         }
 
         String host = Args.text(argv[1]);
-        int port = (int) atoi(argv[2]);
+        int port = (int) Args.atoi(argv[2]);
         MigrateSockets cache = ctx.migrateSockets();
         boolean mayRetry = true;
         while (true) {
@@ -310,14 +310,4 @@ public final class DumpCommands {
         }
     }
 
-    /** C's atoi, as Redis reads MIGRATE's port: leading spaces, a sign, digits up to the first other byte; else 0. */
-    private static long atoi(byte[] s) {
-        int i = 0;
-        while (i < s.length && (s[i] == ' ' || (s[i] >= '\t' && s[i] <= '\r'))) i++;
-        boolean neg = false;
-        if (i < s.length && (s[i] == '+' || s[i] == '-')) neg = s[i++] == '-';
-        long v = 0;
-        while (i < s.length && s[i] >= '0' && s[i] <= '9' && v < Integer.MAX_VALUE) v = v * 10 + (s[i++] - '0');
-        return neg ? -v : v;
-    }
 }

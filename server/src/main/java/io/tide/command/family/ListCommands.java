@@ -145,22 +145,12 @@ public final class ListCommands {
     private static CommandSpec.KeyFinder numkeysKeys(int countAt) {
         return argv -> {
             if (argv.length <= countAt) return new byte[0][];
-            long n = atoi(argv[countAt]);
+            long n = Args.atoi(argv[countAt]);
             if (n < 1 || n > argv.length - countAt - 1) return new byte[0][];
             return Arrays.copyOfRange(argv, countAt + 1, countAt + 1 + (int) n);
         };
     }
 
-    /** C's atoi: leading spaces, a sign, then digits up to the first non-digit; 0 when there are none. */
-    private static long atoi(byte[] s) {
-        int i = 0;
-        while (i < s.length && (s[i] == ' ' || (s[i] >= '\t' && s[i] <= '\r'))) i++;
-        boolean neg = false;
-        if (i < s.length && (s[i] == '+' || s[i] == '-')) neg = s[i++] == '-';
-        long v = 0;
-        while (i < s.length && s[i] >= '0' && s[i] <= '9' && v < Integer.MAX_VALUE) v = v * 10 + (s[i++] - '0');
-        return neg ? -v : v;
-    }
 
     // ------------------------------------------------------------------ pushes
 
