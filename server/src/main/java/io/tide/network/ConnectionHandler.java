@@ -8,6 +8,7 @@ import io.tide.command.ClientConnection;
 import io.tide.command.ClientSession;
 import io.tide.command.Dispatcher;
 import io.tide.command.ServerContext;
+import io.tide.protocol.BulkArrayEncoder;
 import io.tide.protocol.ProtocolError;
 import io.tide.protocol.Reply;
 import io.tide.protocol.RespDecoder;
@@ -20,11 +21,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One client connection: feeds decoded requests to the dispatcher and gathers replies into one
- * output buffer that is written once per read batch. Confined to the channel's event loop (its
- * client's home shard), except {@link #close()} and the address getters.
+ * One client connection: feeds decoded requests to the dispatcher and gathers replies into an output
+ * buffer that is flushed once per read batch. Confined to the channel's event loop (its client's home
+ * shard), except {@link #close()} and the address getters.
+ *
+ * <p>A buffer that reaches {@link BulkArrayEncoder#CHUNK} bytes is handed to the channel unflushed and a
+ * new one started, so replies of any size and any number of pending replies cost time linear in their
+ * bytes (one growing buffer would be reallocated and copied every few megabytes, quadratic in what a
+ * client leaves unread). Unflushed buffers reach the socket only at {@link #flush()}, which keeps the
+ * rule that replies wait for the journal.
  */
-final class ConnectionHandler extends ChannelInboundHandlerAdapter implements ClientConnection {
+final class ConnectionHandler extends ChannelInboundHandlerAdapter implements ClientConnection, RespWriter.Output {
 
     private static final Logger LOG = LoggerFactory.getLogger(ConnectionHandler.class);
 
@@ -38,6 +45,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
     private Channel channel;
     private ClientSession session;
     private ByteBuf out;
+    /** Whether buffers were handed to the channel since the last flush. */
+    private boolean unflushed;
     private boolean pausedByDispatcher;
     private String remote = "?:0";
     private String local = "?:0";
@@ -147,11 +156,32 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
 
     @Override
     public void write(Reply reply, int protocolVersion) {
-        if (out == null) out = channel.alloc().ioBuffer(256);
-        RespWriter.write(out, reply, protocolVersion);
+        RespWriter.write(this, reply, protocolVersion);
         OutputBufferLimit.Limits limits = session != null && session.inPubSubMode() ? outputLimit.pubsub()
                 : outputLimit.normal();
         if (!limits.none()) enforce(limits);
+    }
+
+    // RespWriter.Output
+
+    @Override
+    public ByteBuf buffer() {
+        if (out == null) out = channel.alloc().ioBuffer(256);
+        return out;
+    }
+
+    @Override
+    public void appended() {
+        ByteBuf b = out;
+        if (b == null || b.readableBytes() < BulkArrayEncoder.CHUNK) return;
+        out = null;
+        if (!channel.isActive()) {
+            b.release();
+            return;
+        }
+        home.stats().netOutputBytes += b.readableBytes();
+        channel.write(b, channel.voidPromise());
+        unflushed = true;
     }
 
     /**
@@ -191,7 +221,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
      */
     @Override
     public void flush() {
-        if (out == null) return;
+        if (out == null && !unflushed) return;
         io.tide.journal.Journal journal = home.writes().journal();
         if (journal.active() && !journal.syncsReplies() && journal.pending()) {
             if (!flushHeld) {
@@ -218,14 +248,19 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
 
     private void flushNow() {
         ByteBuf b = out;
-        if (b == null) return;
         out = null;
-        if (!b.isReadable() || !channel.isActive()) {
+        boolean handedOn = unflushed;
+        unflushed = false;
+        if (b != null && (!b.isReadable() || !channel.isActive())) {
             b.release();
-            return;
+            b = null;
         }
-        home.stats().netOutputBytes += b.readableBytes();
-        channel.writeAndFlush(b, channel.voidPromise());
+        if (b != null) {
+            home.stats().netOutputBytes += b.readableBytes();
+            channel.writeAndFlush(b, channel.voidPromise());
+        } else if (handedOn && channel.isActive()) {
+            channel.flush();
+        }
     }
 
     @Override

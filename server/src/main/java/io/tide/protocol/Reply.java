@@ -55,6 +55,15 @@ public sealed interface Reply {
     /** Bytes already encoded identically for RESP2 and RESP3; used for hot constant replies. */
     record Raw(byte[] encoded) implements Reply {}
 
+    /**
+     * An array of {@code count} bulk strings already encoded as RESP (the same bytes in RESP2 and RESP3), its
+     * header included, in chunks of about {@value BulkArrayEncoder#CHUNK} bytes; built by {@link BulkArrayEncoder}.
+     * Big replies (LRANGE of a long list, SMEMBERS of a big set) take this form so that they are neither one
+     * object per element kept alive until written nor one buffer that must grow to the whole reply.
+     * {@link BulkArrayEncoder#decode} turns it back into bulk strings for the few readers of replies (scripts).
+     */
+    record Encoded(int count, byte[][] chunks) implements Reply {}
+
     Reply OK = new Simple("OK");
     Reply PONG = new Simple("PONG");
     Reply NULL = new NullBulk();

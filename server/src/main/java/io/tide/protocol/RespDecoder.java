@@ -18,9 +18,12 @@ import java.util.function.BooleanSupplier;
  * are done and whether it is inside a bulk header or body, so a frame split at any byte boundary
  * resumes where it stopped and a huge frame is never re-parsed. Each argument is copied out of the
  * {@link ByteBuf} exactly once. A bulk shorter than {@value #BIG_ARG} bytes waits in Netty's
- * cumulation until complete; a bigger one is drained into its own array as bytes arrive, that array
- * growing geometrically up to the declared length, so a declared length is never allocated before
- * its bytes have come and the cumulation stays small. {@code *0} and negative counts are ignored.
+ * cumulation until complete; a bigger one is drained into its own array as bytes arrive. That array
+ * is allocated at the declared length up to {@value #INITIAL_BIG} bytes (or what has already
+ * arrived), and beyond that grows fourfold up to the declared length, so a declared length is never
+ * allocated before a quarter of its bytes have come, the cumulation stays small, and a value of
+ * up to 1 MiB is one allocation: the array the store keeps (no garbage copies, which the collector
+ * would place as humongous objects). {@code *0} and negative counts are ignored.
  * Any other first byte starts an <em>inline</em> command: a line split like Redis's
  * {@code sdssplitargs}; a blank line is ignored.
  *
@@ -57,7 +60,7 @@ public final class RespDecoder extends ByteToMessageDecoder {
     private static final byte CR = '\r';
     private static final byte LF = '\n';
     private static final int INITIAL_ARGV = 1024;
-    private static final int INITIAL_BIG = 64 * 1024;
+    private static final int INITIAL_BIG = 1024 * 1024;
     private static final byte[][] NO_ARGS = new byte[0][];
 
     private final ProtocolLimits limits;
@@ -259,7 +262,7 @@ public final class RespDecoder extends ByteToMessageDecoder {
             int n = Math.min(readable, bulkLength - bigFilled);
             int needed = bigFilled + n;
             if (needed > big.length) {
-                big = Arrays.copyOf(big, (int) Math.min(bulkLength, Math.max(needed, 2L * big.length)));
+                big = Arrays.copyOf(big, (int) Math.min(bulkLength, Math.max(needed, 4L * big.length)));
             }
             in.readBytes(big, bigFilled, n);
             bigFilled = needed;

@@ -58,6 +58,9 @@ public final class RespWriter {
                 }
             }
             case Reply.Raw r -> out.writeBytes(r.encoded());
+            case Reply.Encoded e -> {
+                for (byte[] chunk : e.chunks()) out.writeBytes(chunk);
+            }
             case Reply.Array a -> writeAggregate(out, '*', a.items(), a.items().length, protocolVersion);
             case Reply.NullBulk n -> out.writeBytes(resp3 ? NULL_3 : NULL_BULK_2);
             case Reply.NullArray n -> out.writeBytes(resp3 ? NULL_3 : NULL_ARRAY_2);
@@ -118,6 +121,53 @@ public final class RespWriter {
                     out.writeShort(CRLF);
                 }
             }
+        }
+    }
+
+    /**
+     * A connection's output: the buffer replies are appended to now, which the connection hands to its socket (without
+     * flushing it) once it holds at least {@link BulkArrayEncoder#CHUNK} bytes and starts a new one.
+     */
+    public interface Output {
+        /** The buffer to append to. */
+        ByteBuf buffer();
+
+        /** Called after each piece is appended: hands the buffer on if it is full. */
+        void appended();
+    }
+
+    /**
+     * Writes {@code reply} to {@code out} as {@link #write(ByteBuf, Reply, int)} does, but aggregates and encoded arrays
+     * piece by piece, letting {@code out} hand each full buffer on: a reply of any size is written in chunks, never
+     * into one buffer grown (and copied) to its whole size.
+     */
+    public static void write(Output out, Reply reply, int protocolVersion) {
+        boolean resp3 = protocolVersion >= 3;
+        switch (reply) {
+            case Reply.Encoded e -> {
+                for (byte[] chunk : e.chunks()) {
+                    out.buffer().writeBytes(chunk);
+                    out.appended();
+                }
+            }
+            case Reply.Array a -> writeAggregate(out, '*', a.items(), a.items().length, protocolVersion);
+            case Reply.SetReply s -> writeAggregate(out, resp3 ? '~' : '*', s.items(), s.items().length, protocolVersion);
+            case Reply.Push p -> writeAggregate(out, resp3 ? '>' : '*', p.items(), p.items().length, protocolVersion);
+            case Reply.MapReply m -> {
+                Reply[] kv = m.keysAndValues();
+                writeAggregate(out, resp3 ? '%' : '*', kv, resp3 ? kv.length / 2 : kv.length, protocolVersion);
+            }
+            case null, default -> {
+                write(out.buffer(), reply, protocolVersion);
+                out.appended();
+            }
+        }
+    }
+
+    private static void writeAggregate(Output out, char type, Reply[] items, int count, int protocolVersion) {
+        writeHeader(out.buffer(), type, count);
+        for (Reply item : items) {
+            write(out, item, protocolVersion);
         }
     }
 

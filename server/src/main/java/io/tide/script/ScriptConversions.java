@@ -1,6 +1,7 @@
 package io.tide.script;
 
 import io.tide.command.Errors;
+import io.tide.protocol.BulkArrayEncoder;
 import io.tide.protocol.Reply;
 import io.tide.protocol.RespWriter;
 import java.nio.charset.StandardCharsets;
@@ -79,6 +80,9 @@ public final class ScriptConversions {
             }
             case Reply.Array a -> {
                 return array(a.items(), resp);
+            }
+            case Reply.Encoded e -> {
+                return array(BulkArrayEncoder.decode(e), resp);
             }
             case Reply.Push p -> {
                 return array(p.items(), resp);

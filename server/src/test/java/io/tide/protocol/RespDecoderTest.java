@@ -173,9 +173,23 @@ class RespDecoderTest {
     void bigBulk_declaredLengthIsNotAllocatedBeforeItsBytesArrive() {
         feed("*2\r\n$3\r\nSET\r\n$400000000\r\n" + "x".repeat(10));
         assertThat(drain()).isEmpty();
-        assertThat(decoder.streamingCapacity()).isPositive().isLessThanOrEqualTo(64 * 1024);
-        feed(new byte[200_000]);
-        assertThat(decoder.streamingCapacity()).isLessThanOrEqualTo(512 * 1024);
+        assertThat(decoder.streamingCapacity()).isEqualTo(1024 * 1024);
+        feed(new byte[2_000_000]);
+        assertThat(decoder.streamingCapacity()).isEqualTo(4 * 1024 * 1024);
+    }
+
+    @Test
+    void bigBulk_upTo1MiB_isAllocatedOnceAtItsLength() {
+        int length = 1024 * 1024;
+        feed("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$" + length + "\r\n" + "x".repeat(10));
+        assertThat(decoder.streamingCapacity()).isEqualTo(length);
+        feed(new byte[length - 10 - 5000]);
+        assertThat(decoder.streamingCapacity()).isEqualTo(length);
+        feed(new byte[5000]);
+        feed("\r\n");
+        List<Object> out = drain();
+        assertThat(out).hasSize(1);
+        assertThat(((byte[][]) out.get(0))[2]).hasSize(length);
     }
 
     @Test

@@ -5,6 +5,7 @@ import io.tide.command.CommandContext;
 import io.tide.command.CommandSpec;
 import io.tide.command.CommandTable;
 import io.tide.command.Errors;
+import io.tide.protocol.BulkArrayEncoder;
 import io.tide.protocol.Reply;
 import io.tide.pubsub.KeyspaceEvents;
 import io.tide.store.Database;
@@ -133,9 +134,7 @@ public final class ListCommands {
     }
 
     private static Reply bulks(byte[][] items) {
-        Reply[] out = new Reply[items.length];
-        for (int i = 0; i < items.length; i++) out[i] = Reply.bulk(items[i]);
-        return Reply.array(out);
+        return BulkArrayEncoder.of(items);
     }
 
     /**
@@ -271,7 +270,14 @@ public final class ListCommands {
         if (start < 0) start = 0;
         if (start > end || start >= size) return Reply.EMPTY_ARRAY;
         if (end >= size) end = size - 1;
-        return bulks(l.range(start, Math.toIntExact(end - start + 1), false));
+        int n = Math.toIntExact(end - start + 1);
+        if (n < BulkArrayEncoder.THRESHOLD) return bulks(l.range(start, n, false));
+        // A long range is encoded a slice at a time: no object per element outlives its slice.
+        BulkArrayEncoder reply = new BulkArrayEncoder(n);
+        for (int done = 0; done < n; done += BulkArrayEncoder.THRESHOLD) {
+            for (byte[] e : l.range(start + done, Math.min(BulkArrayEncoder.THRESHOLD, n - done), false)) reply.add(e);
+        }
+        return reply.build();
     }
 
     static Reply lindex(CommandContext ctx, byte[][] argv) {

@@ -4,6 +4,7 @@ import io.tide.command.Args;
 import io.tide.command.CommandContext;
 import io.tide.command.CommandTable;
 import io.tide.command.Errors;
+import io.tide.protocol.BulkArrayEncoder;
 import io.tide.protocol.Reply;
 import io.tide.pubsub.KeyspaceEvents;
 import io.tide.store.ByteMap;
@@ -97,9 +98,7 @@ public final class SetCommands {
     }
 
     private static Reply bulks(byte[][] members) {
-        Reply[] out = new Reply[members.length];
-        for (int i = 0; i < out.length; i++) out[i] = Reply.bulk(members[i]);
-        return Reply.array(out);
+        return BulkArrayEncoder.of(members);
     }
 
     // ---------------------------------------------------------------- SADD, SREM, SMOVE
