@@ -35,6 +35,18 @@ public interface ClientConnection {
     /** Writes handed to the transport and not yet on the socket (CLIENT LIST {@code oll}). */
     long pendingWrites();
 
+    /** Bytes received and not yet parsed into a command (CLIENT LIST {@code qbuf}). */
+    long queryBufferBytes();
+
+    /** Free space allocated for the query buffer (CLIENT LIST {@code qbuf-free}). */
+    long queryBufferFree();
+
+    /** Capacity of the reply buffer being filled now, 0 when none is held (CLIENT LIST {@code rbs}). */
+    long replyBufferSize();
+
+    /** Most bytes the reply buffer held at a flush in the last five seconds (CLIENT LIST {@code rbp}). */
+    long replyBufferPeak();
+
     /** The socket's file descriptor, or -1 when the transport does not expose one (NIO). Thread-safe. */
     int fd();
 

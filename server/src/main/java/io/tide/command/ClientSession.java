@@ -38,6 +38,8 @@ public final class ClientSession {
     boolean skipNext;
     long lastInteractionMs;
     String lastCommand = "NULL";
+    /** Bytes of the arguments of the command running or blocked now (CLIENT LIST {@code argv-mem}); 0 once answered. */
+    volatile long argvBytes;
     boolean closed;
     boolean quitting;
     boolean closeWhenDrained;
@@ -144,6 +146,32 @@ public final class ClientSession {
         return q;
     }
     List<Queued> queued() { return multi; }
+
+    /** Commands queued since MULTI, or -1 outside a transaction (CLIENT LIST {@code multi}). Racy outside the home thread. */
+    public int queuedCount() {
+        ArrayList<Queued> q = multi;
+        return q == null ? -1 : q.size();
+    }
+
+    /**
+     * Memory of the queued commands as Redis 7.0 counts CLIENT LIST {@code multi-mem}: their argument bytes plus one
+     * 8-byte reference per argument. Racy outside the home thread (a snapshot for introspection).
+     */
+    public long queuedBytes() {
+        ArrayList<Queued> q = multi;
+        if (q == null) return 0;
+        long sum = 0;
+        Object[] items = q.toArray();
+        for (Object o : items) {
+            byte[][] argv = ((Queued) o).argv();
+            sum += 8L * argv.length;
+            for (byte[] a : argv) sum += a.length;
+        }
+        return sum;
+    }
+
+    /** CLIENT LIST {@code argv-mem}. */
+    public long argvBytes() { return argvBytes; }
     void queue(CommandSpec spec, byte[][] argv) { multi.add(new Queued(spec, argv)); }
     /** Redis's flagTransaction: an error while queueing makes EXEC fail. */
     void failMulti() { if (multi != null) multiFailed = true; }
@@ -237,6 +265,7 @@ public final class ClientSession {
      * written even then, as Redis 7.0 writes every push frame (in RESP2 too) whatever the reply mode.
      */
     private void emit(Reply r, boolean silent) {
+        if (!(r instanceof Reply.Push)) argvBytes = 0;
         if ((!silent || r instanceof Reply.Push) && !closed) {
             connection.write(r, protocol);
         }

@@ -1,6 +1,8 @@
 package io.tide.network;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -30,6 +32,12 @@ import org.slf4j.LoggerFactory;
  * bytes (one growing buffer would be reallocated and copied every few megabytes, quadratic in what a
  * client leaves unread). Unflushed buffers reach the socket only at {@link #flush()}, which keeps the
  * rule that replies wait for the journal.
+ *
+ * <p>While the channel is not writable (its outbound buffer is over the high-water mark: the client
+ * reads slower than it asks), further reply bytes wait in a backlog of heap arrays behind it and move
+ * to the channel as it drains. Pooled direct memory is kept by the allocator once allocated, so a
+ * client that leaves a gigabyte unread would otherwise leave the process a gigabyte bigger for good;
+ * heap arrays are collected and the heap shrinks again.
  */
 final class ConnectionHandler extends ChannelInboundHandlerAdapter implements ClientConnection, RespWriter.Output {
 
@@ -47,10 +55,22 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
     private ByteBuf out;
     /** Whether buffers were handed to the channel since the last flush. */
     private boolean unflushed;
+    /** Reply bytes behind the channel's outbound buffer while it is not writable, oldest first. */
+    private final java.util.ArrayDeque<byte[]> backlog = new java.util.ArrayDeque<>();
+    private long backlogBytes;
+    /** How many of the backlog's first arrays a flush has released to the socket (the rest await the next). */
+    private int backlogReleased;
     private boolean pausedByDispatcher;
     private String remote = "?:0";
     private String local = "?:0";
     private volatile int fd = -1;
+    /** Query-buffer figures as of the end of the last read (CLIENT LIST reads them from other threads). */
+    private volatile long queryBytes;
+    private volatile long queryFree;
+    /** Peak reply-buffer bytes at a flush, in the five-second window that started at {@link #peakWindowMs}. */
+    private volatile long replyPeak;
+    private long lastWindowPeak;
+    private long peakWindowMs;
 
     ConnectionHandler(ServerContext server, Dispatcher dispatcher, Shard home, ShardClients registry,
                       OutputBufferLimit outputLimit) {
@@ -122,14 +142,42 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
+        if (ctx.pipeline().get("resp") instanceof RespDecoder decoder) {
+            queryBytes = decoder.queryBufferBytes();
+            queryFree = decoder.queryBufferFree();
+        }
         flush();
     }
 
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-        // Back-pressure: stop reading requests from a client that does not read its replies.
-        ctx.channel().config().setAutoRead(ctx.channel().isWritable() && !pausedByDispatcher);
+        drainBacklog();
+        updateAutoRead();
         ctx.fireChannelWritabilityChanged();
+    }
+
+    /** Back-pressure: no requests are read from a client that does not read its replies. */
+    private void updateAutoRead() {
+        channel.config().setAutoRead(channel.isWritable() && backlog.isEmpty() && !pausedByDispatcher);
+    }
+
+    /** Moves released backlog arrays to the channel while it is writable. */
+    private void drainBacklog() {
+        boolean wrote = false;
+        while (backlogReleased > 0 && channel.isWritable()) {
+            byte[] chunk = backlog.poll();
+            backlogReleased--;
+            backlogBytes -= chunk.length;
+            channel.write(Unpooled.wrappedBuffer(chunk), channel.voidPromise());
+            wrote = true;
+        }
+        if (wrote) channel.flush();
+    }
+
+    private void clearBacklog() {
+        backlog.clear();
+        backlogBytes = 0;
+        backlogReleased = 0;
     }
 
     @Override
@@ -143,6 +191,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
             out.release();
             out = null;
         }
+        clearBacklog();
         ctx.fireChannelInactive();
     }
 
@@ -175,13 +224,41 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
         ByteBuf b = out;
         if (b == null || b.readableBytes() < BulkArrayEncoder.CHUNK) return;
         out = null;
-        if (!channel.isActive()) {
+        handOn(b);
+    }
+
+    @Override
+    public void appendOwned(byte[] chunk) {
+        if (backlog.isEmpty() && channel.isWritable()) {
+            buffer().writeBytes(chunk);
+            appended();
+            return;
+        }
+        ByteBuf b = out;
+        out = null;
+        if (b != null) handOn(b);
+        if (!channel.isActive()) return;
+        home.stats().netOutputBytes += chunk.length;
+        backlog.add(chunk);
+        backlogBytes += chunk.length;
+    }
+
+    /** Hands a full buffer to the channel unflushed, or to the backlog once the channel is full. */
+    private void handOn(ByteBuf b) {
+        if (!b.isReadable() || !channel.isActive()) {
             b.release();
             return;
         }
         home.stats().netOutputBytes += b.readableBytes();
-        channel.write(b, channel.voidPromise());
-        unflushed = true;
+        if (backlog.isEmpty() && channel.isWritable()) {
+            channel.write(b, channel.voidPromise());
+            unflushed = true;
+        } else {
+            byte[] copy = ByteBufUtil.getBytes(b);
+            b.release();
+            backlog.add(copy);
+            backlogBytes += copy.length;
+        }
     }
 
     /**
@@ -209,6 +286,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
                 out.release();
                 out = null;
             }
+            clearBacklog();
             channel.close();
         }
     }
@@ -221,7 +299,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
      */
     @Override
     public void flush() {
-        if (out == null && !unflushed) return;
+        if (out == null && !unflushed && backlogReleased == backlog.size()) return;
         io.tide.journal.Journal journal = home.writes().journal();
         if (journal.active() && !journal.syncsReplies() && journal.pending()) {
             if (!flushHeld) {
@@ -249,13 +327,20 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
     private void flushNow() {
         ByteBuf b = out;
         out = null;
+        notePeak(b == null ? 0 : b.readableBytes());
         boolean handedOn = unflushed;
         unflushed = false;
         if (b != null && (!b.isReadable() || !channel.isActive())) {
             b.release();
             b = null;
         }
-        if (b != null) {
+        if (!backlog.isEmpty()) {
+            if (b != null) handOn(b);
+            backlogReleased = backlog.size();
+            if (handedOn) channel.flush();
+            drainBacklog();
+            updateAutoRead();
+        } else if (b != null) {
             home.stats().netOutputBytes += b.readableBytes();
             channel.writeAndFlush(b, channel.voidPromise());
         } else if (handedOn && channel.isActive()) {
@@ -281,7 +366,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
     @Override
     public void pauseReading(boolean paused) {
         pausedByDispatcher = paused;
-        channel.config().setAutoRead(!paused && channel.isWritable());
+        updateAutoRead();
     }
 
     @Override
@@ -296,7 +381,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
 
     @Override
     public long outputBufferBytes() {
-        long pending = out == null ? 0 : out.readableBytes();
+        long pending = (out == null ? 0 : out.readableBytes()) + backlogBytes;
         var cob = channel.unsafe().outboundBuffer();
         return pending + (cob == null ? 0 : cob.totalPendingWriteBytes());
     }
@@ -310,7 +395,42 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
     @Override
     public long pendingWrites() {
         var cob = channel.unsafe().outboundBuffer();
-        return cob == null ? 0 : cob.size();
+        return backlog.size() + (cob == null ? 0 : cob.size());
+    }
+
+    /** Redis resets the reply-buffer peak every five seconds; the figure shown is the last window's or this one's. */
+    private void notePeak(long bytes) {
+        long now = System.currentTimeMillis();
+        if (now - peakWindowMs >= 5000) {
+            lastWindowPeak = now - peakWindowMs < 10_000 ? replyPeakNow : 0;
+            replyPeakNow = 0;
+            peakWindowMs = now;
+        }
+        if (bytes > replyPeakNow) replyPeakNow = bytes;
+        replyPeak = Math.max(replyPeakNow, lastWindowPeak);
+    }
+
+    private long replyPeakNow;
+
+    @Override
+    public long queryBufferBytes() {
+        return queryBytes;
+    }
+
+    @Override
+    public long queryBufferFree() {
+        return queryFree;
+    }
+
+    @Override
+    public long replyBufferSize() {
+        ByteBuf b = out;
+        return b == null ? 0 : b.capacity();
+    }
+
+    @Override
+    public long replyBufferPeak() {
+        return replyPeak;
     }
 
     @Override

@@ -1,6 +1,5 @@
 package io.tide.protocol;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -47,8 +46,17 @@ public final class BulkArrayEncoder {
     public BulkArrayEncoder add(byte[] bulk) {
         if (added == count) throw new IllegalStateException("more than " + count + " elements");
         added++;
-        header('$', bulk.length);
-        put(bulk, 0, bulk.length);
+        int len = bulk.length;
+        if (chunk.length - pos >= len + MAX_HEADER + 2) { // the common case: the whole element fits in this chunk
+            pos = writeHeader(chunk, pos, '$', len);
+            System.arraycopy(bulk, 0, chunk, pos, len);
+            pos += len;
+            chunk[pos++] = '\r';
+            chunk[pos++] = '\n';
+            return this;
+        }
+        header('$', len);
+        put(bulk, 0, len);
         put(CRLF, 0, 2);
         return this;
     }
@@ -62,10 +70,27 @@ public final class BulkArrayEncoder {
     }
 
     private static final byte[] CRLF = {'\r', '\n'};
+    /** Longest header: type, 19 digits, CRLF. */
+    private static final int MAX_HEADER = 22;
 
     private void header(char type, long n) {
-        byte[] digits = (type + Long.toString(n) + "\r\n").getBytes(StandardCharsets.US_ASCII);
-        put(digits, 0, digits.length);
+        byte[] h = new byte[MAX_HEADER];
+        put(h, 0, writeHeader(h, 0, type, n));
+    }
+
+    /** Writes {@code <type><n>\r\n} (n >= 0) at {@code at}; returns the index after it. */
+    private static int writeHeader(byte[] b, int at, char type, long n) {
+        b[at++] = (byte) type;
+        int digits = 1;
+        for (long t = n; t >= 10; t /= 10) digits++;
+        int end = at + digits;
+        for (int i = end - 1; i >= at; i--) {
+            b[i] = (byte) ('0' + n % 10);
+            n /= 10;
+        }
+        b[end] = '\r';
+        b[end + 1] = '\n';
+        return end + 2;
     }
 
     private void put(byte[] src, int off, int len) {

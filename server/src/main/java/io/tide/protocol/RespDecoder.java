@@ -143,6 +143,22 @@ public final class RespDecoder extends ByteToMessageDecoder {
         return failed;
     }
 
+    /**
+     * Bytes received and not yet made into a command: the cumulation's unread bytes and a big bulk's bytes so far. Call
+     * on the channel's event loop, outside {@link #decode} (a read cumulation is released after it).
+     */
+    public long queryBufferBytes() {
+        byte[] b = big;
+        return internalBuffer().readableBytes() + (b == null ? 0 : bigFilled);
+    }
+
+    /** Space allocated for input and not filled yet: the cumulation's and a big bulk's array's. */
+    public long queryBufferFree() {
+        ByteBuf c = internalBuffer();
+        byte[] b = big;
+        return (c.capacity() - c.writerIndex()) + (b == null ? 0 : b.length - bigFilled);
+    }
+
     /** Capacity of the array a big bulk is streaming into (0 if none); for tests. */
     int streamingCapacity() {
         return big == null ? 0 : big.length;

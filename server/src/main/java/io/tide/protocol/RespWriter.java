@@ -134,6 +134,12 @@ public final class RespWriter {
 
         /** Called after each piece is appended: hands the buffer on if it is full. */
         void appended();
+
+        /** Appends encoded bytes that nothing will change (a chunk of {@link Reply.Encoded}); may keep the array. */
+        default void appendOwned(byte[] chunk) {
+            buffer().writeBytes(chunk);
+            appended();
+        }
     }
 
     /**
@@ -145,10 +151,7 @@ public final class RespWriter {
         boolean resp3 = protocolVersion >= 3;
         switch (reply) {
             case Reply.Encoded e -> {
-                for (byte[] chunk : e.chunks()) {
-                    out.buffer().writeBytes(chunk);
-                    out.appended();
-                }
+                for (byte[] chunk : e.chunks()) out.appendOwned(chunk);
             }
             case Reply.Array a -> writeAggregate(out, '*', a.items(), a.items().length, protocolVersion);
             case Reply.SetReply s -> writeAggregate(out, resp3 ? '~' : '*', s.items(), s.items().length, protocolVersion);

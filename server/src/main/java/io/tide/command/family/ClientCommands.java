@@ -310,10 +310,14 @@ public final class ClientCommands {
     }
 
     /**
-     * One CLIENT LIST line, in Redis 7's field order, with only the fields Tide measures: no qbuf,
-     * qbuf-free, argv-mem, rbs, rbp or tot-mem (the decoder's and Netty's buffers are not tracked per
-     * client). {@code obl} is the reply bytes not yet handed to Netty, {@code oll} the writes queued in
-     * Netty, {@code omem} their bytes together.
+     * One CLIENT LIST line, in Redis 7's field order, every figure measured: {@code qbuf}/{@code qbuf-free} the
+     * decoder's unread input and its unfilled allocation at the end of the last read; {@code argv-mem} the argument
+     * bytes of the command running or blocked now; {@code multi}/{@code multi-mem} the queued commands and their
+     * argument bytes plus 8 per argument (as Redis 7.0 counts them); {@code rbs} the capacity of the reply buffer
+     * being filled now (Tide holds none between reads, so usually 0) and {@code rbp} its peak at a flush in the last
+     * five seconds; {@code obl} the reply bytes not yet handed to Netty, {@code oll} the writes queued in Netty and
+     * the backlog behind it, {@code omem} their bytes together; {@code tot-mem} the sum of those buffers (query
+     * buffer, arguments, queued commands, reply buffer, output), without the session object itself.
      */
     static String describe(ClientSession s, long nowMs) {
         ClientConnection conn = s.connection();
@@ -330,6 +334,7 @@ public final class ClientCommands {
         int flagsAt = sb.length();
         if (s.subscriberOrNull() != null && s.subscriberOrNull().isMonitor()) sb.append('O');
         if (s.inPubSubMode()) sb.append('P');
+        if (s.inMulti()) sb.append('x');
         if (s.isBlocked()) sb.append('b');
         io.tide.pubsub.Tracking.Mode tm = s.trackingMode();
         if (tm != null) sb.append('t');
@@ -343,13 +348,24 @@ public final class ClientCommands {
         sb.append(" sub=").append(sub == null ? 0 : sub.count(io.tide.pubsub.PubSub.Kind.CHANNEL));
         sb.append(" psub=").append(sub == null ? 0 : sub.count(io.tide.pubsub.PubSub.Kind.PATTERN));
         sb.append(" ssub=").append(sub == null ? 0 : sub.count(io.tide.pubsub.PubSub.Kind.SHARD));
-        sb.append(" multi=-1");
-        sb.append(" multi-mem=0");
+        sb.append(" multi=").append(s.queuedCount());
+        long qbuf = conn.queryBufferBytes();
+        long qfree = conn.queryBufferFree();
+        long argvMem = s.argvBytes();
+        long multiMem = s.queuedBytes();
+        long rbs = conn.replyBufferSize();
+        sb.append(" qbuf=").append(qbuf);
+        sb.append(" qbuf-free=").append(qfree);
+        sb.append(" argv-mem=").append(argvMem);
+        sb.append(" multi-mem=").append(multiMem);
+        sb.append(" rbs=").append(rbs);
+        sb.append(" rbp=").append(conn.replyBufferPeak());
         long obl = conn.replyBufferBytes();
         long total = conn.outputBufferBytes();
         sb.append(" obl=").append(obl);
         sb.append(" oll=").append(conn.pendingWrites());
         sb.append(" omem=").append(total);
+        sb.append(" tot-mem=").append(qbuf + qfree + argvMem + multiMem + Math.max(rbs, obl) + total - obl);
         sb.append(" events=");
         if (conn.reading()) sb.append('r');
         if (total > obl) sb.append('w');
