@@ -84,6 +84,7 @@ public final class ServerContext {
     private void bindLimits() {
         limits = readLimits();
         config.onChange("list-max-listpack-size", v -> limits = readLimits());
+        config.onChange("list-compress-depth", v -> limits = readLimits());
         config.onChange("hash-max-listpack-entries", v -> limits = readLimits());
         config.onChange("hash-max-listpack-value", v -> limits = readLimits());
         config.onChange("set-max-intset-entries", v -> limits = readLimits());
@@ -98,6 +99,7 @@ public final class ServerContext {
 
     private EncodingLimits readLimits() {
         return new EncodingLimits(config.getInt("list-max-listpack-size"),
+                config.getInt("list-compress-depth"),
                 config.getLong("hash-max-listpack-entries"),
                 config.getLong("hash-max-listpack-value"),
                 config.getLong("set-max-intset-entries"),

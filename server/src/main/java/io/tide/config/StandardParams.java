@@ -136,6 +136,10 @@ final class StandardParams {
                 integer("list-max-listpack-size", Integer.MIN_VALUE, INT_MAX, "-2").aliases("list-max-ziplist-size")
                         .description("Largest listpack-encoded list, and node of a quicklist: a positive count of "
                                 + "entries, or -1..-5 for 4, 8, 16, 32 or 64 KB.").build(),
+                integer("list-compress-depth", 0, INT_MAX, "0")
+                        .description("Quicklist nodes kept uncompressed at each end of a list; the nodes between "
+                                + "are LZF-compressed (0 = none). A list takes the depth set when it becomes a "
+                                + "quicklist, as in Redis.").build(),
                 ConfigParam.builder("hash-max-listpack-entries", Type.LONG).range(0, Long.MAX_VALUE).defaultValue("512")
                         .aliases("hash-max-ziplist-entries")
                         .description("Most fields a hash keeps in the listpack encoding.").build(),
