@@ -501,6 +501,50 @@ class ListValueTest {
         ListValue rep = new ListValue();
         for (int i = 0; i < 12; i++) rpushWithDepth(rep, 1, 1, repeat('a', 60));
         assertThat(rep.compressionLayout()).isEqualTo("r" + "C".repeat(10) + "r");
+        // MIN_COMPRESS_BYTES: a 47-byte node (7 + 1 + 38 + 1) stays raw, a 48-byte one compresses.
+        ListValue under = new ListValue();
+        for (int i = 0; i < 5; i++) rpushWithDepth(under, 1, 1, repeat('a', 38));
+        assertThat(under.compressionLayout()).isEqualTo("rrrrr");
+        ListValue at = new ListValue();
+        for (int i = 0; i < 5; i++) rpushWithDepth(at, 1, 1, repeat('a', 39));
+        assertThat(at.compressionLayout()).isEqualTo("rCCCr");
+    }
+
+    @Test
+    void nodeCompression_keepsNodesRaw_unlessLzfSavesMoreThanEightBytes() {
+        Random rnd = new Random(3);
+        boolean sawKept = false;
+        boolean sawCompressed = false;
+        for (int k = 0; k < 2000 && !(sawKept && sawCompressed); k++) {
+            // Random letters with a repeated run: the run's length decides what LZF saves.
+            StringBuilder sb = new StringBuilder();
+            for (int i = 0; i < 60; i++) sb.append((char) ('a' + rnd.nextInt(26)));
+            sb.append(repeat('z', rnd.nextInt(20)));
+            byte[] e = b(sb.toString());
+            byte[] entries = new byte[ListPack.entrySize(e)];
+            ListPack.write(entries, 0, e);
+            byte[] image = new byte[entries.length + ListPack.OVERHEAD];
+            image[0] = (byte) image.length;
+            image[4] = 1;
+            System.arraycopy(entries, 0, image, 6, entries.length);
+            image[image.length - 1] = (byte) 0xFF;
+            byte[] out = new byte[image.length * 2];
+            int c = io.tide.util.Lzf.compress(image, 0, image.length, out, out.length);
+            int saved = image.length - c;
+            ListNode node = new ListNode(entries, 0, entries.length, 1);
+            boolean compressed = node.compress();
+            assertThat(compressed).as("saves " + saved).isEqualTo(saved > ListNode.MIN_COMPRESS_IMPROVE);
+            if (compressed) {
+                sawCompressed = true;
+                assertThat(node.buf).hasSize(c);
+                node.decompress();
+                assertThat(ListPack.read(node.buf, node.start)).isEqualTo(e);
+            } else if (saved > 0) {
+                sawKept = true;
+            }
+        }
+        assertThat(sawKept).isTrue();
+        assertThat(sawCompressed).isTrue();
     }
 
     @Test
