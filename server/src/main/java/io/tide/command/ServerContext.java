@@ -39,6 +39,7 @@ public final class ServerContext {
     private volatile EncodingLimits limits;
     private final PubSub pubSub = new PubSub();
     private final KeyspaceEvents keyspaceEvents = new KeyspaceEvents(pubSub);
+    private final io.tide.shard.LazyFree lazyFree = new io.tide.shard.LazyFree("tide-lazyfree");
     private final Monitor monitor = new Monitor();
     private final Tracking tracking = new Tracking(id -> {
         ClientSession c = clients.get(id);
@@ -78,6 +79,17 @@ public final class ServerContext {
         config.onChange("notify-keyspace-events", v -> keyspaceEvents.configure(config.get("notify-keyspace-events")));
         keyspaceEvents.tracking(tracking);
         for (io.tide.shard.Shard s : shards.all()) s.keyspaceEvents(keyspaceEvents);
+        for (io.tide.shard.Shard s : shards.all()) s.freer(lazyFree);
+        bindLazyFree("lazyfree-lazy-user-del", io.tide.store.Freer.USER_DEL);
+        bindLazyFree("lazyfree-lazy-expire", io.tide.store.Freer.EXPIRE);
+        bindLazyFree("lazyfree-lazy-server-del", io.tide.store.Freer.SERVER_DEL);
+        bindLazyFree("lazyfree-lazy-eviction", io.tide.store.Freer.EVICTION);
+    }
+
+    /** Keeps the lazy freer's policy bit {@code kind} equal to the boolean parameter {@code name}. */
+    private void bindLazyFree(String name, int kind) {
+        lazyFree.policy(kind, config.getBool(name));
+        config.onChange(name, v -> lazyFree.policy(kind, config.getBool(name)));
     }
 
     /** Keeps {@link #limits()} equal to the encoding parameters, now and after every CONFIG SET. */
@@ -138,6 +150,8 @@ public final class ServerContext {
     public PubSub pubSub() { return pubSub; }
     /** notify-keyspace-events and its publishing. */
     public KeyspaceEvents keyspaceEvents() { return keyspaceEvents; }
+    /** The lazy freer (UNLINK, FLUSH ... ASYNC, lazyfree-lazy-*): its thread and INFO's lazyfree counters. */
+    public io.tide.shard.LazyFree lazyFree() { return lazyFree; }
     /** The MONITOR clients. */
     public Monitor monitor() { return monitor; }
     /** CLIENT TRACKING's key and prefix tables. */
