@@ -63,6 +63,7 @@ public final class Server implements AutoCloseable {
         } catch (InterruptedException | RuntimeException e) {
             network.stop(1000);
             shards.close();
+            context.lazyFree().close();
             throw e;
         }
         context.tcpPort(port);
@@ -210,6 +211,7 @@ public final class Server implements AutoCloseable {
             shards.close();
             network.stop(2000);
             context.closeMigrateSockets(); // the threads that own them have stopped
+            context.lazyFree().close();
         } finally {
             terminated.countDown();
         }

@@ -39,6 +39,7 @@ public final class ServerContext {
     private volatile EncodingLimits limits;
     private final PubSub pubSub = new PubSub();
     private final KeyspaceEvents keyspaceEvents = new KeyspaceEvents(pubSub);
+    private final io.tide.shard.LazyFree lazyFree = new io.tide.shard.LazyFree("tide-lazyfree");
     private final Monitor monitor = new Monitor();
     private final Tracking tracking = new Tracking(id -> {
         ClientSession c = clients.get(id);
@@ -78,12 +79,24 @@ public final class ServerContext {
         config.onChange("notify-keyspace-events", v -> keyspaceEvents.configure(config.get("notify-keyspace-events")));
         keyspaceEvents.tracking(tracking);
         for (io.tide.shard.Shard s : shards.all()) s.keyspaceEvents(keyspaceEvents);
+        for (io.tide.shard.Shard s : shards.all()) s.freer(lazyFree);
+        bindLazyFree("lazyfree-lazy-user-del", io.tide.store.Freer.USER_DEL);
+        bindLazyFree("lazyfree-lazy-expire", io.tide.store.Freer.EXPIRE);
+        bindLazyFree("lazyfree-lazy-server-del", io.tide.store.Freer.SERVER_DEL);
+        bindLazyFree("lazyfree-lazy-eviction", io.tide.store.Freer.EVICTION);
+    }
+
+    /** Keeps the lazy freer's policy bit {@code kind} equal to the boolean parameter {@code name}. */
+    private void bindLazyFree(String name, int kind) {
+        lazyFree.policy(kind, config.getBool(name));
+        config.onChange(name, v -> lazyFree.policy(kind, config.getBool(name)));
     }
 
     /** Keeps {@link #limits()} equal to the encoding parameters, now and after every CONFIG SET. */
     private void bindLimits() {
         limits = readLimits();
         config.onChange("list-max-listpack-size", v -> limits = readLimits());
+        config.onChange("list-compress-depth", v -> limits = readLimits());
         config.onChange("hash-max-listpack-entries", v -> limits = readLimits());
         config.onChange("hash-max-listpack-value", v -> limits = readLimits());
         config.onChange("set-max-intset-entries", v -> limits = readLimits());
@@ -98,6 +111,7 @@ public final class ServerContext {
 
     private EncodingLimits readLimits() {
         return new EncodingLimits(config.getInt("list-max-listpack-size"),
+                config.getInt("list-compress-depth"),
                 config.getLong("hash-max-listpack-entries"),
                 config.getLong("hash-max-listpack-value"),
                 config.getLong("set-max-intset-entries"),
@@ -136,6 +150,8 @@ public final class ServerContext {
     public PubSub pubSub() { return pubSub; }
     /** notify-keyspace-events and its publishing. */
     public KeyspaceEvents keyspaceEvents() { return keyspaceEvents; }
+    /** The lazy freer (UNLINK, FLUSH ... ASYNC, lazyfree-lazy-*): its thread and INFO's lazyfree counters. */
+    public io.tide.shard.LazyFree lazyFree() { return lazyFree; }
     /** The MONITOR clients. */
     public Monitor monitor() { return monitor; }
     /** CLIENT TRACKING's key and prefix tables. */

@@ -115,7 +115,22 @@ final class StandardParams {
                         .defaultValue("standalone").immutable()
                         .description("Named set of option defaults applied before the config file.").build(),
                 ConfigParam.builder("lazyfree-lazy-user-flush", Type.BOOL).defaultValue("no")
-                        .description("Kept for redis.conf compatibility: FLUSHALL/FLUSHDB drop their tables in O(1) and the JVM frees them in the background either way.").build(),
+                        .description("FLUSHALL/FLUSHDB without SYNC or ASYNC act as ASYNC: the "
+                                + "dropped keys go to the lazy freer and count in lazyfreed_objects.").build(),
+                ConfigParam.builder("lazyfree-lazy-user-del", Type.BOOL).defaultValue("no")
+                        .description("DEL acts as UNLINK: a value of more than 64 elements (quicklist nodes for a "
+                                + "list) is freed by the lazy freer thread.").build(),
+                ConfigParam.builder("lazyfree-lazy-expire", Type.BOOL).defaultValue("no")
+                        .description("Expired keys' large values are freed by the lazy freer thread.").build(),
+                ConfigParam.builder("lazyfree-lazy-server-del", Type.BOOL).defaultValue("no")
+                        .description("A large value replaced by a write (SET over a big set, RENAME onto a key, "
+                                + "...) is freed by the lazy freer thread.").build(),
+                ConfigParam.builder("lazyfree-lazy-eviction", Type.BOOL).defaultValue("no")
+                        .description("Evicted keys' large values would be freed by the lazy freer thread; Tide "
+                                + "does not evict yet (no maxmemory), so nothing is affected.").build(),
+                ConfigParam.builder("replica-lazy-flush", Type.BOOL).defaultValue("no").aliases("slave-lazy-flush")
+                        .description("A replica's flush before a full sync would be lazy; Tide has no replication "
+                                + "yet, so nothing is affected.").build(),
                 integer("tcp-backlog", 0, INT_MAX, "511").immutable()
                         .description("Listen backlog of the TCP listeners.").build(),
                 ConfigParam.builder("notify-keyspace-events", Type.STRING).defaultValue("")
@@ -136,6 +151,10 @@ final class StandardParams {
                 integer("list-max-listpack-size", Integer.MIN_VALUE, INT_MAX, "-2").aliases("list-max-ziplist-size")
                         .description("Largest listpack-encoded list, and node of a quicklist: a positive count of "
                                 + "entries, or -1..-5 for 4, 8, 16, 32 or 64 KB.").build(),
+                integer("list-compress-depth", 0, INT_MAX, "0")
+                        .description("Quicklist nodes kept uncompressed at each end of a list; the nodes between "
+                                + "are LZF-compressed (0 = none). A list takes the depth set when it becomes a "
+                                + "quicklist, as in Redis.").build(),
                 ConfigParam.builder("hash-max-listpack-entries", Type.LONG).range(0, Long.MAX_VALUE).defaultValue("512")
                         .aliases("hash-max-ziplist-entries")
                         .description("Most fields a hash keeps in the listpack encoding.").build(),

@@ -2,7 +2,7 @@ package io.tide.script;
 
 import io.tide.command.CommandException;
 import io.tide.persistence.rdb.Crc64;
-import io.tide.persistence.rdb.Lzf;
+import io.tide.util.Lzf;
 import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.List;

@@ -78,6 +78,11 @@ public final class Shard {
         task.run();
     }
 
+    /** Wires the server's lazy freer into every database; called once at startup, before clients connect. */
+    public void freer(io.tide.store.Freer f) {
+        for (Database d : dbs) d.setFreer(f);
+    }
+
     /** Wires keyspace notifications (expired, new); called once at startup, before clients connect. */
     public void keyspaceEvents(io.tide.pubsub.KeyspaceEvents e) {
         writes.keyspaceEvents(e);

@@ -91,6 +91,7 @@ public final class Database {
     /** Estimated average TTL of keys with an expiry, kept by the active expiry cycle as Redis does. */
     private long avgTtlMs;
     private KeyspaceObserver observer = NO_OBSERVER;
+    private Freer freer = Freer.INLINE;
     private static final KeyspaceObserver NO_OBSERVER = new KeyspaceObserver() {};
     /** Keys whose values have elements with their own expiry (see {@link FieldExpiring}); null until one does. */
     private ByteMap fieldExpiryKeys;
@@ -120,6 +121,11 @@ public final class Database {
     /** Told of every change to a key (the write seam's bookkeeping); see {@link KeyspaceObserver}. */
     public void setObserver(KeyspaceObserver o) {
         this.observer = o == null ? NO_OBSERVER : o;
+    }
+
+    /** Where deleted values go when a deletion is lazy (the server's lazy freer); inline by default. */
+    public void setFreer(Freer f) {
+        this.freer = f == null ? Freer.INLINE : f;
     }
 
     // ---------------------------------------------------------------- lookups
@@ -247,6 +253,11 @@ public final class Database {
         if (i >= 0) {
             saveIfPending(found, i);
         }
+        if (i >= 0) {
+            Object old = found.values[i];
+            // Redis's dbOverwrite under lazyfree-lazy-server-del frees the replaced value in the background.
+            if (old != null && old != value && freer.lazy(Freer.SERVER_DEL)) freer.free(old);
+        }
         if (i >= 0 && found == cur) {
             Table t = cur;
             long before = slotBytes(t, i);
@@ -315,6 +326,17 @@ public final class Database {
         return v;
     }
 
+    /**
+     * UNLINK (and DEL under {@code lazyfree-lazy-user-del}): removes the key as {@link #remove} does and hands its
+     * value to the lazy freer, which frees a large one in the background. Returns whether the key existed.
+     */
+    public boolean unlink(byte[] key) {
+        Object v = remove(key);
+        if (v == null) return false;
+        freer.free(v);
+        return true;
+    }
+
     /** Sets the absolute expiry ({@code whenMs > 0}); false if the key is absent. */
     public boolean setExpireAt(byte[] key, long whenMs) {
         if (whenMs <= 0) {
@@ -347,6 +369,16 @@ public final class Database {
      * dropped tables, which nothing changes any more.
      */
     public void clear() {
+        clear(false);
+    }
+
+    /**
+     * FLUSHDB, or with {@code async} FLUSHDB ASYNC: the dropped tables go to the lazy freer, counting every key, as
+     * Redis's emptyDbAsync counts them.
+     */
+    public void clear(boolean async) {
+        long keys = size();
+        Object contents = async && keys > 0 ? new Object[] {cur, old} : null;
         observer.flushing(this);
         cur = new Table(MIN_CAPACITY);
         old = null;
@@ -356,6 +388,7 @@ public final class Database {
         expireCursor = 0;
         avgTtlMs = 0;
         fieldExpiryKeys = null;
+        if (contents != null) freer.freeDatabase(contents, keys);
     }
 
     /**
@@ -809,6 +842,7 @@ public final class Database {
         Object v = valueAt(t, i);
         deleteAt(t, i);
         observer.expired(this, k, v);
+        if (freer.lazy(Freer.EXPIRE)) freer.free(v);
     }
 
     /** Slot of {@code key} in {@link #cur} or {@link #old} (recorded in {@link #found}), or -1. */

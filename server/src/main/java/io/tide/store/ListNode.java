@@ -1,5 +1,8 @@
 package io.tide.store;
 
+import io.tide.util.Lzf;
+import java.util.Arrays;
+
 /**
  * Confined to the shard thread that owns its list. A run of consecutive list elements packed in one byte array
  * in the {@link ListPack} format: the node of a quicklist-encoded {@link ListValue}, or, as the list itself,
@@ -8,11 +11,25 @@ package io.tide.store;
  * <p>The entries occupy {@code buf[start, end)}; free space may lie before and after them, so that pushes at
  * either end are amortized O(1), and moves to whichever side a node grows on. A "plain" node holds a single
  * element too large for a packed node (Redis's PLAIN container); it is stored in the same format.
+ *
+ * <p>A node inside a list's {@code list-compress-depth} is kept <i>compressed</i>, as Redis's quicklist keeps it:
+ * {@code buf} then holds exactly the LZF compression of the node's image (for a packed node the listpack Redis
+ * would hold, with its 6-byte header and end byte; for a plain node its entry), {@code start} is 0 and {@code end}
+ * the image's length. Such a node is read through {@link #readable} and decompressed ({@link #decompress}) before
+ * it is changed; {@link ListValue} decides when to compress.
  */
 class ListNode {
 
-    /** Estimated heap bytes of a node object (header, three references, three ints, a flag). */
+    /** Estimated heap bytes of a node object (header, three references, three ints, three flags). */
     static final long OBJECT_BYTES = 40;
+
+    /** Redis's MIN_COMPRESS_BYTES: a smaller node is never compressed. */
+    static final int MIN_COMPRESS_BYTES = 48;
+    /** Redis's MIN_COMPRESS_IMPROVE: compression must save more than this many bytes, or the node stays raw. */
+    static final int MIN_COMPRESS_IMPROVE = 8;
+    /** Bytes of a listpack's header (total bytes, element count) before the first entry. */
+    private static final int LISTPACK_HEADER = 6;
+    private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
 
     static final byte[] EMPTY = new byte[0];
 
@@ -26,6 +43,10 @@ class ListNode {
     int end;
     int count;
     boolean plain;
+    /** {@code buf} holds the LZF-compressed image (see the class comment). */
+    boolean compressed;
+    /** Set by {@link ListValue} only while it settles compression: the node lies within the depth of an end. */
+    boolean nearEnd;
 
     ListNode() {}
 
@@ -38,7 +59,114 @@ class ListNode {
 
     /** Bytes Redis counts for this node: the listpack's bytes, or the element's length for a plain node. */
     final long redisBytes() {
+        if (compressed) return plain ? plainElementLength(end) : end;
         return plain ? ListPack.elementLength(buf, start) : ListPack.OVERHEAD + end - start;
+    }
+
+    /**
+     * Length of the element of a plain node from the size of its entry: a plain element is a string longer than
+     * 4095 bytes, so the entry is a 5-byte header, the bytes and a back length.
+     */
+    private static long plainElementLength(int entryBytes) {
+        for (int bl = 1; bl <= 5; bl++) {
+            int l = entryBytes - bl;
+            if (ListPack.backLength(l) == bl) return l - 5;
+        }
+        throw new IllegalStateException("plain entry of " + entryBytes + " bytes");
+    }
+
+    // ---------------------------------------------------------------- compression
+
+    /**
+     * Redis's __quicklistCompressNode on a raw node: compresses it when its image has at least
+     * {@link #MIN_COMPRESS_BYTES} and LZF saves more than {@link #MIN_COMPRESS_IMPROVE} bytes; false when it stays raw.
+     */
+    final boolean compress() {
+        if (compressed || redisBytes() < MIN_COMPRESS_BYTES) return false;
+        Scratch s = SCRATCH.get();
+        byte[] image;
+        int from;
+        int len;
+        if (plain) {
+            image = buf;
+            from = start;
+            len = end - start;
+        } else {
+            len = end - start + ListPack.OVERHEAD;
+            image = s.image(len);
+            from = 0;
+            image[0] = (byte) len;
+            image[1] = (byte) (len >>> 8);
+            image[2] = (byte) (len >>> 16);
+            image[3] = (byte) (len >>> 24);
+            int n = Math.min(count, 65535); // 65535: "count unknown", as a listpack says for larger counts
+            image[4] = (byte) n;
+            image[5] = (byte) (n >>> 8);
+            System.arraycopy(buf, start, image, LISTPACK_HEADER, end - start);
+            image[len - 1] = (byte) 0xFF;
+        }
+        int max = len - MIN_COMPRESS_IMPROVE - 1;
+        if (max <= 0) return false;
+        byte[] out = s.out(max);
+        int c = s.lzf.compress(image, from, len, out, max);
+        if (c == 0) return false;
+        buf = Arrays.copyOf(out, c);
+        start = 0;
+        end = len;
+        compressed = true;
+        return true;
+    }
+
+    /** Makes a compressed node raw again (its array then has the image's slack: the header and end byte). */
+    final void decompress() {
+        byte[] image = Lzf.decompress(buf, 0, buf.length, end);
+        if (image == null) throw new IllegalStateException("corrupt compressed list node");
+        buf = image;
+        compressed = false;
+        if (plain) {
+            start = 0;
+            end = image.length;
+        } else {
+            start = LISTPACK_HEADER;
+            end = image.length - 1;
+        }
+    }
+
+    /**
+     * This node, or for a compressed node a decompressed copy with the same neighbours, for reading: its entries
+     * sit at the byte positions the node will have once decompressed.
+     */
+    final ListNode readable() {
+        if (!compressed) return this;
+        ListNode v = new ListNode(buf, start, end, count);
+        v.plain = plain;
+        v.compressed = true;
+        v.prev = prev;
+        v.next = next;
+        v.decompress();
+        return v;
+    }
+
+    /** Confined to one thread (one per thread). Reused buffers and compressor for compressing nodes. */
+    private static final class Scratch {
+        final Lzf.Compressor lzf = new Lzf.Compressor();
+        private byte[] image = EMPTY;
+        private byte[] out = EMPTY;
+
+        /** Buffers up to this size are kept for the next node; a larger one (a huge plain node) is not. */
+        private static final int KEEP = 1 << 17;
+
+        byte[] image(int n) {
+            if (n > KEEP) return new byte[n];
+            if (image.length < n) image = new byte[Math.min(KEEP, Math.max(n, 2 * image.length))];
+            return image;
+        }
+
+        byte[] out(int n) {
+            if (n > KEEP) return new byte[n];
+            if (out.length < n) out = new byte[Math.min(KEEP, Math.max(n, 2 * out.length))];
+            return out;
+        }
     }
 
     /** Heap bytes of the entry array. */

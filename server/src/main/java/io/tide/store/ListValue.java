@@ -21,6 +21,14 @@ import java.util.Arrays;
  *
  * <p>Element access by index skips whole nodes by their counts, from the nearer end. {@link #memoryBytes()}
  * is kept current by every operation.
+ *
+ * <p><b>Compression</b> ({@code list-compress-depth}, taken when the list becomes a quicklist, as Redis takes it when
+ * it creates one): the nodes further than the depth from both ends are kept LZF-compressed, under Redis's rules
+ * ({@link ListNode#compress}). Reads decompress a copy of a compressed node and leave it as it is. A change
+ * decompresses the nodes it edits ({@link #touch}); when the operation ends, {@link #settle} restores Redis's
+ * invariant, as Redis's __quicklistCompress does after each node insertion or deletion: the nodes within the depth
+ * of either end are raw, and the first node beyond it on each side and every node the operation touched that lies
+ * beyond it are compressed again.
  */
 public final class ListValue extends ListNode implements CollectionValue {
 
@@ -40,6 +48,12 @@ public final class ListValue extends ListNode implements CollectionValue {
     private long memory;
     /** The quicklist's fill (list-max-listpack-size when it was created); in a listpack, the last value seen. */
     private int fill = -2;
+    /** The quicklist's compress depth (list-compress-depth when it was created); 0 = nothing compressed. */
+    private int depth;
+
+    /** Redis's COMPRESS_MAX: the depth is held in 16 bits. */
+    private static final int COMPRESS_MAX = (1 << 16) - 1;
+    private static final ThreadLocal<Settling> SETTLING = ThreadLocal.withInitial(Settling::new);
 
     /** An empty list in the listpack encoding; give it elements before storing it. */
     public ListValue() {
@@ -67,6 +81,7 @@ public final class ListValue extends ListNode implements CollectionValue {
     public ListValue copy() {
         ListValue c = new ListValue();
         c.fill = fill;
+        c.depth = depth;
         c.size = size;
         if (!isQuicklist()) {
             c.buf = Arrays.copyOfRange(buf, start, end);
@@ -77,8 +92,11 @@ public final class ListValue extends ListNode implements CollectionValue {
         }
         c.buf = null;
         for (ListNode n = head; n != null; n = n.next) {
-            ListNode d = new ListNode(Arrays.copyOfRange(n.buf, n.start, n.end), 0, n.end - n.start, n.count);
+            ListNode d = n.compressed
+                    ? new ListNode(n.buf.clone(), n.start, n.end, n.count) // as Redis copies the LZF blob
+                    : new ListNode(Arrays.copyOfRange(n.buf, n.start, n.end), 0, n.end - n.start, n.count);
             d.plain = n.plain;
+            d.compressed = n.compressed;
             c.memory += OBJECT_BYTES + d.arrayBytes();
             d.prev = c.tail;
             if (c.tail == null) c.head = d;
@@ -111,7 +129,8 @@ public final class ListValue extends ListNode implements CollectionValue {
             v.packed(buf, start, end, count);
             return;
         }
-        for (ListNode n = head; n != null; n = n.next) {
+        for (ListNode node = head; node != null; node = node.next) {
+            ListNode n = node.readable();
             if (n.plain) v.plain(ListPack.read(n.buf, n.start));
             else v.packed(n.buf, n.start, n.end, n.count);
         }
@@ -142,14 +161,20 @@ public final class ListValue extends ListNode implements CollectionValue {
     /**
      * Redis's listTypeTryConversionAppend: before adding {@code addCount} elements whose raw strings total
      * {@code addBytes} bytes, a listpack that would exceed {@code list-max-listpack-size} ({@code fillNow})
-     * becomes a quicklist whose single node is the listpack.
+     * becomes a quicklist whose single node is the listpack, with {@code list-compress-depth} {@code depthNow}.
      */
-    public void beforeAdding(int fillNow, long addBytes, long addCount) {
+    public void beforeAdding(int fillNow, int depthNow, long addBytes, long addCount) {
         if (isQuicklist()) return;
         fill = fillNow;
         if (exceedsLimit(fillNow, ListPack.OVERHEAD + (long) (end - start) + addBytes, count + addCount)) {
             toQuicklist(fillNow);
+            depth = Math.max(0, Math.min(COMPRESS_MAX, depthNow));
         }
+    }
+
+    /** As {@link #beforeAdding(int, int, long, long)} with the limits of {@code limits}. */
+    public void beforeAdding(EncodingLimits limits, long addBytes, long addCount) {
+        beforeAdding(limits.listMaxListpackSize, limits.listCompressDepth, addBytes, addCount);
     }
 
     /**
@@ -242,6 +267,7 @@ public final class ListValue extends ListNode implements CollectionValue {
             if (end != null) trimNode(end); // no longer an end of the list: drop its spare room
             linkNode(end, n, !atHead);
         }
+        settle();
     }
 
     /** LPUSH ({@code atHead}) or RPUSH of {@code elements[from..]}, in order, with one allocation for a listpack. */
@@ -259,10 +285,12 @@ public final class ListValue extends ListNode implements CollectionValue {
     /** Removes and returns the first ({@code atHead}) or last element; the list must not be empty. */
     public byte[] pop(boolean atHead) {
         ListNode n = atHead ? first() : last();
+        touch(n);
         int pos = atHead ? n.start : ListPack.startBefore(n.buf, n.end);
         byte[] v = ListPack.read(n.buf, pos);
         removeEntries(n, pos, pos + ListPack.sizeAt(n.buf, pos), 1);
         size--;
+        settle();
         return v;
     }
 
@@ -280,7 +308,7 @@ public final class ListValue extends ListNode implements CollectionValue {
     public boolean set(long index, byte[] e) {
         if (index < 0) index += size;
         if (index < 0 || index >= size) return false;
-        Cursor c = at(index);
+        Cursor c = atForWrite(index);
         ListNode node = c.node;
         if (!isQuicklist()) {
             replaceIn(node, c.pos, e);
@@ -310,6 +338,7 @@ public final class ListValue extends ListNode implements CollectionValue {
                 mergeAround(p);
             }
         }
+        settle();
         return true;
     }
 
@@ -337,18 +366,21 @@ public final class ListValue extends ListNode implements CollectionValue {
     public long insert(byte[] pivot, byte[] e, boolean after) {
         ListPack.Probe probe = new ListPack.Probe(pivot);
         for (ListNode n = first(); n != null; n = n.next) {
-            int pos = n.start;
-            for (int i = 0; i < n.count; i++) {
-                if (ListPack.matches(n.buf, pos, probe)) {
+            ListNode r = n.readable();
+            int pos = r.start;
+            for (int i = 0; i < r.count; i++) {
+                if (ListPack.matches(r.buf, pos, probe)) {
                     size++;
+                    touch(n); // decompressed, its entries sit where they sit in r
                     if (!isQuicklist()) {
                         insertInto(n, after ? pos + ListPack.sizeAt(n.buf, pos) : pos, e);
                     } else {
                         insertAt(n, i, pos, e, after);
                     }
+                    settle();
                     return size;
                 }
-                pos += ListPack.sizeAt(n.buf, pos);
+                pos += ListPack.sizeAt(r.buf, pos);
             }
         }
         return -1;
@@ -394,6 +426,11 @@ public final class ListValue extends ListNode implements CollectionValue {
         ListNode n = fromTail ? last() : first();
         while (n != null && removed < quota) {
             ListNode following = fromTail ? n.prev : n.next;
+            if (n.compressed && !holds(n.readable(), probe)) {
+                n = following; // nothing to remove here: the node stays compressed
+                continue;
+            }
+            touch(n);
             long before = n.arrayBytes();
             int gone = 0;
             byte[] b = n.buf;
@@ -438,13 +475,22 @@ public final class ListValue extends ListNode implements CollectionValue {
             n = following;
         }
         size -= removed;
+        settle();
         return removed;
+    }
+
+    /** Whether some entry of the (raw) node {@code n} matches. */
+    private static boolean holds(ListNode n, ListPack.Probe probe) {
+        for (int p = n.start; p < n.end; p += ListPack.sizeAt(n.buf, p)) {
+            if (ListPack.matches(n.buf, p, probe)) return true;
+        }
+        return false;
     }
 
     /** Removes {@code n} elements starting at index {@code from} (both within the list), as Redis's quicklistDelRange. */
     public void removeRange(long from, long n) {
         if (n <= 0) return;
-        Cursor c = at(from);
+        Cursor c = atForWrite(from);
         ListNode node = c.node;
         int offset = c.offset;
         long extent = n;
@@ -454,6 +500,7 @@ public final class ListValue extends ListNode implements CollectionValue {
             if (offset == 0 && del == node.count) {
                 removeEntries(node, node.start, node.end, node.count);
             } else {
+                touch(node);
                 long before = node.arrayBytes();
                 node.deleteRange(offset, (int) del);
                 memory += node.arrayBytes() - before;
@@ -463,6 +510,7 @@ public final class ListValue extends ListNode implements CollectionValue {
             offset = 0;
         }
         size -= n;
+        settle();
     }
 
     // ---------------------------------------------------------------- quicklist node operations
@@ -518,6 +566,7 @@ public final class ListValue extends ListNode implements CollectionValue {
      * node is not linked.
      */
     private ListNode splitNode(ListNode node, int offset, boolean after) {
+        touch(node);
         int at = after ? offset + 1 : offset;
         int p = node.seek(at);
         long before = node.arrayBytes();
@@ -548,6 +597,8 @@ public final class ListValue extends ListNode implements CollectionValue {
 
     /** Moves the entries of {@code b} onto the end of {@code a} (its left neighbour) and drops {@code b}. */
     private ListNode merge(ListNode a, ListNode b) {
+        touch(a);
+        touch(b);
         long before = a.arrayBytes();
         a.appendEntries(b.buf, b.start, b.end, b.count, capHint());
         memory += a.arrayBytes() - before;
@@ -572,10 +623,13 @@ public final class ListValue extends ListNode implements CollectionValue {
 
     /** Links the unlinked node {@code n} after (or before) {@code old}; a null {@code old} means an empty quicklist. */
     private void linkNode(ListNode old, ListNode n, boolean after) {
+        remember(n); // Redis's __quicklistInsertNode compresses the new node and the old one where they lie inside
+        if (depth > 0) settling().inserted++;
         if (old == null) {
             head = tail = n;
             return;
         }
+        remember(old);
         if (after) {
             n.prev = old;
             n.next = old.next;
@@ -598,11 +652,13 @@ public final class ListValue extends ListNode implements CollectionValue {
         else tail = n.prev;
         n.prev = n.next = null;
         memory -= OBJECT_BYTES + n.arrayBytes();
+        if (depth > 0) settling().structural = true; // Redis's __quicklistDelNode recompresses around the ends
     }
 
     // ---------------------------------------------------------------- entry edits with memory accounting
 
     private void pushInto(ListNode n, byte[] e, boolean atHead) {
+        touch(n);
         long before = n.arrayBytes();
         if (atHead) n.pushHead(e, capHint());
         else n.pushTail(e, capHint());
@@ -610,18 +666,21 @@ public final class ListValue extends ListNode implements CollectionValue {
     }
 
     private void insertInto(ListNode n, int pos, byte[] e) {
+        touch(n);
         long before = n.arrayBytes();
         n.insertAt(pos, e, capHint());
         memory += n.arrayBytes() - before;
     }
 
     private void replaceIn(ListNode n, int pos, byte[] e) {
+        touch(n);
         long before = n.arrayBytes();
         n.replaceAt(pos, e, capHint());
         memory += n.arrayBytes() - before;
     }
 
     private void trimNode(ListNode n) {
+        if (n.compressed) return; // already exactly its compressed bytes
         long before = n.arrayBytes();
         n.trim();
         memory += n.arrayBytes() - before;
@@ -633,15 +692,157 @@ public final class ListValue extends ListNode implements CollectionValue {
             unlink(n);
             return;
         }
+        if (n.compressed) throw new IllegalStateException("positions in a compressed node"); // callers touch first
         long before = n.arrayBytes();
         n.deleteBytes(from, to, k, false);
         memory += n.arrayBytes() - before;
     }
 
+    // ---------------------------------------------------------------- compression
+
+    /**
+     * Before a change to {@code n}: decompresses it if compressed and remembers it, so that {@link #settle}
+     * compresses it again if it still lies beyond the depth. An end of the list is always within the depth.
+     */
+    private void touch(ListNode n) {
+        if (depth == 0 || !isQuicklist() || (!n.compressed && (n == head || n == tail))) return;
+        remember(n);
+        if (n.compressed) {
+            long before = n.arrayBytes();
+            n.decompress();
+            memory += n.arrayBytes() - before;
+        }
+    }
+
+    /** Remembers {@code n} for {@link #settle} without decompressing it (a node inserted, or next to an insertion). */
+    private void remember(ListNode n) {
+        if (depth == 0 || !isQuicklist()) return;
+        Settling s = settling();
+        s.structural = true;
+        s.add(n);
+    }
+
+    private Settling settling() {
+        Settling s = SETTLING.get();
+        if (s.owner != this) {
+            s.clear();
+            s.owner = this;
+        }
+        return s;
+    }
+
+    /**
+     * Ends a change: Redis's __quicklistCompress for every node the change touched or inserted. The nodes within
+     * the depth of either end are made raw; when the list is longer than twice the depth, the first node beyond it
+     * on each side (and one more per inserted node) and the touched nodes still in the list beyond it are
+     * compressed.
+     */
+    private void settle() {
+        if (depth == 0) return;
+        Settling s = SETTLING.get();
+        if (s.owner != this) return;
+        if (!isQuicklist() || head == null || (!s.structural && s.size == 0)) {
+            s.clear();
+            return;
+        }
+        ListNode f = head;
+        ListNode r = tail;
+        boolean meet = false;
+        for (int d = 0; d < depth; d++) {
+            raw(f);
+            raw(r);
+            f.nearEnd = r.nearEnd = true;
+            if (f == r || f.next == r) {
+                meet = true;
+                break;
+            }
+            f = f.next;
+            r = r.prev;
+        }
+        if (!meet) {
+            // Each node inserted at or near an end pushed one more node out of the window (Redis compresses it at
+            // each insertion): compress as many beyond the boundary as nodes were inserted.
+            ListNode x = f;
+            for (int k = 0; k <= s.inserted && x != null && !x.nearEnd; k++, x = x.next) compressNode(x);
+            ListNode y = r;
+            for (int k = 0; k <= s.inserted && y != null && !y.nearEnd; k++, y = y.prev) compressNode(y);
+            for (int i = 0; i < s.size; i++) {
+                ListNode t = s.nodes[i];
+                boolean linked = t.prev != null || t.next != null || t == head;
+                if (linked && !t.nearEnd) compressNode(t);
+            }
+        }
+        ListNode a = head;
+        ListNode b = tail;
+        for (int d = 0; d < depth && a != null; d++) {
+            a.nearEnd = b.nearEnd = false;
+            if (a == b || a.next == b) break;
+            a = a.next;
+            b = b.prev;
+        }
+        s.clear();
+    }
+
+    private void raw(ListNode n) {
+        if (!n.compressed) return;
+        long before = n.arrayBytes();
+        n.decompress();
+        memory += n.arrayBytes() - before;
+    }
+
+    private void compressNode(ListNode n) {
+        if (n.compressed) return;
+        long before = n.arrayBytes();
+        if (n.compress()) memory += n.arrayBytes() - before;
+    }
+
+    /** Confined to one thread (one per thread). The nodes the running change of one list touched. */
+    private static final class Settling {
+        ListValue owner;
+        ListNode[] nodes = new ListNode[8];
+        int size;
+        /** A node was inserted or deleted: the ends' windows must be checked. */
+        boolean structural;
+        /** Nodes inserted by the running change. */
+        int inserted;
+
+        void add(ListNode n) {
+            for (int i = Math.max(0, size - 4); i < size; i++) if (nodes[i] == n) return; // the usual repeats
+            if (size == nodes.length) nodes = Arrays.copyOf(nodes, size * 2);
+            nodes[size++] = n;
+        }
+
+        void clear() {
+            Arrays.fill(nodes, 0, size, null);
+            if (nodes.length > 64) nodes = new ListNode[8];
+            size = 0;
+            inserted = 0;
+            structural = false;
+            owner = null;
+        }
+    }
+
     // ---------------------------------------------------------------- positions
 
-    /** The entry at {@code index} (0 &lt;= index &lt; size), found by skipping whole nodes from the nearer end. */
+    /** The entry at {@code index} (0 &lt;= index &lt; size) for reading (a compressed node is read from a copy). */
     private Cursor at(long index) {
+        Cursor c = locate(index);
+        ListNode r = c.node.readable();
+        c.node = r;
+        c.pos = r.seek(c.offset);
+        return c;
+    }
+
+    /** The entry at {@code index} (0 &lt;= index &lt; size) in its node, decompressed to be changed. */
+    private Cursor atForWrite(long index) {
+        Cursor c = locate(index);
+        touch(c.node);
+        c.pos = c.node.seek(c.offset);
+        return c;
+    }
+
+    /** The node and offset of entry {@code index}, found by skipping whole nodes from the nearer end (no position). */
+    private Cursor locate(long index) {
         ListNode n;
         long acc;
         if (index <= (size - 1) / 2) {
@@ -659,8 +860,7 @@ public final class ListValue extends ListNode implements CollectionValue {
                 acc -= n.count;
             }
         }
-        int offset = (int) (index - acc);
-        return new Cursor(n, offset, n.seek(offset));
+        return new Cursor(n, (int) (index - acc), -1);
     }
 
     /** Confined to the command using it. A position in the list: node, entry index in the node, byte position. */
@@ -680,7 +880,7 @@ public final class ListValue extends ListNode implements CollectionValue {
                 pos += ListPack.sizeAt(node.buf, pos);
                 offset++;
             } else {
-                node = node.next;
+                node = node.next.readable();
                 offset = 0;
                 pos = node.start;
             }
@@ -691,7 +891,7 @@ public final class ListValue extends ListNode implements CollectionValue {
                 pos = ListPack.startBefore(node.buf, pos);
                 offset--;
             } else {
-                node = node.prev;
+                node = node.prev.readable();
                 offset = node.count - 1;
                 pos = ListPack.startBefore(node.buf, node.end);
             }
@@ -709,6 +909,35 @@ public final class ListValue extends ListNode implements CollectionValue {
         k = 0;
         for (ListNode n = head; n != null; n = n.next) out[k++] = n.count;
         return out;
+    }
+
+    /** Per node, head first: 'C' compressed, 'r' raw (one 'r' for a listpack). */
+    String compressionLayout() {
+        if (!isQuicklist()) return "r";
+        StringBuilder sb = new StringBuilder();
+        for (ListNode n = head; n != null; n = n.next) sb.append(n.compressed ? 'C' : 'r');
+        return sb.toString();
+    }
+
+    /**
+     * Whether the nodes are as Redis leaves them: raw within the depth of either end (everything raw when the list
+     * has at most twice the depth), compressed beyond it unless Redis's rules keep the node raw.
+     */
+    boolean compressionSettled() {
+        if (!isQuicklist()) return !compressed;
+        int len = nodeCount();
+        int i = 0;
+        for (ListNode n = head; n != null; n = n.next, i++) {
+            boolean inside = depth == 0 || len <= 2 * depth || i < depth || len - 1 - i < depth;
+            if (inside) {
+                if (n.compressed) return false;
+            } else if (!n.compressed) {
+                ListNode probe = new ListNode(n.buf.clone(), n.start, n.end, n.count);
+                probe.plain = n.plain;
+                if (probe.compress()) return false; // it could have been compressed
+            }
+        }
+        return true;
     }
 
     /** The memory figure recomputed from scratch (to check the incremental one). */

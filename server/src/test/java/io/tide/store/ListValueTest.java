@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** ListValue and its entry format against a plain list model, its encoding switches, and its memory figures. */
@@ -34,9 +35,13 @@ class ListValueTest {
     }
 
     private static void rpush(ListValue l, int fill, String... elements) {
+        rpushWithDepth(l, fill, 0, elements);
+    }
+
+    private static void rpushWithDepth(ListValue l, int fill, int depth, String... elements) {
         long bytes = 0;
         for (String e : elements) bytes += e.length();
-        l.beforeAdding(fill, bytes, elements.length);
+        l.beforeAdding(fill, depth, bytes, elements.length);
         for (String e : elements) l.push(b(e), false);
     }
 
@@ -84,10 +89,11 @@ class ListValueTest {
 
     // ---------------------------------------------------------------- against a model
 
-    @ParameterizedTest(name = "fill={0}")
-    @ValueSource(ints = {-2, -1, -5, 0, 1, 3, 16})
-    void randomOperations_matchAListModel(int fill) {
-        Random rnd = new Random(fill * 31L + 7);
+    @ParameterizedTest(name = "fill={0} depth={1}")
+    @CsvSource({"-2,0", "-1,0", "-5,0", "0,0", "1,0", "3,0", "16,0",
+                "-2,1", "-2,2", "-1,1", "0,1", "1,3", "3,1", "3,2", "16,1", "16,4"})
+    void randomOperations_matchAListModel(int fill, int depth) {
+        Random rnd = new Random(fill * 31L + 7 + depth * 1009L);
         for (int round = 0; round < 30; round++) {
             ListValue l = new ListValue();
             List<String> model = new ArrayList<>();
@@ -102,7 +108,7 @@ class ListValueTest {
                         bytes += add[i].length();
                     }
                     boolean head = rnd.nextBoolean();
-                    l.beforeAdding(fill, bytes, n);
+                    l.beforeAdding(fill, depth, bytes, n);
                     byte[][] argv = new byte[n + 1][];
                     for (int i = 0; i < n; i++) argv[i + 1] = b(add[i]);
                     if (rnd.nextBoolean()) l.pushAll(argv, 1, head);
@@ -121,7 +127,7 @@ class ListValueTest {
                     if (rnd.nextInt(5) == 0) pivot = "missing";
                     String e = element(rnd);
                     boolean after = rnd.nextBoolean();
-                    l.beforeAdding(fill, e.length(), 1);
+                    l.beforeAdding(fill, depth, e.length(), 1);
                     long r = l.insert(b(pivot), b(e), after);
                     int at = model.indexOf(pivot);
                     if (at < 0) {
@@ -134,7 +140,7 @@ class ListValueTest {
                     long arg = rnd.nextInt(2 * model.size() + 4) - model.size() - 2;
                     int index = (int) (arg < 0 ? arg + model.size() : arg);
                     String e = element(rnd);
-                    l.beforeAdding(fill, e.length(), 1);
+                    l.beforeAdding(fill, depth, e.length(), 1);
                     boolean ok = l.set(arg, b(e));
                     assertThat(ok).isEqualTo(index >= 0 && index < model.size());
                     if (ok) model.set(index, e);
@@ -183,12 +189,15 @@ class ListValueTest {
                 assertThat(Arrays.stream(l.nodeCounts()).sum()).isEqualTo(model.size());
                 assertThat(Arrays.stream(l.nodeCounts()).allMatch(c -> c > 0)).isTrue();
                 assertThat(l.memoryBytes()).isEqualTo(l.recomputedMemoryBytes());
+                assertThat(l.compressionSettled()).as(l.compressionLayout() + " op " + op + " step " + step).isTrue();
+                if (depth == 0) assertThat(l.compressionLayout()).doesNotContain("C");
                 ListValue copy = l.copy();
                 if (step % 50 == 0) {
                     assertThat(all(copy)).containsExactlyElementsOf(model);
                     assertThat(copy.encodingName()).isEqualTo(l.encodingName());
                     assertThat(copy.nodeCounts()).containsExactly(l.nodeCounts());
                     assertThat(copy.memoryBytes()).isEqualTo(copy.recomputedMemoryBytes());
+                    assertThat(copy.compressionLayout()).isEqualTo(l.compressionLayout());
                 }
             }
         }
@@ -314,7 +323,7 @@ class ListValueTest {
         l.removeRange(1, 2); // RPOP 2
         l.afterRemoving(-1);
         assertThat(l.encodingName()).isEqualTo("quicklist"); // a plain node alone stays a quicklist
-        l.beforeAdding(-1, 1, 1);
+        l.beforeAdding(-1, 0, 1, 1);
         assertThat(l.set(-1, b("c"))).isTrue();
         l.afterRemoving(-1);
         assertThat(l.encodingName()).isEqualTo("listpack");
@@ -325,7 +334,7 @@ class ListValueTest {
     void lsetOfALargeElementInsideANode_splitsItAroundAPlainNode() {
         ListValue l = rpush(-2, "aa", "bb", "cc", "dd", "ee");
         String large = repeat('e', 9000);
-        l.beforeAdding(-2, large.length(), 1);
+        l.beforeAdding(-2, 0, large.length(), 1);
         assertThat(l.encodingName()).isEqualTo("quicklist");
         assertThat(l.set(2, b(large))).isTrue();
         assertThat(all(l)).containsExactly("aa", "bb", large, "dd", "ee");
@@ -355,7 +364,7 @@ class ListValueTest {
         ListValue l = rpush(4, "1", "2", "3", "4");
         rpush(l, 4, "5", "6", "7", "8", "9");
         assertThat(l.nodeCounts()).containsExactly(4, 4, 1);
-        l.beforeAdding(4, 1, 1);
+        l.beforeAdding(4, 0, 1, 1);
         assertThat(l.insert(b("2"), b("x"), true)).isEqualTo(10);
         // The full first node splits after "2": [1 2] + new [x 3 4]; no neighbours fit a merge.
         assertThat(l.nodeCounts()).containsExactly(2, 3, 4, 1);
@@ -370,7 +379,7 @@ class ListValueTest {
     void lindexOnALongQuicklist_skipsNodes() {
         ListValue l = new ListValue();
         for (int i = 0; i < 200_000; i++) {
-            l.beforeAdding(-2, 8, 1);
+            l.beforeAdding(-2, 0, 8, 1);
             l.push(b("v" + i), false);
         }
         assertThat(l.nodeCounts().length).isGreaterThan(100);
@@ -392,9 +401,9 @@ class ListValueTest {
         ListValue large = new ListValue();
         for (int i = 0; i < n; i++) {
             String e = "element:" + i;
-            small.beforeAdding(-2, e.length(), 1);
+            small.beforeAdding(-2, 0, e.length(), 1);
             small.push(b(e), false);
-            large.beforeAdding(8, e.length(), 1); // nodes of 8 elements
+            large.beforeAdding(8, 0, e.length(), 1); // nodes of 8 elements
             large.push(b(e), false);
         }
         assertThat(small.encodingName()).isEqualTo("listpack");
@@ -405,7 +414,7 @@ class ListValueTest {
         int m = 100_000;
         for (int i = 0; i < m; i++) {
             String e = "element:" + i;
-            big.beforeAdding(-2, e.length(), 1);
+            big.beforeAdding(-2, 0, e.length(), 1);
             big.push(b(e), false);
         }
         double perBig = (double) big.memoryBytes() / m;
@@ -429,5 +438,189 @@ class ListValueTest {
         pc.set(0, b("y"));
         assertThat(all(p)).containsExactly("x");
         assertThat(pc.encodingName()).isEqualTo("listpack");
+    }
+
+    // ---------------------------------------------------------------- list-compress-depth
+
+    /** {@code n} typical values (ids in a key-like text), pushed one by one as RPUSH does, at {@code depth}. */
+    private static ListValue typical(int depth, int n) {
+        ListValue l = new ListValue();
+        for (int i = 0; i < n; i++) rpushWithDepth(l, -2, depth, "user:" + (100000 + i) + ":session");
+        return l;
+    }
+
+    private static List<String> typicalModel(int n) {
+        List<String> m = new ArrayList<>();
+        for (int i = 0; i < n; i++) m.add("user:" + (100000 + i) + ":session");
+        return m;
+    }
+
+    @Test
+    void compressDepth_compressesEveryNodeButTheEnds_andRoundTrips() {
+        ListValue plain = typical(0, 5000);
+        ListValue one = typical(1, 5000);
+        ListValue two = typical(2, 5000);
+        int nodes = plain.nodeCount();
+        assertThat(nodes).isGreaterThan(6);
+        assertThat(plain.compressionLayout()).isEqualTo("r".repeat(nodes));
+        assertThat(one.compressionLayout()).isEqualTo("r" + "C".repeat(nodes - 2) + "r");
+        assertThat(two.compressionLayout()).isEqualTo("rr" + "C".repeat(nodes - 4) + "rr");
+        assertThat(one.nodeCounts()).containsExactly(plain.nodeCounts());
+        assertThat(all(one)).containsExactlyElementsOf(typicalModel(5000));
+        assertThat(all(two)).containsExactlyElementsOf(typicalModel(5000));
+        // Memory reflects the compressed arrays, and the incremental figure stays exact.
+        assertThat(one.memoryBytes()).isLessThan(plain.memoryBytes() / 2);
+        assertThat(one.memoryBytes()).isEqualTo(one.recomputedMemoryBytes());
+        assertThat(two.memoryBytes()).isGreaterThan(one.memoryBytes());
+        // A copy keeps the compressed nodes as they are.
+        ListValue c = one.copy();
+        assertThat(c.compressionLayout()).isEqualTo(one.compressionLayout());
+        assertThat(c.memoryBytes()).isEqualTo(c.recomputedMemoryBytes()).isLessThanOrEqualTo(one.memoryBytes());
+        assertThat(all(c)).containsExactlyElementsOf(typicalModel(5000));
+    }
+
+    @Test
+    void compressDepth_followsRedisRules_smallOrIncompressibleNodesStayRaw() {
+        // Nodes of 2 small elements are under MIN_COMPRESS_BYTES (48): never compressed.
+        ListValue small = new ListValue();
+        for (int i = 0; i < 20; i++) rpushWithDepth(small, 2, 1, "e" + i);
+        assertThat(small.compressionLayout()).isEqualTo("r".repeat(10));
+        assertThat(small.compressionSettled()).isTrue();
+        // Random bytes do not compress by more than MIN_COMPRESS_IMPROVE (8): kept raw.
+        Random rnd = new Random(1);
+        ListValue random = new ListValue();
+        for (int i = 0; i < 12; i++) {
+            byte[] e = new byte[60];
+            rnd.nextBytes(e);
+            for (int k = 0; k < e.length; k++) if (e[k] >= '0' && e[k] <= '9') e[k] = 'x'; // never an integer
+            random.beforeAdding(1, 1, e.length, 1);
+            random.push(e, false);
+        }
+        assertThat(random.compressionLayout()).isEqualTo("r".repeat(12));
+        // Repetitive nodes of the same shape compress.
+        ListValue rep = new ListValue();
+        for (int i = 0; i < 12; i++) rpushWithDepth(rep, 1, 1, repeat('a', 60));
+        assertThat(rep.compressionLayout()).isEqualTo("r" + "C".repeat(10) + "r");
+        // MIN_COMPRESS_BYTES: a 47-byte node (7 + 1 + 38 + 1) stays raw, a 48-byte one compresses.
+        ListValue under = new ListValue();
+        for (int i = 0; i < 5; i++) rpushWithDepth(under, 1, 1, repeat('a', 38));
+        assertThat(under.compressionLayout()).isEqualTo("rrrrr");
+        ListValue at = new ListValue();
+        for (int i = 0; i < 5; i++) rpushWithDepth(at, 1, 1, repeat('a', 39));
+        assertThat(at.compressionLayout()).isEqualTo("rCCCr");
+    }
+
+    @Test
+    void nodeCompression_keepsNodesRaw_unlessLzfSavesMoreThanEightBytes() {
+        Random rnd = new Random(3);
+        boolean sawKept = false;
+        boolean sawCompressed = false;
+        for (int k = 0; k < 2000 && !(sawKept && sawCompressed); k++) {
+            // Random letters with a repeated run: the run's length decides what LZF saves.
+            StringBuilder sb = new StringBuilder();
+            for (int i = 0; i < 60; i++) sb.append((char) ('a' + rnd.nextInt(26)));
+            sb.append(repeat('z', rnd.nextInt(20)));
+            byte[] e = b(sb.toString());
+            byte[] entries = new byte[ListPack.entrySize(e)];
+            ListPack.write(entries, 0, e);
+            byte[] image = new byte[entries.length + ListPack.OVERHEAD];
+            image[0] = (byte) image.length;
+            image[4] = 1;
+            System.arraycopy(entries, 0, image, 6, entries.length);
+            image[image.length - 1] = (byte) 0xFF;
+            byte[] out = new byte[image.length * 2];
+            int c = io.tide.util.Lzf.compress(image, 0, image.length, out, out.length);
+            int saved = image.length - c;
+            ListNode node = new ListNode(entries, 0, entries.length, 1);
+            boolean compressed = node.compress();
+            assertThat(compressed).as("saves " + saved).isEqualTo(saved > ListNode.MIN_COMPRESS_IMPROVE);
+            if (compressed) {
+                sawCompressed = true;
+                assertThat(node.buf).hasSize(c);
+                node.decompress();
+                assertThat(ListPack.read(node.buf, node.start)).isEqualTo(e);
+            } else if (saved > 0) {
+                sawKept = true;
+            }
+        }
+        assertThat(sawKept).isTrue();
+        assertThat(sawCompressed).isTrue();
+    }
+
+    @Test
+    void compressDepth_readsLeaveNodesCompressed_writesRecompress() {
+        int n = 5000;
+        ListValue l = typical(1, n);
+        List<String> model = typicalModel(n);
+        String layout = l.compressionLayout();
+        long memory = l.memoryBytes();
+        // LINDEX, LRANGE, LPOS in the middle: the nodes stay compressed, nothing changes.
+        assertThat(s(l.get(n / 2))).isEqualTo(model.get(n / 2));
+        assertThat(strings(l.range(n / 3, 700, false))).containsExactlyElementsOf(model.subList(n / 3, n / 3 + 700));
+        assertThat(strings(l.range(n / 3 + 699, 700, true)))
+                .containsExactlyElementsOf(new ArrayList<>(model.subList(n / 3, n / 3 + 700)).reversed());
+        assertThat(l.positions(b(model.get(n / 2)), 1, 0, 0)).containsExactly(n / 2);
+        assertThat(l.compressionLayout()).isEqualTo(layout);
+        assertThat(l.memoryBytes()).isEqualTo(memory);
+        // LSET in the middle: decompressed, changed, compressed again.
+        l.set(n / 2, b("changed"));
+        model.set(n / 2, "changed");
+        assertThat(l.compressionSettled()).isTrue();
+        assertThat(l.compressionLayout()).isEqualTo(layout);
+        // LINSERT in the middle: a full node splits; the new nodes are compressed too.
+        l.beforeAdding(-2, 1, 8, 1);
+        assertThat(l.insert(b(model.get(n / 3)), b("inserted"), true)).isEqualTo(n + 1);
+        model.add(n / 3 + 1, "inserted");
+        assertThat(l.compressionSettled()).isTrue();
+        assertThat(l.compressionLayout()).matches("rC+r");
+        // LREM of elements in compressed nodes, and one that is absent (nodes untouched).
+        String layoutNow = l.compressionLayout();
+        assertThat(l.removeMatching(b("absent"), 0)).isZero();
+        assertThat(l.compressionLayout()).isEqualTo(layoutNow);
+        assertThat(l.removeMatching(b(model.get(2000)), 0)).isEqualTo(1);
+        model.remove(2000);
+        assertThat(l.removeMatching(b("changed"), -1)).isEqualTo(1);
+        model.remove("changed");
+        assertThat(l.compressionSettled()).isTrue();
+        // LTRIM-like range removal from the head: the new ends are raw, the rest compressed.
+        l.removeRange(0, 1500);
+        model.subList(0, 1500).clear();
+        assertThat(l.compressionSettled()).isTrue();
+        assertThat(l.compressionLayout()).matches("rC+r");
+        // Pops down to two nodes: nothing compressed any more.
+        while (l.nodeCount() > 2) {
+            l.pop(true);
+            model.removeFirst();
+            assertThat(l.compressionSettled()).isTrue();
+        }
+        assertThat(l.compressionLayout()).isEqualTo("rr");
+        assertThat(all(l)).containsExactlyElementsOf(model);
+        assertThat(l.memoryBytes()).isEqualTo(l.recomputedMemoryBytes());
+    }
+
+    @Test
+    void compressDepth_isTheOneSetWhenTheListBecameAQuicklist() {
+        ListValue l = new ListValue();
+        for (int i = 0; i < 2000; i++) rpushWithDepth(l, -2, 0, "user:" + (100000 + i) + ":session");
+        // A later depth (CONFIG SET) does not reach an existing quicklist, as in Redis.
+        for (int i = 2000; i < 5000; i++) rpushWithDepth(l, -2, 1, "user:" + (100000 + i) + ":session");
+        assertThat(l.compressionLayout()).doesNotContain("C");
+        // A list that becomes a quicklist after the change takes the new depth.
+        ListValue m = typical(1, 5000);
+        assertThat(m.compressionLayout()).contains("C");
+    }
+
+    @Test
+    void compressedPlainNodes_roundTrip() {
+        ListValue l = new ListValue();
+        String big = repeat('p', 20000);
+        for (int i = 0; i < 4; i++) rpushWithDepth(l, -2, 1, big + i);
+        assertThat(l.compressionLayout()).isEqualTo("rCCr");
+        assertThat(l.memoryBytes()).isLessThan(3 * 20000);
+        assertThat(all(l)).containsExactly(big + 0, big + 1, big + 2, big + 3);
+        l.set(1, b("small"));
+        assertThat(all(l)).containsExactly(big + 0, "small", big + 2, big + 3);
+        assertThat(l.compressionSettled()).isTrue();
+        assertThat(l.memoryBytes()).isEqualTo(l.recomputedMemoryBytes());
     }
 }

@@ -54,7 +54,7 @@ public final class KeyCommands {
                 "Delete a key", KeyCommands::del);
         t.add("unlink", -2, "write fast", 1, -1, 1, "@keyspace", "4.0.0",
                 "Delete a key asynchronously in another thread. Otherwise it is just as DEL, but non blocking.",
-                KeyCommands::del);
+                KeyCommands::unlink);
         t.add("exists", -2, "readonly fast", 1, -1, 1, "@keyspace", "1.0.0",
                 "Determine if a key exists", KeyCommands::exists);
         t.add("type", 2, "readonly fast", 1, 1, 1, "@keyspace", "1.0.0",
@@ -176,14 +176,24 @@ public final class KeyCommands {
 
     // ---------------------------------------------------------------- DEL, EXISTS, TYPE, TOUCH
 
-    /** DEL and UNLINK: dropping our references is all the freeing there is, so both are immediate. */
+    /** DEL: as UNLINK under {@code lazyfree-lazy-user-del}. */
     static Reply del(CommandContext ctx, byte[][] argv) {
+        return delete(ctx, argv, ctx.server().lazyFree().lazy(io.tide.store.Freer.USER_DEL));
+    }
+
+    /** UNLINK: a large value is freed by the lazy freer thread (and counted in lazyfreed_objects), as in Redis. */
+    static Reply unlink(CommandContext ctx, byte[][] argv) {
+        return delete(ctx, argv, true);
+    }
+
+    private static Reply delete(CommandContext ctx, byte[][] argv, boolean lazy) {
         long now = ctx.now();
         int deleted = 0;
         for (int i = 1; i < argv.length; i++) {
             Database d = ctx.db(argv[i]);
             if (d.exists(argv[i], now)) {
-                d.remove(argv[i]);
+                if (lazy) d.unlink(argv[i]);
+                else d.remove(argv[i]);
                 ctx.notify(KeyspaceEvents.GENERIC, "del", argv[i]);
                 deleted++;
             }
@@ -469,26 +479,26 @@ public final class KeyCommands {
     // ---------------------------------------------------------------- FLUSHDB, FLUSHALL, SWAPDB
 
     /**
-     * FLUSHDB/FLUSHALL's [ASYNC|SYNC] (default from {@code lazyfree-lazy-user-flush}), validated for Redis's
-     * errors. Both modes do the same: clearing a database drops its arrays in O(1) and leaves the rest to the
-     * garbage collector, so there is nothing to free synchronously.
+     * FLUSHDB/FLUSHALL's [ASYNC|SYNC], validated for Redis's errors: whether the dropped databases go to the lazy
+     * freer (ASYNC; without an argument, {@code lazyfree-lazy-user-flush}).
      */
-    private static void flushMode(byte[][] argv) {
-        if (argv.length == 1) return;
-        if (argv.length == 2 && (Args.is(argv[1], "sync") || Args.is(argv[1], "async"))) return;
+    private static boolean flushAsync(CommandContext ctx, byte[][] argv) {
+        if (argv.length == 1) return ctx.server().config().getBool("lazyfree-lazy-user-flush");
+        if (argv.length == 2 && Args.is(argv[1], "sync")) return false;
+        if (argv.length == 2 && Args.is(argv[1], "async")) return true;
         throw Errors.syntax();
     }
 
     static Reply flushdb(CommandContext ctx, byte[][] argv) {
-        flushMode(argv);
-        for (Shard s : ctx.ownedShards()) s.db(ctx.dbIndex()).clear(); // the write seam touches the WATCHes
+        boolean async = flushAsync(ctx, argv);
+        for (Shard s : ctx.ownedShards()) s.db(ctx.dbIndex()).clear(async); // the write seam touches the WATCHes
         return Reply.OK;
     }
 
     static Reply flushall(CommandContext ctx, byte[][] argv) {
-        flushMode(argv);
+        boolean async = flushAsync(ctx, argv);
         for (Shard s : ctx.ownedShards()) {
-            for (int i = 0; i < s.databases(); i++) s.db(i).clear(); // the write seam touches the WATCHes
+            for (int i = 0; i < s.databases(); i++) s.db(i).clear(async); // the write seam touches the WATCHes
         }
         // As Redis: with save points set, FLUSHALL replaces the RDB file with the empty dataset at once (a running
         // BGSAVE is abandoned). Not while the dataset loads (a FLUSHALL replayed from the AOF).

@@ -105,6 +105,11 @@ public final class ListCommands {
         return ctx.server().limits().listMaxListpackSize;
     }
 
+    /** list-compress-depth now. */
+    private static int depth(CommandContext ctx) {
+        return ctx.server().limits().listCompressDepth;
+    }
+
     /**
      * Redis's listElementsRemoved, after elements were removed in place: an emptied list's key goes, otherwise it
      * may convert back to a listpack; either way the write seam is told.
@@ -174,7 +179,7 @@ public final class ListCommands {
     private static void pushAll(CommandContext ctx, ListValue l, byte[][] argv, boolean head) {
         long bytes = 0;
         for (int i = 2; i < argv.length; i++) bytes += argv[i].length;
-        l.beforeAdding(fill(ctx), bytes, argv.length - 2);
+        l.beforeAdding(fill(ctx), depth(ctx), bytes, argv.length - 2);
         l.pushAll(argv, 2, head);
     }
 
@@ -321,7 +326,7 @@ public final class ListCommands {
         ListValue l = list(ctx.readForWrite(key));
         if (l == null) throw Errors.error(Errors.NO_SUCH_KEY);
         long index = Args.parseLong(argv[2]);
-        l.beforeAdding(fill(ctx), argv[3].length, 1);
+        l.beforeAdding(fill(ctx), depth(ctx), argv[3].length, 1);
         boolean replaced = l.set(index, argv[3]);
         if (!replaced) throw Errors.error(Errors.LIST_INDEX_OUT_OF_RANGE);
         l.afterRemoving(fill(ctx));
@@ -339,7 +344,7 @@ public final class ListCommands {
         ListValue l = list(ctx.readForWrite(key));
         if (l == null) return Reply.ZERO;
         // As Redis: the conversion check assumes the insert happens, even when the pivot is then not found.
-        l.beforeAdding(fill(ctx), argv[4].length, 1);
+        l.beforeAdding(fill(ctx), depth(ctx), argv[4].length, 1);
         long size = l.insert(argv[3], argv[4], after);
         if (size < 0) return Reply.integer(-1);
         ctx.modified(key);
@@ -399,12 +404,13 @@ public final class ListCommands {
         if (s == null) return Reply.NULL;
         ListValue d = list(ctx.readForWrite(dst));
         int fill = fill(ctx);
+        int depth = depth(ctx);
         boolean fromQuicklist = s.encodingName().equals("quicklist");
         byte[] v = s.pop(fromHead);
         // Redis measures the element it pushes as a string unless the quicklist handed it back as an integer.
         long addBytes = fromQuicklist && Args.parseLongOrNull(v) != null ? 0 : v.length;
         if (d == s) {
-            s.beforeAdding(fill, addBytes, 1);
+            s.beforeAdding(fill, depth, addBytes, 1);
             s.push(v, toHead);
             s.afterRemoving(fill);
             ctx.modified(src);
@@ -414,11 +420,11 @@ public final class ListCommands {
         }
         if (d == null) {
             d = new ListValue();
-            d.beforeAdding(fill, addBytes, 1);
+            d.beforeAdding(fill, depth, addBytes, 1);
             d.push(v, toHead);
             ctx.db(dst).put(dst, d, 0, ctx.now());
         } else {
-            d.beforeAdding(fill, addBytes, 1);
+            d.beforeAdding(fill, depth, addBytes, 1);
             d.push(v, toHead);
             ctx.modified(dst);
         }

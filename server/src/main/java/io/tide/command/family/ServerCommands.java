@@ -236,6 +236,8 @@ public final class ServerCommands {
         List<String> gcs = new ArrayList<>();
         for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) gcs.add(gc.getName());
         line(sb, "mem_allocator", "jvm " + String.join(" + ", gcs));
+        line(sb, "lazyfree_pending_objects", ctx.server().lazyFree().pendingObjects());
+        line(sb, "lazyfreed_objects", ctx.server().lazyFree().freedObjects());
     }
 
     /** A "Name: N kB" line of a /proc file, in bytes; -1 when it cannot be read. */
@@ -463,6 +465,7 @@ public final class ServerCommands {
         }
         ctx.server().connectionsReceived().set(0);
         ctx.server().rejectedConnections().set(0);
+        ctx.server().lazyFree().resetStats();
         return Reply.OK;
     }
 

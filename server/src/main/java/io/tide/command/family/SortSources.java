@@ -77,7 +77,7 @@ final class SortSources {
         ListValue l = new ListValue();
         long bytes = 0;
         for (byte[] e : elements) bytes += e.length;
-        l.beforeAdding(ctx.server().limits().listMaxListpackSize, bytes, elements.size());
+        l.beforeAdding(ctx.server().limits(), bytes, elements.size());
         l.pushAll(elements.toArray(new byte[0][]), 0, false);
         return l;
     }

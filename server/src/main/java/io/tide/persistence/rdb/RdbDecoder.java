@@ -114,7 +114,7 @@ public final class RdbDecoder {
 
     private static void appendAll(ListValue l, List<byte[]> elements, EncodingLimits limits) {
         for (byte[] e : elements) {
-            l.beforeAdding(limits.listMaxListpackSize, e.length, 1);
+            l.beforeAdding(limits, e.length, 1);
             l.push(e, false);
         }
     }

@@ -1,5 +1,6 @@
 package io.tide.persistence.rdb;
 
+import io.tide.util.Lzf;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.tide.store.CollectionValue;
+import io.tide.util.Lzf;
 import io.tide.store.HashValue;
 import io.tide.store.ListValue;
 import io.tide.store.SetValue;
@@ -47,7 +48,7 @@ class RdbCodecTest {
     private static ListValue hugeElementList() {
         ListValue l = list(5, 1);
         byte[] big = b("H".repeat(10_000));
-        l.beforeAdding(L.listMaxListpackSize, big.length, 1);
+        l.beforeAdding(L.listMaxListpackSize, 0, big.length, 1);
         l.push(big, false);
         l.push(b("after"), false);
         return l;

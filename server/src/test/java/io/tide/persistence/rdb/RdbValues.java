@@ -34,7 +34,7 @@ final class RdbValues {
         ListValue l = new ListValue();
         for (int i = 0; i < n; i++) {
             byte[] e = i % 3 == 0 ? b(Integer.toString(i * 7 - 50)) : b("e" + i + "x".repeat(size));
-            l.beforeAdding(L.listMaxListpackSize, e.length, 1);
+            l.beforeAdding(L.listMaxListpackSize, 0, e.length, 1);
             l.push(e, false);
         }
         return l;

@@ -1,9 +1,9 @@
-package io.tide.persistence.rdb;
+package io.tide.util;
 
 /**
- * Thread-safe (stateless). LZF compression in liblzf's format, which Redis uses for compressed RDB strings:
- * a control byte below 32 starts a run of {@code ctrl + 1} literal bytes; any other is a back reference of
- * {@code (ctrl >> 5) + 2} bytes (7 in the top bits means a further length byte follows) at distance
+ * Thread-safe (stateless). LZF compression in liblzf's format, which Redis uses for compressed RDB strings and
+ * quicklist nodes: a control byte below 32 starts a run of {@code ctrl + 1} literal bytes; any other is a back
+ * reference of {@code (ctrl >> 5) + 2} bytes (7 in the top bits means a further length byte follows) at distance
  * {@code ((ctrl & 0x1f) << 8 | next byte) + 1} behind the output position.
  */
 public final class Lzf {
@@ -25,7 +25,7 @@ public final class Lzf {
 
     /**
      * A compressor that keeps its 64 KB hash table between calls, so that compressing many small strings (an RDB
-     * of a million values) allocates and clears nothing per string. Not thread-safe: one per {@link RdbOutput}.
+     * of a million values) allocates and clears nothing per string. Not thread-safe: one per user (an RDB writer, a thread compressing list nodes).
      * Its output is exactly {@link Lzf#compress}'s: the table holds positions in one growing virtual space, each
      * call getting a fresh range, and a position from an earlier call counts as empty.
      */
