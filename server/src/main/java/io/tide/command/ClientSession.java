@@ -152,8 +152,11 @@ public final class ClientSession {
     public WatchedKeys.Watch watch() { return watch; }
     public void watch(WatchedKeys.Watch w) { watch = w; }
 
-    /** Whether the client is parked by a blocking command (INFO blocked_clients, CLIENT LIST flag b). */
-    public boolean isBlocked() { return blockedOn != null; }
+    /**
+     * Whether the client is parked by a blocking command or postponed by CLIENT PAUSE: both count in INFO
+     * blocked_clients and show CLIENT LIST's flag b, as Redis 7.0 counts them (CLIENT UNBLOCK frees only the first).
+     */
+    public boolean isBlocked() { return blockedOn != null || postponed; }
 
     /**
      * QUIT or a protocol error: the connection closes once every reply already due, including the one

@@ -146,10 +146,11 @@ public final class Dispatcher {
             return;
         }
         if (coordinator.lent() && refusedWhileBusy(c, spec, argv, home, silent)) return;
-        long pausedUntil = server.pausedUntil(now, mayReplicate(c, spec));
-        if (pausedUntil != 0) {
+        ServerContext.Pause pause = server.pauseAt(now);
+        if (pause != null && (pause.all() || mayReplicate(c, spec, argv))) {
             if (silent && c.replyMode() != ClientSession.ReplyMode.OFF) c.skipNextReply(); // SKIP applies when it runs
-            postpone(c, argv, pausedUntil, now);
+            c.lastCommand = spec.fullName(); // CLIENT LIST shows the command it waits with, as Redis
+            postpone(c, argv, pause.endMs(), now);
             return;
         }
         if (c.inMulti()) {
@@ -674,14 +675,34 @@ public final class Dispatcher {
 
     // ---------------------------------------------------------------- CLIENT PAUSE
 
-    /** Redis's is_may_replicate_command: writes, may-replicate commands, and an EXEC queueing either. */
-    private boolean mayReplicate(ClientSession c, CommandSpec spec) {
-        if (spec.has(CommandSpec.WRITE) || spec.has(CommandSpec.MAY_REPLICATE)) return true;
-        if (spec != execSpec || !c.inMulti()) return false;
+    /**
+     * Redis's is_may_replicate_command, which CLIENT PAUSE WRITE holds back: writes and may-replicate commands
+     * (PUBLISH, PFCOUNT, ...), scripts as their declared flags say, and an EXEC that queued any of these.
+     */
+    private boolean mayReplicate(ClientSession c, CommandSpec spec, byte[][] argv) {
+        if (spec != execSpec || !c.inMulti()) return mayReplicate(spec, argv);
         for (ClientSession.Queued q : c.queued()) {
-            if (q.spec().has(CommandSpec.WRITE) || q.spec().has(CommandSpec.MAY_REPLICATE)) return true;
+            if (mayReplicate(q.spec(), q.argv())) return true;
         }
         return false;
+    }
+
+    /**
+     * One command's may-replicate flag. A script with declared flags (a shebang, or any function) replaces the
+     * command's own flags with them (Redis's getCommandFlags): it may replicate unless it declares no-writes, so
+     * EVAL of a no-writes script runs during a WRITE pause and EVAL_RO of a script without it waits. Without
+     * declared flags (no shebang, an unknown script or function) the command's own flags count: EVAL, EVALSHA
+     * and FCALL may replicate, their _RO forms do not.
+     */
+    private boolean mayReplicate(CommandSpec spec, byte[][] argv) {
+        boolean own = spec.has(CommandSpec.WRITE) || spec.has(CommandSpec.MAY_REPLICATE);
+        int declared = switch (spec.name()) {
+            case "eval", "eval_ro" -> server.scripting().declaredFlags(argv[1], false);
+            case "evalsha", "evalsha_ro" -> server.scripting().declaredFlags(argv[1], true);
+            case "fcall", "fcall_ro" -> server.scripting().functions().declaredFlags(argv[1]);
+            default -> -1;
+        };
+        return declared < 0 ? own : (declared & io.tide.script.Scripting.NO_WRITES) == 0;
     }
 
     /** Holds the client's request (and all after it) until the pause ends or CLIENT UNPAUSE. */

@@ -69,7 +69,7 @@ public final class ClientCommands {
         } else if (argv.length > 4) {
             throw Errors.syntax();
         }
-        ctx.server().pause(end == 0 ? ctx.now() : end, all);
+        ctx.server().pause(end == 0 ? ctx.now() : end, all, ctx.now());
         return Reply.OK;
     }
 
