@@ -130,6 +130,8 @@ public final class ClientSession {
         return true;
     }
 
+    /** Commands queued since MULTI (CLIENT LIST's multi=), -1 outside a transaction. */
+    public int multiCount() { return multi == null ? -1 : multi.size(); }
     /** Whether MULTI was called and neither EXEC nor DISCARD yet. */
     public boolean inMulti() { return multi != null; }
     public void startMulti() {

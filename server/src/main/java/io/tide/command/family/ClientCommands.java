@@ -330,6 +330,7 @@ public final class ClientCommands {
         int flagsAt = sb.length();
         if (s.subscriberOrNull() != null && s.subscriberOrNull().isMonitor()) sb.append('O');
         if (s.inPubSubMode()) sb.append('P');
+        if (s.inMulti()) sb.append('x');
         if (s.isBlocked()) sb.append('b');
         io.tide.pubsub.Tracking.Mode tm = s.trackingMode();
         if (tm != null) sb.append('t');
@@ -343,7 +344,7 @@ public final class ClientCommands {
         sb.append(" sub=").append(sub == null ? 0 : sub.count(io.tide.pubsub.PubSub.Kind.CHANNEL));
         sb.append(" psub=").append(sub == null ? 0 : sub.count(io.tide.pubsub.PubSub.Kind.PATTERN));
         sb.append(" ssub=").append(sub == null ? 0 : sub.count(io.tide.pubsub.PubSub.Kind.SHARD));
-        sb.append(" multi=-1");
+        sb.append(" multi=").append(s.multiCount());
         sb.append(" multi-mem=0");
         long obl = conn.replyBufferBytes();
         long total = conn.outputBufferBytes();
