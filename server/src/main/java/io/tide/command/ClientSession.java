@@ -308,9 +308,22 @@ public final class ClientSession {
 
     /** Delivery of pub/sub messages into this client's connection, on its home thread. */
     private final class SubscriberSink implements Subscriber.Sink {
+        /**
+         * A message (a MONITOR line, a publish) never overtakes replies still owed to commands this client sent
+         * earlier (a hop, EXEC on another shard): it takes the next place in the reply order, unless the client is
+         * parked by a blocking command or a pause, whose reply may take forever (Redis sends to blocked clients).
+         */
         @Override
         public void write(Reply r) {
-            if (!closed) connection.write(r, protocol);
+            if (closed) return;
+            if (pending.isEmpty() || blockedOn != null || postponed) {
+                connection.write(r, protocol);
+            } else {
+                Slot s = new Slot(false);
+                s.reply = r;
+                s.done = true;
+                pending.add(s);
+            }
         }
 
         @Override

@@ -161,6 +161,8 @@ public final class PubSubCommands {
 
     /** MONITOR: from now on the client receives a line per command run by anyone; a second MONITOR is silent. */
     static Reply monitor(CommandContext ctx, byte[][] argv) {
+        // Inside EXEC, as Redis (a transaction expects one reply per command); it could also run off the home shard.
+        if (ctx.nested()) throw Errors.error(Errors.MONITOR_DENY_BLOCKING);
         ClientSession c = ctx.client();
         Subscriber s = c.subscriber(ctx.server().pubSub());
         if (s.isMonitor()) {
