@@ -132,6 +132,8 @@ public final class ClientSession {
         return true;
     }
 
+    /** Commands queued since MULTI (CLIENT LIST's multi=), -1 outside a transaction. */
+    public int multiCount() { return multi == null ? -1 : multi.size(); }
     /** Whether MULTI was called and neither EXEC nor DISCARD yet. */
     public boolean inMulti() { return multi != null; }
     public void startMulti() {
@@ -146,12 +148,6 @@ public final class ClientSession {
         return q;
     }
     List<Queued> queued() { return multi; }
-
-    /** Commands queued since MULTI, or -1 outside a transaction (CLIENT LIST {@code multi}). Racy outside the home thread. */
-    public int queuedCount() {
-        ArrayList<Queued> q = multi;
-        return q == null ? -1 : q.size();
-    }
 
     /**
      * Memory of the queued commands as Redis 7.0 counts CLIENT LIST {@code multi-mem}: their argument bytes plus one
@@ -180,8 +176,11 @@ public final class ClientSession {
     public WatchedKeys.Watch watch() { return watch; }
     public void watch(WatchedKeys.Watch w) { watch = w; }
 
-    /** Whether the client is parked by a blocking command (INFO blocked_clients, CLIENT LIST flag b). */
-    public boolean isBlocked() { return blockedOn != null; }
+    /**
+     * Whether the client is parked by a blocking command or postponed by CLIENT PAUSE: both count in INFO
+     * blocked_clients and show CLIENT LIST's flag b, as Redis 7.0 counts them (CLIENT UNBLOCK frees only the first).
+     */
+    public boolean isBlocked() { return blockedOn != null || postponed; }
 
     /**
      * QUIT or a protocol error: the connection closes once every reply already due, including the one
@@ -332,9 +331,22 @@ public final class ClientSession {
 
     /** Delivery of pub/sub messages into this client's connection, on its home thread. */
     private final class SubscriberSink implements Subscriber.Sink {
+        /**
+         * A message (a MONITOR line, a publish) never overtakes replies still owed to commands this client sent
+         * earlier (a hop, EXEC on another shard): it takes the next place in the reply order, unless the client is
+         * parked by a blocking command or a pause, whose reply may take forever (Redis sends to blocked clients).
+         */
         @Override
         public void write(Reply r) {
-            if (!closed) connection.write(r, protocol);
+            if (closed) return;
+            if (pending.isEmpty() || blockedOn != null || postponed) {
+                connection.write(r, protocol);
+            } else {
+                Slot s = new Slot(false);
+                s.reply = r;
+                s.done = true;
+                pending.add(s);
+            }
         }
 
         @Override

@@ -42,6 +42,10 @@ public final class Dispatcher {
     private final CommandContext[] shardContexts;
     private final CommandContext coordinatorContext;
     private final boolean single;
+    /** Per home shard, confined to its thread: clients postponed by CLIENT PAUSE, in order, and the pause end its
+     *  release timer is armed for (0 = none). */
+    private final java.util.ArrayDeque<ClientSession>[] postponedClients;
+    private final long[] releaseArmedFor;
     /** Per home shard: hops gathered during the current loop iteration. */
     private final Outbox[] outboxes;
     private final CommandSpec execSpec;
@@ -62,6 +66,8 @@ public final class Dispatcher {
         this.shardContexts = new CommandContext[shards.size()];
         for (int i = 0; i < shardContexts.length; i++) shardContexts[i] = new CommandContext(server);
         this.coordinatorContext = new CommandContext(server);
+        this.postponedClients = newQueues(shards.size());
+        this.releaseArmedFor = new long[shards.size()];
         this.outboxes = new Outbox[shards.size()];
         for (int i = 0; i < outboxes.length; i++) outboxes[i] = new Outbox(shards.get(i));
         this.execSpec = spec("exec");
@@ -74,6 +80,13 @@ public final class Dispatcher {
         this.coordinator = shards.coordinator();
         this.watchdog = server.scripting().watchdog();
         server.onUnpause(this::resumeAllPostponed);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static java.util.ArrayDeque<ClientSession>[] newQueues(int n) {
+        java.util.ArrayDeque<ClientSession>[] q = new java.util.ArrayDeque[n];
+        for (int i = 0; i < n; i++) q[i] = new java.util.ArrayDeque<>();
+        return q;
     }
 
     private CommandSpec spec(String name) {
@@ -146,10 +159,11 @@ public final class Dispatcher {
             return;
         }
         if (coordinator.lent() && refusedWhileBusy(c, spec, argv, home, silent)) return;
-        long pausedUntil = server.pausedUntil(now, mayReplicate(c, spec));
-        if (pausedUntil != 0) {
+        ServerContext.Pause pause = server.pauseAt(now);
+        if (pause != null && (pause.all() || mayReplicate(c, spec, argv))) {
             if (silent && c.replyMode() != ClientSession.ReplyMode.OFF) c.skipNextReply(); // SKIP applies when it runs
-            postpone(c, argv, pausedUntil, now);
+            c.lastCommand = spec.fullName(); // CLIENT LIST shows the command it waits with, as Redis
+            postpone(c, argv, pause.endMs(), now);
             return;
         }
         if (c.inMulti()) {
@@ -677,39 +691,72 @@ public final class Dispatcher {
 
     // ---------------------------------------------------------------- CLIENT PAUSE
 
-    /** Redis's is_may_replicate_command: writes, may-replicate commands, and an EXEC queueing either. */
-    private boolean mayReplicate(ClientSession c, CommandSpec spec) {
-        if (spec.has(CommandSpec.WRITE) || spec.has(CommandSpec.MAY_REPLICATE)) return true;
-        if (spec != execSpec || !c.inMulti()) return false;
+    /**
+     * Redis's is_may_replicate_command, which CLIENT PAUSE WRITE holds back: writes and may-replicate commands
+     * (PUBLISH, PFCOUNT, ...), scripts as their declared flags say, and an EXEC that queued any of these.
+     */
+    private boolean mayReplicate(ClientSession c, CommandSpec spec, byte[][] argv) {
+        if (spec != execSpec || !c.inMulti()) return mayReplicate(spec, argv);
         for (ClientSession.Queued q : c.queued()) {
-            if (q.spec().has(CommandSpec.WRITE) || q.spec().has(CommandSpec.MAY_REPLICATE)) return true;
+            if (mayReplicate(q.spec(), q.argv())) return true;
         }
         return false;
     }
 
-    /** Holds the client's request (and all after it) until the pause ends or CLIENT UNPAUSE. */
+    /**
+     * One command's may-replicate flag. A script with declared flags (a shebang, or any function) replaces the
+     * command's own flags with them (Redis's getCommandFlags): it may replicate unless it declares no-writes, so
+     * EVAL of a no-writes script runs during a WRITE pause and EVAL_RO of a script without it waits. Without
+     * declared flags (no shebang, an unknown script or function) the command's own flags count: EVAL, EVALSHA
+     * and FCALL may replicate, their _RO forms do not.
+     */
+    private boolean mayReplicate(CommandSpec spec, byte[][] argv) {
+        boolean own = spec.has(CommandSpec.WRITE) || spec.has(CommandSpec.MAY_REPLICATE);
+        int declared = switch (spec.name()) {
+            case "eval", "eval_ro" -> server.scripting().declaredFlags(argv[1], false);
+            case "evalsha", "evalsha_ro" -> server.scripting().declaredFlags(argv[1], true);
+            case "fcall", "fcall_ro" -> server.scripting().functions().declaredFlags(argv[1]);
+            default -> -1;
+        };
+        return declared < 0 ? own : (declared & io.tide.script.Scripting.NO_WRITES) == 0;
+    }
+
+    /**
+     * Holds the client's request (and all after it) until the pause ends or CLIENT UNPAUSE. The client joins its
+     * home shard's queue of postponed clients, released in the order they were postponed, as Redis does.
+     */
     private void postpone(ClientSession c, byte[][] argv, long until, long now) {
         c.deferred.addFirst(argv);
         c.barrierInFlight = true;
-        if (!c.postponed) {
-            c.postponed = true;
-            c.home().loop().schedule(() -> resumePostponed(c), Math.max(1, until - now),
+        if (c.postponed) return;
+        c.postponed = true;
+        Shard home = c.home();
+        postponedClients[home.id()].add(c);
+        if (releaseArmedFor[home.id()] < until) {
+            releaseArmedFor[home.id()] = until;
+            home.loop().schedule(() -> releasePostponed(home), Math.max(1, until - now),
                     java.util.concurrent.TimeUnit.MILLISECONDS);
         }
     }
 
-    /** On the client's home shard, at the pause's end or on CLIENT UNPAUSE. */
-    private void resumePostponed(ClientSession c) {
-        if (!c.postponed || c.closed) return;
-        c.postponed = false;
-        resume(c); // its first request is checked against the pause again
+    /**
+     * On {@code home}'s thread, at a pause's end or on CLIENT UNPAUSE: the clients postponed there run again, first
+     * postponed first; each first request is checked against the pause again (one that was extended queues it anew).
+     */
+    private void releasePostponed(Shard home) {
+        releaseArmedFor[home.id()] = 0;
+        java.util.ArrayDeque<ClientSession> q = postponedClients[home.id()];
+        for (int n = q.size(); n > 0; n--) {
+            ClientSession c = q.poll();
+            if (!c.postponed || c.closed) continue;
+            c.postponed = false;
+            resume(c);
+        }
     }
 
     /** CLIENT UNPAUSE: every postponed client runs again, on its home shard. */
     private void resumeAllPostponed() {
-        for (ClientSession c : server.clients().values()) {
-            c.home().loop().execute(() -> resumePostponed(c));
-        }
+        for (Shard s : shards.all()) s.loop().execute(() -> releasePostponed(s));
     }
 
     /** MULTI, EXEC, DISCARD, WATCH, QUIT and RESET run at once inside MULTI; everything else is queued. */

@@ -21,6 +21,7 @@ public final class Errors {
     public static final String WATCH_IN_MULTI = "ERR WATCH inside MULTI is not allowed";
     public static final String EXECABORT = "EXECABORT Transaction discarded because of previous errors.";
     public static final String NOT_IN_MULTI = "ERR Command not allowed inside a transaction";
+    public static final String MONITOR_DENY_BLOCKING = "ERR MONITOR isn't allowed for DENY BLOCKING client";
     public static final String PAUSE_MODE = "ERR CLIENT PAUSE mode must be WRITE or ALL";
     public static final String UNBLOCK_REASON = "ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR";
     public static final String UNBLOCKED = "UNBLOCKED client unblocked via CLIENT UNBLOCK";

@@ -48,10 +48,8 @@ public final class ServerContext {
     private final io.tide.script.Scripting scripting;
     private final io.tide.persistence.Persistence persistence;
     private final io.tide.persistence.AppendOnly appendOnly;
-    /** CLIENT PAUSE: end (unix ms, 0 = not paused) and whether every command pauses (ALL) or only writes. */
-    private long pauseEndMs;
-    private boolean pauseAll;
-    private final Object pauseLock = new Object();
+    /** CLIENT PAUSE in force, or null: one volatile read on every command's path, no lock. */
+    private final java.util.concurrent.atomic.AtomicReference<Pause> pause = new java.util.concurrent.atomic.AtomicReference<>();
     private volatile Runnable unpauseHook = () -> { };
     /** MIGRATE's connection caches: one per shard thread (by shard id), the coordinator's last. */
     private final MigrateSockets[] migrateSockets;
@@ -78,8 +76,11 @@ public final class ServerContext {
         keyspaceEvents.configure(config.get("notify-keyspace-events"));
         config.onChange("notify-keyspace-events", v -> keyspaceEvents.configure(config.get("notify-keyspace-events")));
         keyspaceEvents.tracking(tracking);
-        for (io.tide.shard.Shard s : shards.all()) s.keyspaceEvents(keyspaceEvents);
-        for (io.tide.shard.Shard s : shards.all()) s.freer(lazyFree);
+        for (io.tide.shard.Shard s : shards.all()) {
+            s.keyspaceEvents(keyspaceEvents);
+            s.holdExpiryWhile(this::paused);
+            s.freer(lazyFree);
+        }
         bindLazyFree("lazyfree-lazy-user-del", io.tide.store.Freer.USER_DEL);
         bindLazyFree("lazyfree-lazy-expire", io.tide.store.Freer.EXPIRE);
         bindLazyFree("lazyfree-lazy-server-del", io.tide.store.Freer.SERVER_DEL);
@@ -178,40 +179,40 @@ public final class ServerContext {
         return p == null ? "" : p.toAbsolutePath().toString();
     }
 
+    /** A CLIENT PAUSE: until {@code endMs} (unix ms); every command ({@code all}) or only writes (WRITE). */
+    public record Pause(long endMs, boolean all) {}
+
     /**
-     * CLIENT PAUSE: a pause until {@code endMs}; as Redis, overlapping pauses keep the later end and the
-     * stricter mode.
+     * CLIENT PAUSE: a pause until {@code endMs}; as Redis 7.0, overlapping pauses keep the later end and the
+     * stricter mode (a pause that has already ended counts for nothing).
      */
-    public void pause(long endMs, boolean all) {
-        synchronized (pauseLock) {
-            if (endMs > pauseEndMs) pauseEndMs = endMs;
-            if (all) pauseAll = true;
-        }
+    public void pause(long endMs, boolean all, long nowMs) {
+        pause.updateAndGet(p -> p == null || nowMs >= p.endMs()
+                ? new Pause(endMs, all)
+                : new Pause(Math.max(endMs, p.endMs()), all || p.all()));
     }
 
     /** CLIENT UNPAUSE: ends the pause and lets every postponed client run. */
     public void unpause() {
-        synchronized (pauseLock) {
-            pauseEndMs = 0;
-            pauseAll = false;
-        }
+        pause.set(null);
         unpauseHook.run();
     }
 
     /**
-     * Whether a command must wait now: every command while an ALL pause lasts, writes and may-replicate
-     * commands during a WRITE pause. Returns the pause's end (unix ms), or 0 when it may run.
+     * The pause in force at {@code nowMs}, or null: commands then wait (every command under ALL, writes and
+     * may-replicate commands under WRITE), and expiry keeps expired keys, as Redis keeps the dataset constant.
      */
-    public long pausedUntil(long nowMs, boolean mayReplicate) {
-        synchronized (pauseLock) {
-            if (pauseEndMs == 0) return 0;
-            if (nowMs >= pauseEndMs) {
-                pauseEndMs = 0;
-                pauseAll = false;
-                return 0;
-            }
-            return pauseAll || mayReplicate ? pauseEndMs : 0;
-        }
+    public Pause pauseAt(long nowMs) {
+        Pause p = pause.get();
+        if (p == null) return null;
+        if (nowMs < p.endMs()) return p;
+        pause.compareAndSet(p, null);
+        return null;
+    }
+
+    /** Whether a pause is in force now (the shards' expiry asks, only when it meets an expired key). */
+    public boolean paused() {
+        return pause.get() != null && pauseAt(System.currentTimeMillis()) != null;
     }
 
     /** Set by the dispatcher: what CLIENT UNPAUSE runs to wake postponed clients. */

@@ -39,6 +39,12 @@ public final class FunctionLibraries {
         return functions.get(name.toLowerCase(Locale.ROOT));
     }
 
+    /** The flags of the function called {@code name} (CLIENT PAUSE's gate: functions always declare theirs), or -1. */
+    public int declaredFlags(byte[] name) {
+        LibraryFunction f = function(new String(name, StandardCharsets.UTF_8));
+        return f == null ? -1 : f.flags();
+    }
+
     /** The libraries, in load order. */
     public synchronized List<Library> libraries() {
         return new ArrayList<>(libraries.values());

@@ -106,6 +106,29 @@ public final class Scripting {
         return prev != null ? prev : s;
     }
 
+    /**
+     * The flags a script declares, for CLIENT PAUSE's gate (Redis's evalGetCommandFlags): EVAL's body or EVALSHA's
+     * SHA ({@code bySha}). -1 when it declares none: no shebang, a malformed one (the command will fail when it
+     * runs), a SHA not in the cache. Compiles nothing.
+     */
+    public int declaredFlags(byte[] bodyOrSha, boolean bySha) {
+        int flags;
+        if (bySha) {
+            if (bodyOrSha.length != 40) return -1;
+            Script s = cache.get(new String(bodyOrSha, StandardCharsets.ISO_8859_1).toLowerCase(java.util.Locale.ROOT));
+            if (s == null) return -1;
+            flags = s.flags();
+        } else {
+            if (bodyOrSha.length < 2 || bodyOrSha[0] != '#' || bodyOrSha[1] != '!') return -1;
+            try {
+                flags = shebangFlags(bodyOrSha);
+            } catch (CommandException e) {
+                return -1;
+            }
+        }
+        return (flags & SHEBANG) == 0 ? -1 : flags;
+    }
+
     /** Redis's evalExtractShebangFlags, with its errors. */
     static int shebangFlags(byte[] body) {
         int nl = -1;

@@ -83,6 +83,14 @@ public final class Shard {
         for (Database d : dbs) d.setFreer(f);
     }
 
+    /**
+     * Wires what keeps expired keys in place (CLIENT PAUSE, {@link ShardWrites#expiryHeld}); called once at startup,
+     * before clients connect.
+     */
+    public void holdExpiryWhile(java.util.function.BooleanSupplier held) {
+        writes.holdExpiryWhile(held);
+    }
+
     /** Wires keyspace notifications (expired, new); called once at startup, before clients connect. */
     public void keyspaceEvents(io.tide.pubsub.KeyspaceEvents e) {
         writes.keyspaceEvents(e);

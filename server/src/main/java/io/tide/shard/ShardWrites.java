@@ -45,6 +45,7 @@ public final class ShardWrites implements KeyspaceObserver {
     private long origin;
     private Recorder recorder;
     private KeyspaceEvents events;
+    private java.util.function.BooleanSupplier expiryHeld = () -> false;
 
     ShardWrites(Shard shard) {
         this.shard = shard;
@@ -53,6 +54,16 @@ public final class ShardWrites implements KeyspaceObserver {
 
     void keyspaceEvents(KeyspaceEvents e) {
         this.events = e;
+    }
+
+    void holdExpiryWhile(java.util.function.BooleanSupplier held) {
+        this.expiryHeld = held;
+    }
+
+    /** While a CLIENT PAUSE lasts, Redis keeps the dataset constant: expired keys stay (see the observer's doc). */
+    @Override
+    public boolean expiryHeld() {
+        return expiryHeld.getAsBoolean();
     }
 
     /** This shard's journal. */

@@ -245,6 +245,12 @@ public final class Database {
         step();
         int h = hash(key);
         int i = locate(key, h);
+        if (i >= 0 && isExpired(found, i, nowMs) && observer.expiryHeld()) {
+            // An expired key a pause kept (lookups called it absent): this write replaces it, so it expires first.
+            expireSlot(found, i);
+            afterRemove();
+            i = locate(key, h);
+        }
         int clock = clock(nowMs);
         boolean embed = mayEmbed && value instanceof byte[] b && b.length <= EMBED_LIMIT;
         if (value instanceof FieldExpiring fe && fe.hasFieldTtls()) {
@@ -439,7 +445,7 @@ public final class Database {
      */
     public int activeExpireFields(long nowMs, int maxFields) {
         ByteMap keys = fieldExpiryKeys;
-        if (keys == null || keys.isEmpty()) return 0;
+        if (keys == null || keys.isEmpty() || observer.expiryHeld()) return 0;
         int deleted = 0;
         int visited = 0;
         int cap = keys.capacity();
@@ -605,6 +611,7 @@ public final class Database {
                 continue;
             }
             if (isExpired(t, i, nowMs)) {
+                if (observer.expiryHeld()) continue;
                 expireSlot(t, i);
                 afterRemove();
                 continue;
@@ -629,9 +636,11 @@ public final class Database {
                 if (!isExpired(t, i, nowMs)) {
                     return keyAt(t, i);
                 }
-                expireSlot(t, i);
-                if (t != old) {
-                    continue; // backward shift may have pulled another entry into slot i: look again
+                if (!observer.expiryHeld()) {
+                    expireSlot(t, i);
+                    if (t != old) {
+                        continue; // backward shift may have pulled another entry into slot i: look again
+                    }
                 }
             }
             i = (i + 1) & m;
@@ -648,7 +657,7 @@ public final class Database {
      * of keys deleted. While rehashing only the new table is walked; the frozen one drains into it.
      */
     public int activeExpireCycle(long nowMs, int maxChecks) {
-        if (volatileCount == 0) {
+        if (volatileCount == 0 || observer.expiryHeld()) {
             return 0;
         }
         Table t = cur;
@@ -820,6 +829,7 @@ public final class Database {
         }
         Table t = found;
         if (isExpired(t, i, nowMs)) {
+            if (observer.expiryHeld()) return -1; // absent to the command, left in place
             expireSlot(t, i);
             afterRemove();
             return -1;

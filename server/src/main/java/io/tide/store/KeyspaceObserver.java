@@ -27,6 +27,13 @@ public interface KeyspaceObserver {
     /** After active expiry deleted elements of {@code key}'s value; {@code keyDeleted} when none was left. */
     default void fieldsExpired(Database db, byte[] key, boolean keyDeleted) {}
 
+    /**
+     * Whether expired keys must stay where they are for now (CLIENT PAUSE: Redis keeps the dataset constant while
+     * paused). Asked only when a lookup meets an expired key and before an active expiry cycle: lookups then answer
+     * "absent" without deleting, the cycle deletes nothing, and a write that stores over such a key expires it first.
+     */
+    default boolean expiryHeld() { return false; }
+
     /** Just before {@link Database#clear} empties {@code db} (FLUSHDB, FLUSHALL). */
     default void flushing(Database db) {}
 

@@ -75,4 +75,47 @@ class MonitorVsRedisTest {
         assertThat(String.join("\n", actual)).isEqualTo(String.join("\n", expected));
         assertThat(actual).anyMatch(l -> l.startsWith("+TS [2 ADDR] \"LPUSH\""));
     }
+
+    /**
+     * A MONITOR pipelined behind a command on another shard (Tide: a hop still in flight when MONITOR registers):
+     * no line may overtake the replies owed to the monitor, as on Redis, where they are sent first. MONITOR inside
+     * EXEC is refused.
+     */
+    private static List<String> monitorAfterHop(int port) throws Exception {
+        List<String> out = new ArrayList<>();
+        try (RawClient m = new RawClient(port); RawClient c = new RawClient(port)) {
+            m.call("SET", "{own-a}x", "1");
+            m.call("MULTI");
+            m.call("GET", "{own-a}x");
+            m.call("MONITOR");
+            out.add(m.call("EXEC"));
+            StringBuilder gets = new StringBuilder(); // on both shards: some of them hop
+            for (int i = 0; i < 4; i++) gets.append("*2\r\n$3\r\nGET\r\n$8\r\n{own-").append(i).append("}y\r\n");
+            m.send((gets + "*1\r\n$7\r\nMONITOR\r\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            long deadline = System.nanoTime() + 5_000_000_000L;
+            while (!c.call("CLIENT", "LIST").contains(" flags=O ") && System.nanoTime() < deadline) Thread.sleep(1);
+            for (int i = 0; i < 50; i++) c.call("SET", "{own-c}z" + (i % 4), "v"); // lines, from every shard
+            c.call("ECHO", "end");
+            List<String> lines = new ArrayList<>();
+            while (true) {
+                String r = m.readReply();
+                if (r.startsWith("$") || r.equals("+OK\r\n")) out.add(r); // the replies, in the order they came
+                else if (r.contains(" \"GET\" \"{own-")) {
+                    // Tide shows it (the hop ran after MONITOR registered), but never before the replies owed.
+                    if (!out.contains("+OK\r\n")) out.add("a GET's line before the replies");
+                }
+                else out.add("line");
+                lines.add(r);
+                if (r.endsWith(" \"ECHO\" \"end\"\r\n")) break;
+            }
+        }
+        return out;
+    }
+
+    @org.junit.jupiter.api.Test
+    void monitorBehindAHop_getsItsRepliesBeforeAnyLine_andMonitorInsideExecIsRefused() throws Exception {
+        List<String> expected = monitorAfterHop(redis.port());
+        assertThat(expected.get(0)).contains("MONITOR isn't allowed for DENY BLOCKING client");
+        assertThat(monitorAfterHop(tide.port())).containsExactlyElementsOf(expected);
+    }
 }

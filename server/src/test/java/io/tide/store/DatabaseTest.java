@@ -754,6 +754,49 @@ class DatabaseTest {
         for (int i = 0; i < 100; i++) assertThat(db.idleMillis(k("k" + i), NOW)).isLessThan(1000L);
     }
 
+    @Test
+    void expiryHeld_readsSeeExpiredKeysAbsent_nothingIsDeleted_andAWriteOverOneExpiresItFirst() {
+        Database db = new Database(0);
+        List<String> expired = new ArrayList<>();
+        boolean[] held = {true};
+        db.setObserver(new KeyspaceObserver() {
+            @Override
+            public void expired(Database d, byte[] key, Object value) {
+                expired.add(s(key));
+            }
+
+            @Override
+            public boolean expiryHeld() {
+                return held[0];
+            }
+        });
+        for (int i = 0; i < 50; i++) db.put(k("e" + i), k("5"), NOW + 10, NOW);
+        long later = NOW + 1000;
+        assertThat(db.get(k("e1"), later)).isNull();
+        assertThat(db.getForWrite(k("e2"), later)).isNull();
+        assertThat(db.peek(k("e3"), later)).isNull();
+        assertThat(db.exists(k("e4"), later)).isFalse();
+        assertThat(db.randomKey(later)).isNull();
+        assertThat(db.activeExpireCycle(later, 1000)).isZero();
+        assertThat(db.size()).isEqualTo(50);
+        assertThat(db.volatileCount()).isEqualTo(50);
+        assertThat(expired).isEmpty();
+
+        // A write storing over a kept key (INCR's put keeps the TTL) replaces it: the old key expires first.
+        db.put(k("e5"), k("1"), Database.KEEP_TTL, later);
+        assertThat(expired).containsExactly("e5");
+        assertThat(s(db.get(k("e5"), later))).isEqualTo("1");
+        assertThat(db.expireAt(k("e5"))).isZero();
+        assertThat(db.size()).isEqualTo(50);
+
+        held[0] = false; // the pause ended: expiry goes on as usual
+        assertThat(db.get(k("e1"), later)).isNull();
+        assertThat(db.activeExpireCycle(later, 1000)).isPositive();
+        for (int i = 0; i < 50; i++) db.get(k("e" + i), later); // whatever a resize left to the cycle's next runs
+        assertThat(db.size()).isEqualTo(1);
+        assertThat(expired).hasSize(50);
+    }
+
     interface ExpiryCallback {
         void expired(Database db, byte[] key, Object value);
     }

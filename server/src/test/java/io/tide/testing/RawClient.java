@@ -24,6 +24,11 @@ public final class RawClient implements AutoCloseable {
         out = socket.getOutputStream();
     }
 
+    /** How long a read waits for the server before it fails with a timeout (10 s at first). */
+    public void timeout(int millis) throws IOException {
+        socket.setSoTimeout(millis);
+    }
+
     public void send(byte[] bytes) throws IOException {
         out.write(bytes);
         out.flush();

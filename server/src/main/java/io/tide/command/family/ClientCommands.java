@@ -69,7 +69,7 @@ public final class ClientCommands {
         } else if (argv.length > 4) {
             throw Errors.syntax();
         }
-        ctx.server().pause(end == 0 ? ctx.now() : end, all);
+        ctx.server().pause(end == 0 ? ctx.now() : end, all, ctx.now());
         return Reply.OK;
     }
 
@@ -348,7 +348,7 @@ public final class ClientCommands {
         sb.append(" sub=").append(sub == null ? 0 : sub.count(io.tide.pubsub.PubSub.Kind.CHANNEL));
         sb.append(" psub=").append(sub == null ? 0 : sub.count(io.tide.pubsub.PubSub.Kind.PATTERN));
         sb.append(" ssub=").append(sub == null ? 0 : sub.count(io.tide.pubsub.PubSub.Kind.SHARD));
-        sb.append(" multi=").append(s.queuedCount());
+        sb.append(" multi=").append(s.multiCount());
         long qbuf = conn.queryBufferBytes();
         long qfree = conn.queryBufferFree();
         long argvMem = s.argvBytes();

@@ -48,9 +48,9 @@ public final class PubSubCommands {
         t.add("sunsubscribe", -1, "pubsub noscript loading stale", 1, -1, 1, "", "7.0.0",
                 "Stops listening to messages posted to shard channels.", PubSubCommands::sunsubscribe)
                 .keysBy(argv -> NO_KEYS);
-        t.add("publish", 3, "pubsub loading stale fast", 0, 0, 0, "", "2.0.0",
+        t.add("publish", 3, "pubsub loading stale fast may_replicate", 0, 0, 0, "", "2.0.0",
                 "Posts a message to a channel.", PubSubCommands::publish);
-        t.add("spublish", 3, "pubsub loading stale fast", 1, 1, 1, "", "7.0.0",
+        t.add("spublish", 3, "pubsub loading stale fast may_replicate", 1, 1, 1, "", "7.0.0",
                 "Post a message to a shard channel", PubSubCommands::spublish);
         t.group("server");
         t.add("monitor", 1, "admin noscript loading stale", 0, 0, 0, "", "1.0.0",
@@ -161,6 +161,8 @@ public final class PubSubCommands {
 
     /** MONITOR: from now on the client receives a line per command run by anyone; a second MONITOR is silent. */
     static Reply monitor(CommandContext ctx, byte[][] argv) {
+        // Inside EXEC, as Redis (a transaction expects one reply per command); it could also run off the home shard.
+        if (ctx.nested()) throw Errors.error(Errors.MONITOR_DENY_BLOCKING);
         ClientSession c = ctx.client();
         Subscriber s = c.subscriber(ctx.server().pubSub());
         if (s.isMonitor()) {
