@@ -8,7 +8,6 @@ import io.tide.command.Errors;
 import io.tide.protocol.Reply;
 import io.tide.pubsub.KeyspaceEvents;
 import io.tide.store.Database;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -115,9 +114,9 @@ public final class SortCommands {
             case "list", "set", "zset" -> elements = null;
             default -> throw Errors.wrongType();
         }
-        // When sorting a set without an order, sort alphabetically anyway so replicas and scripts agree
-        // (Redis does this for STORE and scripts; we do it for STORE).
-        if (dontsort && type.equals("set") && store != null) {
+        // A set sorted without an order is sorted alphabetically anyway for STORE and inside scripts, as Redis
+        // does, so that what replicas and scripts see does not depend on the set's internal order.
+        if (dontsort && type.equals("set") && (store != null || ctx.calledFromScript())) {
             dontsort = false;
             alpha = true;
             byPattern = null;
@@ -202,25 +201,11 @@ public final class SortCommands {
         return Reply.integer(out.size());
     }
 
-    /** Redis's strtod rules for SORT weights: a number, else the conversion error. */
+    /** A weight as Redis's SORT reads it with strtod (an empty text is 0), else the conversion error. */
     private static double parseScore(byte[] text) {
-        String s = new String(text, StandardCharsets.US_ASCII).trim();
-        try {
-            if (s.isEmpty()) throw new NumberFormatException();
-            String l = s.toLowerCase(java.util.Locale.ROOT);
-            double d = switch (l) {
-                case "inf", "+inf", "infinity", "+infinity" -> Double.POSITIVE_INFINITY;
-                case "-inf", "-infinity" -> Double.NEGATIVE_INFINITY;
-                default -> {
-                    if (!l.matches("[+-]?(\\d+\\.?\\d*|\\.\\d+)(e[+-]?\\d+)?")) throw new NumberFormatException();
-                    yield Double.parseDouble(s);
-                }
-            };
-            if (Double.isNaN(d)) throw new NumberFormatException();
-            return d;
-        } catch (NumberFormatException e) {
-            throw Errors.error(Errors.SORT_NOT_DOUBLE);
-        }
+        Double d = ZSetCommands.parseCStringDouble(text);
+        if (d == null) throw Errors.error(Errors.SORT_NOT_DOUBLE);
+        return d;
     }
 
     /**
