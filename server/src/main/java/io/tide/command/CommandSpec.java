@@ -62,6 +62,8 @@ public final class CommandSpec {
     private final CommandSpec parent;
     private CommandStats[] stats = new CommandStats[0];
     private KeyFinder keyFinder;
+    private KeySpec keySpec;
+    private KeyFinder getKeysFallback;
 
     /**
      * Finds the keys of a command whose key positions depend on its arguments (Redis's "movablekeys":
@@ -119,7 +121,9 @@ public final class CommandSpec {
     private static List<String> categories(int flags, String explicit) {
         List<String> out = new ArrayList<>();
         if ((flags & WRITE) != 0) out.add("@write");
-        if ((flags & READONLY) != 0) out.add("@read");
+        // As Redis's setImplicitACLCategories: read-only scripting commands (EVAL_RO, FCALL_RO) are not @read.
+        boolean scripting = explicit != null && List.of(explicit.trim().split("\\s+")).contains("@scripting");
+        if ((flags & READONLY) != 0 && !scripting) out.add("@read");
         if ((flags & ADMIN) != 0) {
             out.add("@admin");
             out.add("@dangerous");
@@ -152,6 +156,23 @@ public final class CommandSpec {
     }
 
     public KeyFinder keyFinder() { return keyFinder; }
+
+    /**
+     * Declares the command's Redis key spec: COMMAND INFO shows it and COMMAND GETKEYS / GETKEYSANDFLAGS apply it,
+     * falling back, where it does not apply, to {@code getKeysFallback} (Redis's getkeys function, whose keys carry
+     * no flags). Without a declared spec those commands use the key finder or the legacy range.
+     */
+    public CommandSpec keySpec(KeySpec spec, KeyFinder getKeysFallback) {
+        this.keySpec = spec;
+        this.getKeysFallback = getKeysFallback;
+        return this;
+    }
+
+    /** The declared key spec, or null. */
+    public KeySpec keySpec() { return keySpec; }
+
+    /** The getkeys function used where the declared key spec does not apply. */
+    public KeyFinder getKeysFallback() { return getKeysFallback; }
 
     /** Adds a subcommand to this container command. */
     public CommandSpec sub(String subName, int subArity, String flagWords, int first, int last, int step,
@@ -187,13 +208,22 @@ public final class CommandSpec {
     public CommandStats stats(int shard) { return stats[shard]; }
     public CommandStats[] allStats() { return stats; }
 
-    /** Flag names for COMMAND INFO. */
+    /** COMMAND INFO's flag order (Redis's addReplyCommandFlags); may_replicate is hidden there, as in Redis. */
+    private static final int[] INFO_ORDER = {
+        WRITE, READONLY, DENYOOM, ADMIN, PUBSUB, NOSCRIPT, BLOCKING, LOADING, STALE, SKIP_MONITOR, SKIP_SLOWLOG, FAST,
+        NO_AUTH, NO_MANDATORY_KEYS, NO_MULTI, -1, ALLOW_BUSY
+    };
+
+    /** Flag names for COMMAND INFO, in Redis's order; {@code -1} above stands for movablekeys. */
     public List<String> flagNames() {
         List<String> out = new ArrayList<>();
-        for (int i = 0; i < FLAG_NAMES.length; i++) {
-            if ((flags & (1 << i)) != 0) out.add(FLAG_NAMES[i]);
+        for (int bit : INFO_ORDER) {
+            if (bit == -1) {
+                if (keyFinder != null) out.add("movablekeys");
+            } else if ((flags & bit) != 0) {
+                out.add(FLAG_NAMES[Integer.numberOfTrailingZeros(bit)]);
+            }
         }
-        if (keyFinder != null) out.add("movablekeys");
         return out;
     }
 

@@ -6,6 +6,7 @@ import io.tide.command.CommandContext;
 import io.tide.command.CommandSpec;
 import io.tide.command.CommandTable;
 import io.tide.command.Errors;
+import io.tide.command.KeySpec;
 import io.tide.command.ServerContext;
 import io.tide.config.ConfigException;
 import io.tide.config.ConfigRegistry;
@@ -101,7 +102,10 @@ public final class ServerCommands {
                 "Returns a list of command names.", (ctx, argv) -> commandList(ctx.server().table(), argv));
         command.sub("getkeys", -4, "loading stale", 0, 0, 0, "@connection", "2.8.13",
                 "Extracts the key names from an arbitrary command.",
-                (ctx, argv) -> commandGetKeys(ctx.server().table(), argv));
+                (ctx, argv) -> commandGetKeys(ctx.server().table(), argv, false));
+        command.sub("getkeysandflags", -4, "loading stale", 0, 0, 0, "@connection", "7.0.0",
+                "Extracts the key names and access flags for an arbitrary command.",
+                (ctx, argv) -> commandGetKeys(ctx.server().table(), argv, true));
         command.sub("help", 2, "loading stale", 0, 0, 0, "@connection", "5.0.0",
                 "Returns helpful text about the different subcommands.", ServerCommands::commandHelp);
         t.add("role", 1, "noscript loading stale fast", 0, 0, 0, "@admin @fast @dangerous", "2.8.12",
@@ -685,7 +689,8 @@ public final class ServerCommands {
                 "DOCS [<command-name> ...]", "    Return documentation details about multiple commands.",
                 "    If no command names are given, documentation details for all",
                 "    commands are returned.",
-                "GETKEYS <full-command>", "    Return the keys from a full command.");
+                "GETKEYS <full-command>", "    Return the keys from a full command.",
+                "GETKEYSANDFLAGS <full-command>", "    Return the keys and the access flags from a full command.");
     }
 
     /** A command or {@code container|subcommand} by name, or null. */
@@ -736,20 +741,45 @@ public final class ServerCommands {
         return new Reply.SetReply(new Reply[0]);
     }
 
-    /** The one key spec that Redis's legacy first/last/step range describes. */
+    /** The declared key spec, or else the one that Redis's legacy first/last/step range describes. */
     private static Reply keySpec(CommandSpec spec) {
-        Reply flags = spec.has(CommandSpec.READONLY)
-                ? new Reply.SetReply(new Reply[] {Reply.simple("RO"), Reply.simple("access")})
-                : new Reply.SetReply(new Reply[] {Reply.simple("RW")});
+        KeySpec ks = spec.keySpec();
+        if (ks != null) {
+            List<Reply> m = new ArrayList<>();
+            if (ks.notes() != null) {
+                m.add(Reply.bulk("notes"));
+                m.add(Reply.bulk(ks.notes()));
+            }
+            m.addAll(List.of(
+                    Reply.bulk("flags"), keyFlags(ks.flags()),
+                    Reply.bulk("begin_search"), Reply.map(Reply.bulk("type"), Reply.bulk("index"),
+                            Reply.bulk("spec"), Reply.map(Reply.bulk("index"), Reply.integer(ks.beginIndex()))),
+                    Reply.bulk("find_keys"), Reply.map(Reply.bulk("type"), Reply.bulk("keynum"),
+                            Reply.bulk("spec"), Reply.map(Reply.bulk("keynumidx"), Reply.integer(ks.keyNumIdx()),
+                                    Reply.bulk("firstkey"), Reply.integer(ks.firstKey()),
+                                    Reply.bulk("keystep"), Reply.integer(ks.keyStep())))));
+            return Reply.map(m);
+        }
         int last = spec.lastKey() < 0 ? spec.lastKey() : spec.lastKey() - spec.firstKey();
         return Reply.map(
-                Reply.bulk("flags"), flags,
+                Reply.bulk("flags"), keyFlags(legacyKeyFlags(spec)),
                 Reply.bulk("begin_search"), Reply.map(Reply.bulk("type"), Reply.bulk("index"),
                         Reply.bulk("spec"), Reply.map(Reply.bulk("index"), Reply.integer(spec.firstKey()))),
                 Reply.bulk("find_keys"), Reply.map(Reply.bulk("type"), Reply.bulk("range"),
                         Reply.bulk("spec"), Reply.map(Reply.bulk("lastkey"), Reply.integer(last),
                                 Reply.bulk("keystep"), Reply.integer(spec.keyStep()),
                                 Reply.bulk("limit"), Reply.integer(0))));
+    }
+
+    /** The key flags a command without a declared key spec reports: RO and access for read-only commands, else RW. */
+    private static List<String> legacyKeyFlags(CommandSpec spec) {
+        return spec.has(CommandSpec.READONLY) ? List.of("RO", "access") : List.of("RW");
+    }
+
+    private static Reply keyFlags(List<String> flags) {
+        Reply[] out = new Reply[flags.size()];
+        for (int i = 0; i < out.length; i++) out[i] = Reply.simple(flags.get(i));
+        return new Reply.SetReply(out);
     }
 
     private static Reply commandDocs(CommandTable table, byte[][] argv) {
@@ -816,15 +846,38 @@ public final class ServerCommands {
         if (match) out.add(Reply.bulk(spec.fullName()));
     }
 
-    static Reply commandGetKeys(CommandTable table, byte[][] argv) {
+    /**
+     * COMMAND GETKEYS and, {@code withFlags}, GETKEYSANDFLAGS (Redis's getKeysSubcommandImpl): a declared key spec
+     * where it applies, else the command's getkeys function (keys without flags), else its key finder or legacy
+     * range. No keys is an empty array for a no_mandatory_keys command (EVAL with 0 keys), else an error.
+     */
+    static Reply commandGetKeys(CommandTable table, byte[][] argv, boolean withFlags) {
         byte[][] cmd = Arrays.copyOfRange(argv, 2, argv.length);
         CommandSpec spec = table.lookup(cmd[0]);
         if (spec != null && spec.isContainer()) spec = spec.subcommands().get(Args.lower(cmd[1]));
         if (spec == null) throw Errors.error(Errors.GETKEYS_INVALID_COMMAND);
         if (!spec.hasKeys()) throw Errors.error(Errors.GETKEYS_NO_KEYS);
         if (!spec.arityOk(cmd.length)) throw Errors.error(Errors.GETKEYS_BAD_ARITY);
-        List<byte[]> keys = spec.keys(cmd);
-        if (keys.isEmpty()) throw Errors.error(Errors.GETKEYS_BAD_ARGUMENTS);
-        return Reply.bulkArray(keys);
+        List<byte[]> keys = new ArrayList<>();
+        List<String> flags;
+        int[] positions = spec.keySpec() == null ? null : spec.keySpec().positions(cmd);
+        if (positions != null) {
+            for (int p : positions) keys.add(cmd[p]);
+            flags = spec.keySpec().flags();
+        } else if (spec.keySpec() != null) {
+            keys.addAll(Arrays.asList(spec.getKeysFallback().keys(cmd)));
+            flags = List.of();
+        } else {
+            keys = spec.keys(cmd);
+            flags = legacyKeyFlags(spec);
+        }
+        if (keys.isEmpty()) {
+            if (spec.has(CommandSpec.NO_MANDATORY_KEYS)) return Reply.EMPTY_ARRAY;
+            throw Errors.error(Errors.GETKEYS_BAD_ARGUMENTS);
+        }
+        if (!withFlags) return Reply.bulkArray(keys);
+        Reply[] out = new Reply[keys.size()];
+        for (int i = 0; i < out.length; i++) out[i] = Reply.array(Reply.bulk(keys.get(i)), keyFlags(flags));
+        return Reply.array(out);
     }
 }
