@@ -867,7 +867,7 @@ public final class LuaEngine {
         LuaTable top = new LuaTable();
         top.rawset("redis", readOnlyRedis);
         long start = System.nanoTime();
-        run = new ScriptRun(null, new byte[0][], new byte[0][], true, "", FUNCTION_SOURCE);
+        run = new ScriptRun(null, new byte[0][], new byte[0][], new byte[0][], true, "", FUNCTION_SOURCE);
         loadApi = top;
         hook.reset(() -> {
             if ((System.nanoTime() - start) / 1_000_000 > LOAD_TIMEOUT_MS) {

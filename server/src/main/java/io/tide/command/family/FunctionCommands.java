@@ -13,6 +13,7 @@ import io.tide.script.Library;
 import io.tide.script.LibraryFunction;
 import io.tide.script.LuaEngine;
 import io.tide.script.ScriptRun;
+import io.tide.script.ScriptWatchdog;
 import io.tide.script.Scripting;
 import io.tide.util.Glob;
 import java.nio.charset.StandardCharsets;
@@ -87,7 +88,7 @@ public final class FunctionCommands {
         byte[][] keys = Arrays.copyOfRange(argv, 3, 3 + n);
         byte[][] args = Arrays.copyOfRange(argv, 3 + n, argv.length);
         ctx.disallowBlocking();
-        ScriptRun run = new ScriptRun(ctx, keys, args, readOnlyCommand || noWrites, fn.name(), LuaEngine.FUNCTION_SOURCE);
+        ScriptRun run = new ScriptRun(ctx, argv, keys, args, readOnlyCommand || noWrites, fn.name(), LuaEngine.FUNCTION_SOURCE);
         return ctx.server().scripting().engine().execute(fn.callback(), run, LuaEngine.args());
     }
 
@@ -189,12 +190,25 @@ public final class FunctionCommands {
         return Reply.OK;
     }
 
-    /** No script is running while another command runs (scripts park every shard), so running_script is null. */
+    /**
+     * Redis's functionStatsCommand: the busy function (its name, the FCALL that runs it and how long it has run) or
+     * null, and per engine the libraries and functions loaded; while an EVAL script is busy, Redis's -BUSY for
+     * scripts. Only a busy script can be running while another client's command runs (until then it keeps every
+     * shard parked).
+     */
     private static Reply stats(CommandContext ctx, byte[][] argv) {
+        ScriptWatchdog.BusyScript busy = ctx.server().scripting().watchdog().busyScript();
+        if (busy != null && !busy.function()) throw Errors.error(Errors.BUSY_EVAL);
+        Reply running = Reply.NULL;
+        if (busy != null) {
+            running = Reply.map(Reply.bulk("name"), Reply.bulk(busy.name()),
+                    Reply.bulk("command"), Reply.bulkArray(List.of(busy.argv())),
+                    Reply.bulk("duration_ms"), Reply.integer(busy.durationMs()));
+        }
         FunctionLibraries libs = libraries(ctx);
         Reply lua = Reply.map(Reply.bulk("libraries_count"), Reply.integer(libs.libraries().size()),
                 Reply.bulk("functions_count"), Reply.integer(libs.functionCount()));
-        return Reply.map(Reply.bulk("running_script"), Reply.NULL,
+        return Reply.map(Reply.bulk("running_script"), running,
                 Reply.bulk("engines"), Reply.map(Reply.bulk(FunctionLibraries.ENGINE), lua));
     }
 

@@ -115,7 +115,7 @@ public final class ScriptCommands {
         byte[][] keys = Arrays.copyOfRange(argv, 3, 3 + numkeys);
         byte[][] args = Arrays.copyOfRange(argv, 3 + numkeys, argv.length);
         ctx.disallowBlocking();
-        ScriptRun run = new ScriptRun(ctx, keys, args, readOnlyCommand || noWrites, s.sha(), "@user_script");
+        ScriptRun run = new ScriptRun(ctx, argv, keys, args, readOnlyCommand || noWrites, s.sha(), "@user_script");
         return scripting.engine().execute(s.function(), run, LuaValue.NONE);
     }
 
