@@ -237,9 +237,38 @@ public final class ServerCommands {
             line(sb, "total_system_memory", total);
             line(sb, "total_system_memory_human", human(total));
         }
+        scriptingMemory(ctx, sb);
         List<String> gcs = new ArrayList<>();
         for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) gcs.add(gc.getName());
         line(sb, "mem_allocator", "jvm " + String.join(" + ", gcs));
+    }
+
+    /**
+     * Redis 7.0's scripting memory fields, from the script cache and the function libraries: "vm" is the compiled
+     * state (LuaJ closures and prototypes), the others what the cache and libraries hold besides (bodies, names,
+     * entries); both are estimated object by object ({@link io.tide.script.ScriptMemory} describes the method).
+     * Unlike Redis's, the vm figures leave out the Lua environment all scripts share.
+     */
+    private static void scriptingMemory(CommandContext ctx, StringBuilder sb) {
+        io.tide.script.Scripting scripting = ctx.server().scripting();
+        io.tide.script.FunctionLibraries libs = scripting.functions();
+        long vmEval = scripting.cachedCompiledBytes();
+        long scriptsEval = scripting.cachedOverheadBytes();
+        long vmFunctions = libs.compiledBytes();
+        long functions = libs.overheadBytes();
+        line(sb, "used_memory_lua", vmEval);
+        line(sb, "used_memory_vm_eval", vmEval);
+        line(sb, "used_memory_lua_human", human(vmEval));
+        line(sb, "used_memory_scripts_eval", scriptsEval);
+        line(sb, "number_of_cached_scripts", scripting.size());
+        line(sb, "number_of_functions", libs.functionCount());
+        line(sb, "number_of_libraries", libs.libraries().size());
+        line(sb, "used_memory_vm_functions", vmFunctions);
+        line(sb, "used_memory_vm_total", vmEval + vmFunctions);
+        line(sb, "used_memory_vm_total_human", human(vmEval + vmFunctions));
+        line(sb, "used_memory_functions", functions);
+        line(sb, "used_memory_scripts", scriptsEval + functions);
+        line(sb, "used_memory_scripts_human", human(scriptsEval + functions));
     }
 
     /** A "Name: N kB" line of a /proc file, in bytes; -1 when it cannot be read. */
