@@ -32,6 +32,8 @@ public final class CommandSpec {
     public static final int NO_MULTI = 1 << 14;
     public static final int ALLOW_BUSY = 1 << 15;
     public static final int NO_MANDATORY_KEYS = 1 << 16;
+    /** Refused while loading a replica's data asynchronously; Tide never loads that way, so only COMMAND INFO shows it. */
+    public static final int NO_ASYNC_LOADING = 1 << 17;
     /** Tide's own: the command reads or writes every shard's keyspace (KEYS, DBSIZE, FLUSHALL, ...). */
     public static final int ALL_SHARDS = 1 << 24;
 
@@ -43,7 +45,7 @@ public final class CommandSpec {
     private static final String[] FLAG_NAMES = {
         "write", "readonly", "denyoom", "admin", "pubsub", "noscript", "blocking", "loading", "stale",
         "skip_monitor", "skip_slowlog", "fast", "no_auth", "may_replicate", "no_multi", "allow_busy",
-        "no_mandatory_keys"
+        "no_mandatory_keys", "no_async_loading"
     };
 
     private final String name;
@@ -211,7 +213,7 @@ public final class CommandSpec {
     /** COMMAND INFO's flag order (Redis's addReplyCommandFlags); may_replicate is hidden there, as in Redis. */
     private static final int[] INFO_ORDER = {
         WRITE, READONLY, DENYOOM, ADMIN, PUBSUB, NOSCRIPT, BLOCKING, LOADING, STALE, SKIP_MONITOR, SKIP_SLOWLOG, FAST,
-        NO_AUTH, NO_MANDATORY_KEYS, NO_MULTI, -1, ALLOW_BUSY
+        NO_AUTH, NO_MANDATORY_KEYS, NO_ASYNC_LOADING, NO_MULTI, -1, ALLOW_BUSY
     };
 
     /** Flag names for COMMAND INFO, in Redis's order; {@code -1} above stands for movablekeys. */

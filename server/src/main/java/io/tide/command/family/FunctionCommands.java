@@ -38,7 +38,7 @@ public final class FunctionCommands {
         t.add("fcall_ro", -3, "readonly noscript skip_monitor no_mandatory_keys stale", 0, 0, 0, "@scripting",
                 "7.0.0", "Invokes a read-only function", FunctionCommands::fcallRo).keysBy(ScriptCommands.ANY_KEY)
                 .keySpec(ScriptCommands.RO_NUMKEYS, ScriptCommands.NUMKEYS_GETKEYS);
-        CommandSpec f = t.container("function", -2, "", "@scripting", "7.0.0", "A container for function commands");
+        CommandSpec f = t.container("function", -2, "", "", "7.0.0", "A container for function commands");
         f.sub("delete", 3, "noscript write", 0, 0, 0, "@write @slow @scripting", "7.0.0",
                 "Deletes a library and its functions", FunctionCommands::delete);
         f.sub("dump", 2, "noscript", 0, 0, 0, "@slow @scripting", "7.0.0",

@@ -64,10 +64,10 @@ public final class ScriptCommands {
         t.add("evalsha_ro", -3, "readonly noscript skip_monitor no_mandatory_keys stale", 0, 0, 0, "@scripting",
                 "7.0.0", "Executes a read-only server-side Lua script by SHA1 digest", ScriptCommands::evalshaRo)
                 .keysBy(ANY_KEY).keySpec(RO_NUMKEYS_SHA, NUMKEYS_GETKEYS);
-        CommandSpec script = t.container("script", -2, "", "@scripting", "2.6.0", "A container for Lua scripts management commands");
+        CommandSpec script = t.container("script", -2, "", "", "2.6.0", "A container for Lua scripts management commands");
         script.sub("load", 3, "noscript stale", 0, 0, 0, "@scripting", "2.6.0",
                 "Loads a server-side Lua script to the script cache", ScriptCommands::scriptLoad);
-        script.sub("exists", -3, "noscript stale", 0, 0, 0, "@scripting", "2.6.0",
+        script.sub("exists", -3, "noscript", 0, 0, 0, "@scripting", "2.6.0",
                 "Determines whether server-side Lua scripts exist in the script cache", ScriptCommands::scriptExists);
         script.sub("flush", -2, "noscript may_replicate", 0, 0, 0, "@scripting", "2.6.0",
                 "Removes all server-side Lua scripts from the script cache", ScriptCommands::scriptFlush);

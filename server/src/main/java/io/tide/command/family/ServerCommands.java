@@ -78,11 +78,11 @@ public final class ServerCommands {
                 "Returns the server time.", ServerCommands::time);
         t.add("shutdown", -1, "admin noscript loading stale no_multi allow_busy", 0, 0, 0, "", "1.0.0",
                 "Shuts down the server.", ServerCommands::shutdown);
-        t.add("save", 1, "admin noscript no_multi allshards", 0, 0, 0, "@admin @slow @dangerous", "1.0.0",
+        t.add("save", 1, "admin noscript no_async_loading no_multi allshards", 0, 0, 0, "@admin @slow @dangerous", "1.0.0",
                 "Synchronously saves the database(s) to disk.", ServerCommands::save);
-        t.add("bgsave", -1, "admin noscript allshards", 0, 0, 0, "@admin @slow @dangerous", "1.0.0",
+        t.add("bgsave", -1, "admin noscript no_async_loading allshards", 0, 0, 0, "@admin @slow @dangerous", "1.0.0",
                 "Asynchronously saves the database(s) to disk.", ServerCommands::bgsave);
-        t.add("bgrewriteaof", 1, "admin noscript allshards", 0, 0, 0, "@admin @slow @dangerous", "1.0.0",
+        t.add("bgrewriteaof", 1, "admin noscript no_async_loading allshards", 0, 0, 0, "@admin @slow @dangerous", "1.0.0",
                 "Asynchronously rewrites the append-only file to disk.", ServerCommands::bgrewriteaof);
         t.add("lastsave", 1, "loading stale fast", 0, 0, 0, "@admin @fast @dangerous", "1.0.0",
                 "Returns the Unix timestamp of the last successful save to disk.", ServerCommands::lastsave);
@@ -118,11 +118,11 @@ public final class ServerCommands {
         module.sub("help", 2, "loading stale", 0, 0, 0, "@slow", "5.0.0",
                 "Returns helpful text about the different subcommands.", ServerCommands::moduleHelp);
         // Tide loads no native modules: it answers as Redis does with enable-module-command at its default, no.
-        module.sub("load", -3, "admin noscript", 0, 0, 0, "@admin @slow @dangerous", "4.0.0",
+        module.sub("load", -3, "admin noscript no_async_loading", 0, 0, 0, "@admin @slow @dangerous", "4.0.0",
                 "Loads a module.", ServerCommands::moduleRefused);
-        module.sub("loadex", -3, "admin noscript", 0, 0, 0, "@admin @slow @dangerous", "7.0.0",
+        module.sub("loadex", -3, "admin noscript no_async_loading", 0, 0, 0, "@admin @slow @dangerous", "7.0.0",
                 "Loads a module using extended parameters.", ServerCommands::moduleRefused);
-        module.sub("unload", 3, "admin noscript", 0, 0, 0, "@admin @slow @dangerous", "4.0.0",
+        module.sub("unload", 3, "admin noscript no_async_loading", 0, 0, 0, "@admin @slow @dangerous", "4.0.0",
                 "Unloads a module.", ServerCommands::moduleRefused);
         var config = t.container("config", -2, "", "", "2.0.0", "A container for server configuration commands.");
         config.sub("get", -3, "admin noscript loading stale", 0, 0, 0, "", "2.0.0",

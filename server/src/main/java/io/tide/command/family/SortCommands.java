@@ -23,10 +23,10 @@ public final class SortCommands {
 
     public static void register(CommandTable t) {
         t.group("generic");
-        t.add("sort", -2, "write denyoom", 1, 1, 1, "@set @sortedset @list", "1.0.0",
+        t.add("sort", -2, "write denyoom", 1, 1, 1, "@set @sortedset @list @dangerous", "1.0.0",
                 "Sort the elements in a list, set or sorted set, optionally storing the result",
                 (ctx, argv) -> sort(ctx, argv, false)).keysBy(argv -> keys(argv, false));
-        t.add("sort_ro", -2, "readonly", 1, 1, 1, "@set @sortedset @list", "7.0.0",
+        t.add("sort_ro", -2, "readonly", 1, 1, 1, "@set @sortedset @list @dangerous", "7.0.0",
                 "Sort the elements in a list, set or sorted set. Read-only variant of SORT.",
                 (ctx, argv) -> sort(ctx, argv, true)).keysBy(argv -> keys(argv, true));
     }
