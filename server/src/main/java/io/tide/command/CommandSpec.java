@@ -65,7 +65,7 @@ public final class CommandSpec {
     private CommandStats[] stats = new CommandStats[0];
     private KeyFinder keyFinder;
     private KeySpec keySpec;
-    private KeyFinder getKeysFallback;
+    private GetKeys getKeys;
 
     /**
      * Finds the keys of a command whose key positions depend on its arguments (Redis's "movablekeys":
@@ -159,22 +159,40 @@ public final class CommandSpec {
 
     public KeyFinder keyFinder() { return keyFinder; }
 
+    /** A key argument and its key-spec flags, as COMMAND GETKEYSANDFLAGS lists them. */
+    public record KeyRef(byte[] key, List<String> flags) {}
+
+    /** Redis's getkeys function of a command: its keys with their flags (none when the arguments are malformed). */
+    @FunctionalInterface
+    public interface GetKeys {
+        List<KeyRef> keys(byte[][] argv);
+    }
+
     /**
      * Declares the command's Redis key spec: COMMAND INFO shows it and COMMAND GETKEYS / GETKEYSANDFLAGS apply it,
-     * falling back, where it does not apply, to {@code getKeysFallback} (Redis's getkeys function, whose keys carry
-     * no flags). Without a declared spec those commands use the key finder or the legacy range.
+     * falling back, where it does not apply, to {@code getKeys} (Redis's getkeys function). Without a declared spec
+     * those commands use {@link #getKeysBy} or else the key finder or the legacy range.
      */
-    public CommandSpec keySpec(KeySpec spec, KeyFinder getKeysFallback) {
+    public CommandSpec keySpec(KeySpec spec, GetKeys getKeys) {
         this.keySpec = spec;
-        this.getKeysFallback = getKeysFallback;
+        this.getKeys = getKeys;
+        return this;
+    }
+
+    /**
+     * Gives COMMAND GETKEYS / GETKEYSANDFLAGS Redis's getkeys function for a command whose key specs are incomplete
+     * (SORT's STORE): used instead of the routing key finder, which may answer "all keys".
+     */
+    public CommandSpec getKeysBy(GetKeys getKeys) {
+        this.getKeys = getKeys;
         return this;
     }
 
     /** The declared key spec, or null. */
     public KeySpec keySpec() { return keySpec; }
 
-    /** The getkeys function used where the declared key spec does not apply. */
-    public KeyFinder getKeysFallback() { return getKeysFallback; }
+    /** Redis's getkeys function for COMMAND GETKEYS, or null. */
+    public GetKeys getKeys() { return getKeys; }
 
     /** Adds a subcommand to this container command. */
     public CommandSpec sub(String subName, int subArity, String flagWords, int first, int last, int step,

@@ -30,10 +30,12 @@ public final class ScriptCommands {
      * none when it is below 1 or more than the arguments left. COMMAND GETKEYS uses it where the key spec does not
      * apply (a count such as "01").
      */
-    static final CommandSpec.KeyFinder NUMKEYS_GETKEYS = argv -> {
+    static final CommandSpec.GetKeys NUMKEYS_GETKEYS = argv -> {
         long n = argv.length > 2 ? Args.atoi(argv[2]) : 0;
-        if (n < 1 || n > argv.length - 3) return new byte[0][];
-        return Arrays.copyOfRange(argv, 3, 3 + (int) n);
+        java.util.List<CommandSpec.KeyRef> out = new java.util.ArrayList<>();
+        if (n < 1 || n > argv.length - 3) return out;
+        for (int i = 3; i < 3 + n; i++) out.add(new CommandSpec.KeyRef(argv[i], java.util.List.of()));
+        return out;
     };
 
     /**

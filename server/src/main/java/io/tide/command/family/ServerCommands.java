@@ -877,8 +877,7 @@ public final class ServerCommands {
 
     /**
      * COMMAND GETKEYS and, {@code withFlags}, GETKEYSANDFLAGS (Redis's getKeysSubcommandImpl): a declared key spec
-     * where it applies, else the command's getkeys function (keys without flags), else its key finder or legacy
-     * range. No keys is an empty array for a no_mandatory_keys command (EVAL with 0 keys), else an error.
+     * where it applies, else the command's getkeys function, else its key finder or legacy range. No keys is an empty array for a no_mandatory_keys command (EVAL with 0 keys), else an error.
      */
     static Reply commandGetKeys(CommandTable table, byte[][] argv, boolean withFlags) {
         byte[][] cmd = Arrays.copyOfRange(argv, 2, argv.length);
@@ -887,26 +886,24 @@ public final class ServerCommands {
         if (spec == null) throw Errors.error(Errors.GETKEYS_INVALID_COMMAND);
         if (!spec.hasKeys()) throw Errors.error(Errors.GETKEYS_NO_KEYS);
         if (!spec.arityOk(cmd.length)) throw Errors.error(Errors.GETKEYS_BAD_ARITY);
-        List<byte[]> keys = new ArrayList<>();
-        List<String> flags;
+        List<CommandSpec.KeyRef> keys = new ArrayList<>();
         int[] positions = spec.keySpec() == null ? null : spec.keySpec().positions(cmd);
         if (positions != null) {
-            for (int p : positions) keys.add(cmd[p]);
-            flags = spec.keySpec().flags();
-        } else if (spec.keySpec() != null) {
-            keys.addAll(Arrays.asList(spec.getKeysFallback().keys(cmd)));
-            flags = List.of();
+            for (int p : positions) keys.add(new CommandSpec.KeyRef(cmd[p], spec.keySpec().flags()));
+        } else if (spec.getKeys() != null) {
+            keys = spec.getKeys().keys(cmd);
         } else {
-            keys = spec.keys(cmd);
-            flags = legacyKeyFlags(spec);
+            for (byte[] k : spec.keys(cmd)) keys.add(new CommandSpec.KeyRef(k, legacyKeyFlags(spec)));
         }
         if (keys.isEmpty()) {
             if (spec.has(CommandSpec.NO_MANDATORY_KEYS)) return Reply.EMPTY_ARRAY;
             throw Errors.error(Errors.GETKEYS_BAD_ARGUMENTS);
         }
-        if (!withFlags) return Reply.bulkArray(keys);
         Reply[] out = new Reply[keys.size()];
-        for (int i = 0; i < out.length; i++) out[i] = Reply.array(Reply.bulk(keys.get(i)), keyFlags(flags));
+        for (int i = 0; i < out.length; i++) {
+            Reply key = Reply.bulk(keys.get(i).key());
+            out[i] = withFlags ? Reply.array(key, keyFlags(keys.get(i).flags())) : key;
+        }
         return Reply.array(out);
     }
 }

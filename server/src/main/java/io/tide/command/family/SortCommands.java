@@ -25,10 +25,12 @@ public final class SortCommands {
         t.group("generic");
         t.add("sort", -2, "write denyoom", 1, 1, 1, "@set @sortedset @list @dangerous", "1.0.0",
                 "Sort the elements in a list, set or sorted set, optionally storing the result",
-                (ctx, argv) -> sort(ctx, argv, false)).keysBy(argv -> keys(argv, false));
+                (ctx, argv) -> sort(ctx, argv, false)).keysBy(argv -> keys(argv, false))
+                .getKeysBy(argv -> getKeys(argv, false));
         t.add("sort_ro", -2, "readonly", 1, 1, 1, "@set @sortedset @list @dangerous", "7.0.0",
                 "Sort the elements in a list, set or sorted set. Read-only variant of SORT.",
-                (ctx, argv) -> sort(ctx, argv, true)).keysBy(argv -> keys(argv, true));
+                (ctx, argv) -> sort(ctx, argv, true)).keysBy(argv -> keys(argv, true))
+                .getKeysBy(argv -> getKeys(argv, true));
     }
 
     /** The sorted key and STORE's destination, or every key when a BY/GET pattern may name any. */
@@ -53,6 +55,27 @@ public final class SortCommands {
     }
 
     private static final byte[] HASH = {'#'};
+    private static final List<String> SORTED_KEY_FLAGS = List.of("RO", "access");
+    private static final List<String> STORE_KEY_FLAGS = List.of("OW", "update");
+
+    /**
+     * Redis's sortGetKeys / sortROGetKeys for COMMAND GETKEYS: the sorted key and, for SORT, the last STORE's
+     * destination. LIMIT skips two arguments and GET and BY one, whatever follows; the keys that BY and GET
+     * patterns name are not listed (Redis's key spec for them is incomplete).
+     */
+    static List<CommandSpec.KeyRef> getKeys(byte[][] argv, boolean readOnly) {
+        List<CommandSpec.KeyRef> out = new ArrayList<>();
+        out.add(new CommandSpec.KeyRef(argv[1], SORTED_KEY_FLAGS));
+        if (readOnly) return out;
+        byte[] store = null;
+        for (int i = 2; i < argv.length; i++) {
+            if (Args.is(argv[i], "limit")) i += 2;
+            else if (Args.is(argv[i], "get") || Args.is(argv[i], "by")) i += 1;
+            else if (Args.is(argv[i], "store") && i + 1 < argv.length) store = argv[i + 1];
+        }
+        if (store != null) out.add(new CommandSpec.KeyRef(store, STORE_KEY_FLAGS));
+        return out;
+    }
 
     /** One element being sorted: the element, and its weight (a number, or the bytes for ALPHA). */
     private static final class Item {

@@ -258,7 +258,10 @@ class ServerCommandsVsRedisTest extends VsRedis {
         }
     }
 
-    /** EVAL, EVALSHA, FCALL and their _RO variants: the numkeys key spec, Redis's atoi fallback, and the errors. */
+    /**
+     * EVAL, EVALSHA, FCALL and their _RO variants: the numkeys key spec, Redis's atoi fallback, and the errors; SORT's
+     * getkeys function (the sorted key and the last STORE, whatever BY and GET name).
+     */
     @Test
     void commandGetKeys_scriptsAndFunctions_numkeysKeySpecs() throws Exception {
         List<String[]> cmds = new ArrayList<>();
@@ -281,6 +284,12 @@ class ServerCommandsVsRedisTest extends VsRedis {
             cmds.add(c("COMMAND", sub, "LMPOP", "0", "a", "LEFT"));
             cmds.add(c("COMMAND", sub, "GET", "k"));
             cmds.add(c("COMMAND", sub, "MGET", "a", "b"));
+            cmds.add(c("COMMAND", sub, "SORT", "k", "BY", "w_*", "GET", "x", "STORE", "d", "STORE", "e"));
+            cmds.add(c("COMMAND", sub, "SORT", "k", "LIMIT", "STORE", "x", "STORE"));
+            cmds.add(c("COMMAND", sub, "SORT", "k", "GET", "STORE", "store", "d"));
+            cmds.add(c("COMMAND", sub, "SORT", "k", "STORE"));
+            cmds.add(c("COMMAND", sub, "SORT_RO", "k", "BY", "w_*", "GET", "#"));
+            cmds.add(c("COMMAND", sub, "SORT_RO", "k", "STORE", "d"));
         }
         cmds.add(c("COMMAND", "INFO", "EVAL", "EVALSHA_RO", "FCALL", "FCALL_RO"));
         String[][] all = cmds.toArray(new String[0][]);
