@@ -29,17 +29,24 @@ public final class Args {
     }
 
     /**
-     * C's atoi, as Redis reads some arguments (MIGRATE's port, LMPOP's numkeys in its key finder): leading spaces,
-     * a sign, then digits up to the first other byte (capped near Integer.MAX_VALUE); 0 when there are none.
+     * C's atoi, as Redis reads some arguments (MIGRATE's port, numkeys in LMPOP's and EVAL's getkeys functions):
+     * glibc's {@code (int) strtol(s, NULL, 10)}, so leading white space, a sign, then digits up to the first other
+     * byte (0 when there are none), clamped to the 64-bit range and then cut to its low 32 bits.
      */
     public static long atoi(byte[] s) {
         int i = 0;
         while (i < s.length && (s[i] == ' ' || (s[i] >= '\t' && s[i] <= '\r'))) i++;
         boolean neg = false;
         if (i < s.length && (s[i] == '+' || s[i] == '-')) neg = s[i++] == '-';
-        long v = 0;
-        while (i < s.length && s[i] >= '0' && s[i] <= '9' && v < Integer.MAX_VALUE) v = v * 10 + (s[i++] - '0');
-        return neg ? -v : v;
+        long v = 0; // accumulated negatively, so that Long.MIN_VALUE fits
+        boolean overflow = false;
+        while (i < s.length && s[i] >= '0' && s[i] <= '9') {
+            int d = s[i++] - '0';
+            if (v < (Long.MIN_VALUE + d) / 10) overflow = true;
+            if (!overflow) v = v * 10 - d;
+        }
+        long l = overflow ? (neg ? Long.MIN_VALUE : Long.MAX_VALUE) : (neg ? v : (v == Long.MIN_VALUE ? Long.MAX_VALUE : -v));
+        return (int) l;
     }
 
     /** The ASCII bytes of a command or option name. */

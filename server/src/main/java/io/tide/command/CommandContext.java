@@ -30,6 +30,8 @@ public final class CommandContext implements ShardWrites.Recorder {
     private BlockRequest blockRequest;
     /** False where a blocking command must not block: inside MULTI/EXEC and scripts, and on a retry. */
     private boolean mayBlock = true;
+    /** True while the current command runs from a script ({@link #callFromScript}). */
+    private boolean fromScript;
     /** True while the dispatcher re-runs a parked command after one of its keys was signalled. */
     private boolean retry;
     /** The shards this run may touch, as a mask: the executing shard, or those the coordinator parked. */
@@ -80,6 +82,7 @@ public final class CommandContext implements ShardWrites.Recorder {
         this.noTouch = noTouch;
         this.blockRequest = null;
         this.mayBlock = true;
+        this.fromScript = false;
         this.retry = false;
         return this;
     }
@@ -126,15 +129,26 @@ public final class CommandContext implements ShardWrites.Recorder {
      * error comes back as an error reply; anything else propagates.
      */
     public Reply call(CommandSpec spec, byte[][] argv) {
-        return call(spec, argv, null);
+        return call(spec, argv, false);
     }
 
-    /** {@link #call} from a script: MONITOR shows the command with the source {@code lua}, as Redis does. */
+    /**
+     * {@link #call} from a script: MONITOR shows the command with the source {@code lua}, as Redis does, and the
+     * command sees {@link #calledFromScript()}.
+     */
     public Reply callFromScript(CommandSpec spec, byte[][] argv) {
-        return call(spec, argv, "lua");
+        return call(spec, argv, true);
     }
 
-    private Reply call(CommandSpec spec, byte[][] argv, String monitorSource) {
+    /** True while a command runs from a script's {@code redis.call} (Redis's CLIENT_SCRIPT caller). */
+    public boolean calledFromScript() {
+        return fromScript;
+    }
+
+    private Reply call(CommandSpec spec, byte[][] argv, boolean script) {
+        String monitorSource = script ? "lua" : null;
+        boolean outerFromScript = fromScript;
+        fromScript = script;
         boolean couldBlock = mayBlock;
         mayBlock = false;
         int outerNested = nestedCalls;
@@ -155,6 +169,7 @@ public final class CommandContext implements ShardWrites.Recorder {
             rewrite = outerRewrite;
             blockRequest = null;
             mayBlock = couldBlock;
+            fromScript = outerFromScript;
         }
     }
 

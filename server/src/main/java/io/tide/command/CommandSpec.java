@@ -32,6 +32,8 @@ public final class CommandSpec {
     public static final int NO_MULTI = 1 << 14;
     public static final int ALLOW_BUSY = 1 << 15;
     public static final int NO_MANDATORY_KEYS = 1 << 16;
+    /** Refused while loading a replica's data asynchronously; Tide never loads that way, so only COMMAND INFO shows it. */
+    public static final int NO_ASYNC_LOADING = 1 << 17;
     /** Tide's own: the command reads or writes every shard's keyspace (KEYS, DBSIZE, FLUSHALL, ...). */
     public static final int ALL_SHARDS = 1 << 24;
 
@@ -43,7 +45,7 @@ public final class CommandSpec {
     private static final String[] FLAG_NAMES = {
         "write", "readonly", "denyoom", "admin", "pubsub", "noscript", "blocking", "loading", "stale",
         "skip_monitor", "skip_slowlog", "fast", "no_auth", "may_replicate", "no_multi", "allow_busy",
-        "no_mandatory_keys"
+        "no_mandatory_keys", "no_async_loading"
     };
 
     private final String name;
@@ -62,6 +64,8 @@ public final class CommandSpec {
     private final CommandSpec parent;
     private CommandStats[] stats = new CommandStats[0];
     private KeyFinder keyFinder;
+    private KeySpec keySpec;
+    private GetKeys getKeys;
 
     /**
      * Finds the keys of a command whose key positions depend on its arguments (Redis's "movablekeys":
@@ -119,7 +123,9 @@ public final class CommandSpec {
     private static List<String> categories(int flags, String explicit) {
         List<String> out = new ArrayList<>();
         if ((flags & WRITE) != 0) out.add("@write");
-        if ((flags & READONLY) != 0) out.add("@read");
+        // As Redis's setImplicitACLCategories: read-only scripting commands (EVAL_RO, FCALL_RO) are not @read.
+        boolean scripting = explicit != null && List.of(explicit.trim().split("\\s+")).contains("@scripting");
+        if ((flags & READONLY) != 0 && !scripting) out.add("@read");
         if ((flags & ADMIN) != 0) {
             out.add("@admin");
             out.add("@dangerous");
@@ -152,6 +158,41 @@ public final class CommandSpec {
     }
 
     public KeyFinder keyFinder() { return keyFinder; }
+
+    /** A key argument and its key-spec flags, as COMMAND GETKEYSANDFLAGS lists them. */
+    public record KeyRef(byte[] key, List<String> flags) {}
+
+    /** Redis's getkeys function of a command: its keys with their flags (none when the arguments are malformed). */
+    @FunctionalInterface
+    public interface GetKeys {
+        List<KeyRef> keys(byte[][] argv);
+    }
+
+    /**
+     * Declares the command's Redis key spec: COMMAND INFO shows it and COMMAND GETKEYS / GETKEYSANDFLAGS apply it,
+     * falling back, where it does not apply, to {@code getKeys} (Redis's getkeys function). Without a declared spec
+     * those commands use {@link #getKeysBy} or else the key finder or the legacy range.
+     */
+    public CommandSpec keySpec(KeySpec spec, GetKeys getKeys) {
+        this.keySpec = spec;
+        this.getKeys = getKeys;
+        return this;
+    }
+
+    /**
+     * Gives COMMAND GETKEYS / GETKEYSANDFLAGS Redis's getkeys function for a command whose key specs are incomplete
+     * (SORT's STORE): used instead of the routing key finder, which may answer "all keys".
+     */
+    public CommandSpec getKeysBy(GetKeys getKeys) {
+        this.getKeys = getKeys;
+        return this;
+    }
+
+    /** The declared key spec, or null. */
+    public KeySpec keySpec() { return keySpec; }
+
+    /** Redis's getkeys function for COMMAND GETKEYS, or null. */
+    public GetKeys getKeys() { return getKeys; }
 
     /** Adds a subcommand to this container command. */
     public CommandSpec sub(String subName, int subArity, String flagWords, int first, int last, int step,
@@ -187,13 +228,22 @@ public final class CommandSpec {
     public CommandStats stats(int shard) { return stats[shard]; }
     public CommandStats[] allStats() { return stats; }
 
-    /** Flag names for COMMAND INFO. */
+    /** COMMAND INFO's flag order (Redis's addReplyCommandFlags); may_replicate is hidden there, as in Redis. */
+    private static final int[] INFO_ORDER = {
+        WRITE, READONLY, DENYOOM, ADMIN, PUBSUB, NOSCRIPT, BLOCKING, LOADING, STALE, SKIP_MONITOR, SKIP_SLOWLOG, FAST,
+        NO_AUTH, NO_MANDATORY_KEYS, NO_ASYNC_LOADING, NO_MULTI, -1, ALLOW_BUSY
+    };
+
+    /** Flag names for COMMAND INFO, in Redis's order; {@code -1} above stands for movablekeys. */
     public List<String> flagNames() {
         List<String> out = new ArrayList<>();
-        for (int i = 0; i < FLAG_NAMES.length; i++) {
-            if ((flags & (1 << i)) != 0) out.add(FLAG_NAMES[i]);
+        for (int bit : INFO_ORDER) {
+            if (bit == -1) {
+                if (keyFinder != null) out.add("movablekeys");
+            } else if ((flags & bit) != 0) {
+                out.add(FLAG_NAMES[Integer.numberOfTrailingZeros(bit)]);
+            }
         }
-        if (keyFinder != null) out.add("movablekeys");
         return out;
     }
 

@@ -54,6 +54,32 @@ public final class FunctionLibraries {
         return functions.size();
     }
 
+    /** The compiled state of every library's functions, in bytes (INFO's used_memory_vm_functions). */
+    public synchronized long compiledBytes() {
+        long n = 0;
+        for (Library lib : libraries.values()) n += lib.compiledBytes();
+        return n;
+    }
+
+    /**
+     * What the libraries hold besides compiled code (INFO's used_memory_functions), estimated as
+     * {@link ScriptMemory} does: per library its code, name, record and both map entries (LinkedHashMap entries,
+     * the tables' slots not counted); per function its name (and the lower-case key), description and record.
+     */
+    public synchronized long overheadBytes() {
+        long entry = ScriptMemory.object(5, 4); // LinkedHashMap.Entry: key, value, next, before, after; hash
+        long n = 0;
+        for (Library lib : libraries.values()) {
+            n += ScriptMemory.byteArray(lib.code().length) + ScriptMemory.string(lib.name().length())
+                    + ScriptMemory.object(4, 8) + ScriptMemory.object(1, 4) + entry;
+            for (LibraryFunction f : lib.functions()) {
+                n += 2 * ScriptMemory.string(f.name().length()) + ScriptMemory.object(3, 4) + entry
+                        + (f.description() == null ? 0 : ScriptMemory.string(f.description().length()));
+            }
+        }
+        return n;
+    }
+
     public synchronized void flush() {
         libraries = new LinkedHashMap<>();
         functions = new LinkedHashMap<>();
@@ -86,7 +112,10 @@ public final class FunctionLibraries {
             registrar.open = false;
         }
         if (registrar.registered.isEmpty()) throw new CommandException("ERR No functions registered");
-        return new Library(md.name, ENGINE, code, new ArrayList<>(registrar.registered.values()));
+        List<LibraryFunction> fns = new ArrayList<>(registrar.registered.values());
+        List<LuaValue> callbacks = new ArrayList<>();
+        for (LibraryFunction f : fns) callbacks.add(f.callback());
+        return new Library(md.name, ENGINE, code, fns, ScriptMemory.compiled(callbacks));
     }
 
     /**

@@ -609,9 +609,9 @@ public final class LuaEngine {
                 spec = Scripting.resolve(run, argv);
                 if (spec == null) failure = "ERR Unknown Redis command called from script";
                 else if (!spec.arityOk(argv.length)) failure = "ERR Wrong number of args calling Redis command from script";
-                else if (spec.has(CommandSpec.NOSCRIPT) || (rule = scriptRule(spec.name())) == RULE_NOSCRIPT) {
+                else if (spec.has(CommandSpec.NOSCRIPT)) {
                     failure = Errors.SCRIPT_COMMAND_NOT_ALLOWED;
-                } else if (rule == RULE_XREAD && blocks(argv)) {
+                } else if ((rule = scriptRule(spec.name())) == RULE_XREAD && blocks(argv)) {
                     failure = "ERR " + text(argv[0]) + Errors.SCRIPT_XREAD_BLOCK;
                 }
                 else if ((spec.has(CommandSpec.WRITE) || spec.has(CommandSpec.MAY_REPLICATE)) && run.readOnly) {
@@ -636,13 +636,12 @@ public final class LuaEngine {
     }
 
     /**
-     * What a script's call of {@code name} needs beyond the table's flags: refusal for the commands Redis 7.0 flags
-     * {@code noscript} that Tide's table does not (the blocking commands that always block, and WAIT; BLMPOP and
-     * BZMPOP are allowed and answer at once, as on timeout), XREAD's BLOCK check, SELECT's own database.
+     * What a script's call of {@code name} needs beyond the table's flags (the {@code noscript} flag refuses BLPOP,
+     * BZPOPMIN and the other commands that always block; BLMPOP and BZMPOP are allowed and answer at once, as on
+     * timeout): XREAD's BLOCK check, SELECT's own database.
      */
     private static int scriptRule(String name) {
         return switch (name) {
-            case "blpop", "brpop", "brpoplpush", "blmove", "bzpopmin", "bzpopmax", "wait" -> RULE_NOSCRIPT;
             case "xread", "xreadgroup" -> RULE_XREAD;
             case "select" -> RULE_SELECT;
             default -> RULE_NONE;
@@ -650,7 +649,6 @@ public final class LuaEngine {
     }
 
     private static final int RULE_NONE = 0;
-    private static final int RULE_NOSCRIPT = 1;
     private static final int RULE_XREAD = 2;
     private static final int RULE_SELECT = 3;
 
@@ -869,7 +867,7 @@ public final class LuaEngine {
         LuaTable top = new LuaTable();
         top.rawset("redis", readOnlyRedis);
         long start = System.nanoTime();
-        run = new ScriptRun(null, new byte[0][], new byte[0][], true, "", FUNCTION_SOURCE);
+        run = new ScriptRun(null, new byte[0][], new byte[0][], new byte[0][], true, "", FUNCTION_SOURCE);
         loadApi = top;
         hook.reset(() -> {
             if ((System.nanoTime() - start) / 1_000_000 > LOAD_TIMEOUT_MS) {

@@ -9,6 +9,8 @@ import io.tide.command.CommandContext;
 public final class ScriptRun {
 
     final CommandContext ctx;
+    /** The command that runs the script (EVAL ..., FCALL ...), as FUNCTION STATS shows it. */
+    final byte[][] argv;
     final byte[][] keys;
     final byte[][] args;
     /** EVAL_RO, FCALL_RO, or a {@code no-writes} shebang / function flag: write commands are refused. */
@@ -22,8 +24,10 @@ public final class ScriptRun {
     /** Set once the script has run a write command (SCRIPT KILL then refuses). */
     volatile boolean wrote;
 
-    public ScriptRun(CommandContext ctx, byte[][] keys, byte[][] args, boolean readOnly, String name, String source) {
+    public ScriptRun(CommandContext ctx, byte[][] argv, byte[][] keys, byte[][] args, boolean readOnly, String name,
+                     String source) {
         this.ctx = ctx;
+        this.argv = argv;
         this.keys = keys;
         this.args = args;
         this.readOnly = readOnly;

@@ -85,6 +85,17 @@ public final class ScriptWatchdog {
         return cur != null && cur.busy;
     }
 
+    /** A busy script as FUNCTION STATS reports it: the function's name, the command that runs it, its run time. */
+    public record BusyScript(boolean function, String name, byte[][] argv, long durationMs) {}
+
+    /** The script running past the threshold now, or null (a script not yet busy keeps every shard parked). */
+    public BusyScript busyScript() {
+        Running cur = current;
+        if (cur == null || !cur.busy) return null;
+        long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - cur.startNanos);
+        return new BusyScript(cur.function, cur.run.name, cur.run.argv, ms);
+    }
+
     /** The -BUSY line for the script running now (it names SCRIPT KILL or FUNCTION KILL). */
     public String busyError() {
         Running cur = current;

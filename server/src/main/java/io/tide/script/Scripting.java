@@ -23,8 +23,8 @@ public final class Scripting {
     /** The script had a shebang at all (Redis's non-compat mode). */
     public static final int SHEBANG = 1 << 30;
 
-    /** A cached script: its body, compiled function and shebang flags. */
-    public record Script(String sha, byte[] body, LuaFunction function, int flags) {}
+    /** A cached script: its body, compiled function, shebang flags and the size of the compiled state. */
+    public record Script(String sha, byte[] body, LuaFunction function, int flags, long compiledBytes) {}
 
     private final String version;
     private final Map<String, Script> cache = new ConcurrentHashMap<>();
@@ -87,6 +87,26 @@ public final class Scripting {
         return cache.size();
     }
 
+    /** The compiled state of every cached script, in bytes (INFO's used_memory_vm_eval, {@link ScriptMemory}). */
+    public long cachedCompiledBytes() {
+        long n = 0;
+        for (Script s : cache.values()) n += s.compiledBytes();
+        return n;
+    }
+
+    /**
+     * What the script cache holds besides compiled code (INFO's used_memory_scripts_eval): per script its body,
+     * SHA1 string, record and ConcurrentHashMap node (the table's slots not counted), as {@link ScriptMemory} counts.
+     */
+    public long cachedOverheadBytes() {
+        long n = 0;
+        for (Script s : cache.values()) {
+            n += ScriptMemory.byteArray(s.body().length) + ScriptMemory.string(s.sha().length())
+                    + ScriptMemory.object(3, 4 + 8) + ScriptMemory.object(3, 4);
+        }
+        return n;
+    }
+
     /** The cached script for {@code body}, compiling and caching it first if needed (EVAL, SCRIPT LOAD). */
     public Script load(byte[] body) {
         String sha = LuaEngine.sha1hex(body);
@@ -101,7 +121,7 @@ public final class Scripting {
             code[1] = '-'; // keeps the line numbers while Lua skips the shebang
         }
         LuaFunction f = engine().compile(code, "@user_script");
-        s = new Script(sha, body, f, flags);
+        s = new Script(sha, body, f, flags, ScriptMemory.compiled(f));
         Script prev = cache.putIfAbsent(sha, s);
         return prev != null ? prev : s;
     }

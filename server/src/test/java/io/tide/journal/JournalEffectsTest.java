@@ -82,6 +82,32 @@ class JournalEffectsTest {
     }
 
     @Test
+    void setIfeqAndDelifeq_areJournalledWithoutTheirConditions() throws Exception {
+        try (Server server = TestServers.start(1); Jedis j = TestServers.jedis(server.port(), 2)) {
+            call(j, "SET", "k", "a");
+            call(j, "SET", "lock", "tok");
+            CapturingSink[] sinks = CapturingSink.attach(server);
+            long before = System.currentTimeMillis();
+            call(j, "SET", "k", "b", "IFEQ", "nope");
+            call(j, "SET", "k", "b", "IFEQ", "a");
+            call(j, "SET", "k", "c", "IFEQ", "b", "EX", "100", "GET");
+            call(j, "SET", "k", "d", "IFEQ", "c", "KEEPTTL");
+            call(j, "SET", "k", "e", "IFEQ", "d", "PXAT", "99999999999999");
+            call(j, "DELIFEQ", "lock", "other");
+            call(j, "DELIFEQ", "lock", "tok");
+            List<String> r = records(sinks);
+            assertThat(r).hasSize(5);
+            assertThat(r.get(0)).isEqualTo("db0: SET k b");
+            assertThat(r.get(1)).startsWith("db0: SET k c PXAT ");
+            long at = Long.parseLong(r.get(1).substring(r.get(1).lastIndexOf(' ') + 1));
+            assertThat(at).isBetween(before + 100_000, System.currentTimeMillis() + 100_000);
+            assertThat(r.get(2)).isEqualTo("db0: SET k d KEEPTTL");
+            assertThat(r.get(3)).isEqualTo("db0: SET k e PXAT 99999999999999");
+            assertThat(r.get(4)).isEqualTo("db0: DEL lock");
+        }
+    }
+
+    @Test
     void hashGetAndSetWithTtl_areJournalledDeterministically() throws Exception {
         try (Server server = TestServers.start(1); Jedis j = TestServers.jedis(server.port(), 2)) {
             call(j, "HSET", "h", "a", "1", "b", "2", "c", "3", "d", "4");

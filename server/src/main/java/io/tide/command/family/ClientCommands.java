@@ -25,7 +25,7 @@ public final class ClientCommands {
 
     public static void register(CommandTable t) {
         t.group("connection");
-        var client = t.container("client", -2, "", "@connection", "2.4.0",
+        var client = t.container("client", -2, "", "", "2.4.0",
                 "A container for client connection commands.");
         client.sub("id", 2, "noscript loading stale", 0, 0, 0, "@connection", "5.0.0",
                 "Returns the unique client ID of the connection.", ClientCommands::id);

@@ -31,7 +31,7 @@ public final class ConnectionCommands {
         t.group("connection");
         t.add("ping", -1, "fast", 0, 0, 0, "@connection", "1.0.0",
                 "Returns the server's liveliness response.", ConnectionCommands::ping);
-        t.add("echo", 2, "fast", 0, 0, 0, "@connection", "1.0.0",
+        t.add("echo", 2, "loading stale fast", 0, 0, 0, "@connection", "1.0.0",
                 "Returns the given string.", ConnectionCommands::echo);
         t.add("quit", -1, "noscript loading stale fast no_auth allow_busy", 0, 0, 0, "@connection", "1.0.0",
                 "Closes the connection.", ConnectionCommands::quit);

@@ -13,6 +13,7 @@ import io.tide.script.Library;
 import io.tide.script.LibraryFunction;
 import io.tide.script.LuaEngine;
 import io.tide.script.ScriptRun;
+import io.tide.script.ScriptWatchdog;
 import io.tide.script.Scripting;
 import io.tide.util.Glob;
 import java.nio.charset.StandardCharsets;
@@ -32,10 +33,12 @@ public final class FunctionCommands {
     public static void register(CommandTable t) {
         t.group("scripting");
         t.add("fcall", -3, "noscript skip_monitor may_replicate no_mandatory_keys stale", 0, 0, 0, "@scripting",
-                "7.0.0", "Invokes a function", FunctionCommands::fcall).keysBy(ScriptCommands.ANY_KEY);
+                "7.0.0", "Invokes a function", FunctionCommands::fcall).keysBy(ScriptCommands.ANY_KEY)
+                .keySpec(ScriptCommands.RW_NUMKEYS, ScriptCommands.NUMKEYS_GETKEYS);
         t.add("fcall_ro", -3, "readonly noscript skip_monitor no_mandatory_keys stale", 0, 0, 0, "@scripting",
-                "7.0.0", "Invokes a read-only function", FunctionCommands::fcallRo).keysBy(ScriptCommands.ANY_KEY);
-        CommandSpec f = t.container("function", -2, "", "@scripting", "7.0.0", "A container for function commands");
+                "7.0.0", "Invokes a read-only function", FunctionCommands::fcallRo).keysBy(ScriptCommands.ANY_KEY)
+                .keySpec(ScriptCommands.RO_NUMKEYS, ScriptCommands.NUMKEYS_GETKEYS);
+        CommandSpec f = t.container("function", -2, "", "", "7.0.0", "A container for function commands");
         f.sub("delete", 3, "noscript write", 0, 0, 0, "@write @slow @scripting", "7.0.0",
                 "Deletes a library and its functions", FunctionCommands::delete);
         f.sub("dump", 2, "noscript", 0, 0, 0, "@slow @scripting", "7.0.0",
@@ -85,7 +88,7 @@ public final class FunctionCommands {
         byte[][] keys = Arrays.copyOfRange(argv, 3, 3 + n);
         byte[][] args = Arrays.copyOfRange(argv, 3 + n, argv.length);
         ctx.disallowBlocking();
-        ScriptRun run = new ScriptRun(ctx, keys, args, readOnlyCommand || noWrites, fn.name(), LuaEngine.FUNCTION_SOURCE);
+        ScriptRun run = new ScriptRun(ctx, argv, keys, args, readOnlyCommand || noWrites, fn.name(), LuaEngine.FUNCTION_SOURCE);
         return ctx.server().scripting().engine().execute(fn.callback(), run, LuaEngine.args());
     }
 
@@ -187,12 +190,25 @@ public final class FunctionCommands {
         return Reply.OK;
     }
 
-    /** No script is running while another command runs (scripts park every shard), so running_script is null. */
+    /**
+     * Redis's functionStatsCommand: the busy function (its name, the FCALL that runs it and how long it has run) or
+     * null, and per engine the libraries and functions loaded; while an EVAL script is busy, Redis's -BUSY for
+     * scripts. Only a busy script can be running while another client's command runs (until then it keeps every
+     * shard parked).
+     */
     private static Reply stats(CommandContext ctx, byte[][] argv) {
+        ScriptWatchdog.BusyScript busy = ctx.server().scripting().watchdog().busyScript();
+        if (busy != null && !busy.function()) throw Errors.error(Errors.BUSY_EVAL);
+        Reply running = Reply.NULL;
+        if (busy != null) {
+            running = Reply.map(Reply.bulk("name"), Reply.bulk(busy.name()),
+                    Reply.bulk("command"), Reply.bulkArray(List.of(busy.argv())),
+                    Reply.bulk("duration_ms"), Reply.integer(busy.durationMs()));
+        }
         FunctionLibraries libs = libraries(ctx);
         Reply lua = Reply.map(Reply.bulk("libraries_count"), Reply.integer(libs.libraries().size()),
                 Reply.bulk("functions_count"), Reply.integer(libs.functionCount()));
-        return Reply.map(Reply.bulk("running_script"), Reply.NULL,
+        return Reply.map(Reply.bulk("running_script"), running,
                 Reply.bulk("engines"), Reply.map(Reply.bulk(FunctionLibraries.ENGINE), lua));
     }
 

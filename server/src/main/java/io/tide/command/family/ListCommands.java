@@ -72,17 +72,17 @@ public final class ListCommands {
                 "Returns multiple elements from a list after removing them. Deletes the list if the last element "
                         + "was popped.", ListCommands::lmpop)
                 .keysBy(numkeysKeys(1));
-        t.add("blpop", -3, "write blocking", 1, -2, 1, "@list", "2.0.0",
+        t.add("blpop", -3, "write noscript blocking", 1, -2, 1, "@list", "2.0.0",
                 "Removes and returns the first element in a list. Blocks until an element is available otherwise. "
                         + "Deletes the list if the last element was popped.", (ctx, argv) -> bpop(ctx, argv, true));
-        t.add("brpop", -3, "write blocking", 1, -2, 1, "@list", "2.0.0",
+        t.add("brpop", -3, "write noscript blocking", 1, -2, 1, "@list", "2.0.0",
                 "Removes and returns the last element in a list. Blocks until an element is available otherwise. "
                         + "Deletes the list if the last element was popped.", (ctx, argv) -> bpop(ctx, argv, false));
-        t.add("blmove", 6, "write denyoom blocking", 1, 2, 1, "@list", "6.2.0",
+        t.add("blmove", 6, "write denyoom noscript blocking", 1, 2, 1, "@list", "6.2.0",
                 "Pops an element from a list, pushes it to another list and returns it. Blocks until an element "
                         + "is available otherwise. Deletes the list if the last element was moved.",
                 ListCommands::blmove);
-        t.add("brpoplpush", 4, "write denyoom blocking", 1, 2, 1, "@list", "2.2.0",
+        t.add("brpoplpush", 4, "write denyoom noscript blocking", 1, 2, 1, "@list", "2.2.0",
                 "Pops an element from a list, pushes it to another list and returns it. Block until an element is "
                         + "available otherwise. Deletes the list if the last element was popped.",
                 ListCommands::brpoplpush);

@@ -5,6 +5,7 @@ import io.tide.command.CommandContext;
 import io.tide.command.CommandSpec;
 import io.tide.command.CommandTable;
 import io.tide.command.Errors;
+import io.tide.command.KeySpec;
 import io.tide.protocol.Reply;
 import io.tide.script.LuaEngine;
 import io.tide.script.ScriptRun;
@@ -24,23 +25,51 @@ public final class ScriptCommands {
     /** Scripts reach any key: they run with every shard parked. */
     static final CommandSpec.KeyFinder ANY_KEY = argv -> CommandSpec.ALL_KEYS;
 
+    /**
+     * Redis's evalGetKeys/functionGetKeys (genericGetKeys): {@code numkeys} read with atoi, then that many keys,
+     * none when it is below 1 or more than the arguments left. COMMAND GETKEYS uses it where the key spec does not
+     * apply (a count such as "01").
+     */
+    static final CommandSpec.GetKeys NUMKEYS_GETKEYS = argv -> {
+        long n = argv.length > 2 ? Args.atoi(argv[2]) : 0;
+        java.util.List<CommandSpec.KeyRef> out = new java.util.ArrayList<>();
+        if (n < 1 || n > argv.length - 3) return out;
+        for (int i = 3; i < 3 + n; i++) out.add(new CommandSpec.KeyRef(argv[i], java.util.List.of()));
+        return out;
+    };
+
+    /**
+     * The key specs of EVAL and FCALL and of their read-only variants, as Redis 7.0 declares them (EVALSHA's and
+     * EVALSHA_RO's carry no notes).
+     */
+    static final KeySpec RW_NUMKEYS = KeySpec.keynum(
+            "We cannot tell how the keys will be used so we assume the worst, RW and UPDATE", "RW access update",
+            2, 0, 1, 1);
+    static final KeySpec RO_NUMKEYS = KeySpec.keynum(
+            "We cannot tell how the keys will be used so we assume the worst, RO and ACCESS", "RO access", 2, 0, 1, 1);
+    static final KeySpec RW_NUMKEYS_SHA = KeySpec.keynum(null, "RW access update", 2, 0, 1, 1);
+    static final KeySpec RO_NUMKEYS_SHA = KeySpec.keynum(null, "RO access", 2, 0, 1, 1);
+
     private ScriptCommands() {}
 
     public static void register(CommandTable t) {
         t.group("scripting");
         t.add("eval", -3, "noscript skip_monitor may_replicate no_mandatory_keys stale", 0, 0, 0, "@scripting",
-                "2.6.0", "Executes a server-side Lua script", ScriptCommands::eval).keysBy(ANY_KEY);
+                "2.6.0", "Executes a server-side Lua script", ScriptCommands::eval).keysBy(ANY_KEY)
+                .keySpec(RW_NUMKEYS, NUMKEYS_GETKEYS);
         t.add("evalsha", -3, "noscript skip_monitor may_replicate no_mandatory_keys stale", 0, 0, 0, "@scripting",
-                "2.6.0", "Executes a server-side Lua script by SHA1 digest", ScriptCommands::evalsha).keysBy(ANY_KEY);
+                "2.6.0", "Executes a server-side Lua script by SHA1 digest", ScriptCommands::evalsha).keysBy(ANY_KEY)
+                .keySpec(RW_NUMKEYS_SHA, NUMKEYS_GETKEYS);
         t.add("eval_ro", -3, "readonly noscript skip_monitor no_mandatory_keys stale", 0, 0, 0, "@scripting",
-                "7.0.0", "Executes a read-only server-side Lua script", ScriptCommands::evalRo).keysBy(ANY_KEY);
+                "7.0.0", "Executes a read-only server-side Lua script", ScriptCommands::evalRo).keysBy(ANY_KEY)
+                .keySpec(RO_NUMKEYS, NUMKEYS_GETKEYS);
         t.add("evalsha_ro", -3, "readonly noscript skip_monitor no_mandatory_keys stale", 0, 0, 0, "@scripting",
                 "7.0.0", "Executes a read-only server-side Lua script by SHA1 digest", ScriptCommands::evalshaRo)
-                .keysBy(ANY_KEY);
-        CommandSpec script = t.container("script", -2, "", "@scripting", "2.6.0", "A container for Lua scripts management commands");
+                .keysBy(ANY_KEY).keySpec(RO_NUMKEYS_SHA, NUMKEYS_GETKEYS);
+        CommandSpec script = t.container("script", -2, "", "", "2.6.0", "A container for Lua scripts management commands");
         script.sub("load", 3, "noscript stale", 0, 0, 0, "@scripting", "2.6.0",
                 "Loads a server-side Lua script to the script cache", ScriptCommands::scriptLoad);
-        script.sub("exists", -3, "noscript stale", 0, 0, 0, "@scripting", "2.6.0",
+        script.sub("exists", -3, "noscript", 0, 0, 0, "@scripting", "2.6.0",
                 "Determines whether server-side Lua scripts exist in the script cache", ScriptCommands::scriptExists);
         script.sub("flush", -2, "noscript may_replicate", 0, 0, 0, "@scripting", "2.6.0",
                 "Removes all server-side Lua scripts from the script cache", ScriptCommands::scriptFlush);
@@ -88,7 +117,7 @@ public final class ScriptCommands {
         byte[][] keys = Arrays.copyOfRange(argv, 3, 3 + numkeys);
         byte[][] args = Arrays.copyOfRange(argv, 3 + numkeys, argv.length);
         ctx.disallowBlocking();
-        ScriptRun run = new ScriptRun(ctx, keys, args, readOnlyCommand || noWrites, s.sha(), "@user_script");
+        ScriptRun run = new ScriptRun(ctx, argv, keys, args, readOnlyCommand || noWrites, s.sha(), "@user_script");
         return scripting.engine().execute(s.function(), run, LuaValue.NONE);
     }
 

@@ -6,6 +6,7 @@ import io.tide.command.CommandContext;
 import io.tide.command.CommandSpec;
 import io.tide.command.CommandTable;
 import io.tide.command.Errors;
+import io.tide.command.KeySpec;
 import io.tide.command.ServerContext;
 import io.tide.config.ConfigException;
 import io.tide.config.ConfigRegistry;
@@ -77,11 +78,11 @@ public final class ServerCommands {
                 "Returns the server time.", ServerCommands::time);
         t.add("shutdown", -1, "admin noscript loading stale no_multi allow_busy", 0, 0, 0, "", "1.0.0",
                 "Shuts down the server.", ServerCommands::shutdown);
-        t.add("save", 1, "admin noscript no_multi allshards", 0, 0, 0, "@admin @slow @dangerous", "1.0.0",
+        t.add("save", 1, "admin noscript no_async_loading no_multi allshards", 0, 0, 0, "@admin @slow @dangerous", "1.0.0",
                 "Synchronously saves the database(s) to disk.", ServerCommands::save);
-        t.add("bgsave", -1, "admin noscript allshards", 0, 0, 0, "@admin @slow @dangerous", "1.0.0",
+        t.add("bgsave", -1, "admin noscript no_async_loading allshards", 0, 0, 0, "@admin @slow @dangerous", "1.0.0",
                 "Asynchronously saves the database(s) to disk.", ServerCommands::bgsave);
-        t.add("bgrewriteaof", 1, "admin noscript allshards", 0, 0, 0, "@admin @slow @dangerous", "1.0.0",
+        t.add("bgrewriteaof", 1, "admin noscript no_async_loading allshards", 0, 0, 0, "@admin @slow @dangerous", "1.0.0",
                 "Asynchronously rewrites the append-only file to disk.", ServerCommands::bgrewriteaof);
         t.add("lastsave", 1, "loading stale fast", 0, 0, 0, "@admin @fast @dangerous", "1.0.0",
                 "Returns the Unix timestamp of the last successful save to disk.", ServerCommands::lastsave);
@@ -101,7 +102,10 @@ public final class ServerCommands {
                 "Returns a list of command names.", (ctx, argv) -> commandList(ctx.server().table(), argv));
         command.sub("getkeys", -4, "loading stale", 0, 0, 0, "@connection", "2.8.13",
                 "Extracts the key names from an arbitrary command.",
-                (ctx, argv) -> commandGetKeys(ctx.server().table(), argv));
+                (ctx, argv) -> commandGetKeys(ctx.server().table(), argv, false));
+        command.sub("getkeysandflags", -4, "loading stale", 0, 0, 0, "@connection", "7.0.0",
+                "Extracts the key names and access flags for an arbitrary command.",
+                (ctx, argv) -> commandGetKeys(ctx.server().table(), argv, true));
         command.sub("help", 2, "loading stale", 0, 0, 0, "@connection", "5.0.0",
                 "Returns helpful text about the different subcommands.", ServerCommands::commandHelp);
         t.add("role", 1, "noscript loading stale fast", 0, 0, 0, "@admin @fast @dangerous", "2.8.12",
@@ -114,11 +118,11 @@ public final class ServerCommands {
         module.sub("help", 2, "loading stale", 0, 0, 0, "@slow", "5.0.0",
                 "Returns helpful text about the different subcommands.", ServerCommands::moduleHelp);
         // Tide loads no native modules: it answers as Redis does with enable-module-command at its default, no.
-        module.sub("load", -3, "admin noscript", 0, 0, 0, "@admin @slow @dangerous", "4.0.0",
+        module.sub("load", -3, "admin noscript no_async_loading", 0, 0, 0, "@admin @slow @dangerous", "4.0.0",
                 "Loads a module.", ServerCommands::moduleRefused);
-        module.sub("loadex", -3, "admin noscript", 0, 0, 0, "@admin @slow @dangerous", "7.0.0",
+        module.sub("loadex", -3, "admin noscript no_async_loading", 0, 0, 0, "@admin @slow @dangerous", "7.0.0",
                 "Loads a module using extended parameters.", ServerCommands::moduleRefused);
-        module.sub("unload", 3, "admin noscript", 0, 0, 0, "@admin @slow @dangerous", "4.0.0",
+        module.sub("unload", 3, "admin noscript no_async_loading", 0, 0, 0, "@admin @slow @dangerous", "4.0.0",
                 "Unloads a module.", ServerCommands::moduleRefused);
         var config = t.container("config", -2, "", "", "2.0.0", "A container for server configuration commands.");
         config.sub("get", -3, "admin noscript loading stale", 0, 0, 0, "", "2.0.0",
@@ -233,11 +237,40 @@ public final class ServerCommands {
             line(sb, "total_system_memory", total);
             line(sb, "total_system_memory_human", human(total));
         }
+        scriptingMemory(ctx, sb);
         List<String> gcs = new ArrayList<>();
         for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) gcs.add(gc.getName());
         line(sb, "mem_allocator", "jvm " + String.join(" + ", gcs));
         line(sb, "lazyfree_pending_objects", ctx.server().lazyFree().pendingObjects());
         line(sb, "lazyfreed_objects", ctx.server().lazyFree().freedObjects());
+    }
+
+    /**
+     * Redis 7.0's scripting memory fields, from the script cache and the function libraries: "vm" is the compiled
+     * state (LuaJ closures and prototypes), the others what the cache and libraries hold besides (bodies, names,
+     * entries); both are estimated object by object ({@link io.tide.script.ScriptMemory} describes the method).
+     * Unlike Redis's, the vm figures leave out the Lua environment all scripts share.
+     */
+    private static void scriptingMemory(CommandContext ctx, StringBuilder sb) {
+        io.tide.script.Scripting scripting = ctx.server().scripting();
+        io.tide.script.FunctionLibraries libs = scripting.functions();
+        long vmEval = scripting.cachedCompiledBytes();
+        long scriptsEval = scripting.cachedOverheadBytes();
+        long vmFunctions = libs.compiledBytes();
+        long functions = libs.overheadBytes();
+        line(sb, "used_memory_lua", vmEval);
+        line(sb, "used_memory_vm_eval", vmEval);
+        line(sb, "used_memory_lua_human", human(vmEval));
+        line(sb, "used_memory_scripts_eval", scriptsEval);
+        line(sb, "number_of_cached_scripts", scripting.size());
+        line(sb, "number_of_functions", libs.functionCount());
+        line(sb, "number_of_libraries", libs.libraries().size());
+        line(sb, "used_memory_vm_functions", vmFunctions);
+        line(sb, "used_memory_vm_total", vmEval + vmFunctions);
+        line(sb, "used_memory_vm_total_human", human(vmEval + vmFunctions));
+        line(sb, "used_memory_functions", functions);
+        line(sb, "used_memory_scripts", scriptsEval + functions);
+        line(sb, "used_memory_scripts_human", human(scriptsEval + functions));
     }
 
     /** A "Name: N kB" line of a /proc file, in bytes; -1 when it cannot be read. */
@@ -688,7 +721,8 @@ public final class ServerCommands {
                 "DOCS [<command-name> ...]", "    Return documentation details about multiple commands.",
                 "    If no command names are given, documentation details for all",
                 "    commands are returned.",
-                "GETKEYS <full-command>", "    Return the keys from a full command.");
+                "GETKEYS <full-command>", "    Return the keys from a full command.",
+                "GETKEYSANDFLAGS <full-command>", "    Return the keys and the access flags from a full command.");
     }
 
     /** A command or {@code container|subcommand} by name, or null. */
@@ -739,20 +773,45 @@ public final class ServerCommands {
         return new Reply.SetReply(new Reply[0]);
     }
 
-    /** The one key spec that Redis's legacy first/last/step range describes. */
+    /** The declared key spec, or else the one that Redis's legacy first/last/step range describes. */
     private static Reply keySpec(CommandSpec spec) {
-        Reply flags = spec.has(CommandSpec.READONLY)
-                ? new Reply.SetReply(new Reply[] {Reply.simple("RO"), Reply.simple("access")})
-                : new Reply.SetReply(new Reply[] {Reply.simple("RW")});
+        KeySpec ks = spec.keySpec();
+        if (ks != null) {
+            List<Reply> m = new ArrayList<>();
+            if (ks.notes() != null) {
+                m.add(Reply.bulk("notes"));
+                m.add(Reply.bulk(ks.notes()));
+            }
+            m.addAll(List.of(
+                    Reply.bulk("flags"), keyFlags(ks.flags()),
+                    Reply.bulk("begin_search"), Reply.map(Reply.bulk("type"), Reply.bulk("index"),
+                            Reply.bulk("spec"), Reply.map(Reply.bulk("index"), Reply.integer(ks.beginIndex()))),
+                    Reply.bulk("find_keys"), Reply.map(Reply.bulk("type"), Reply.bulk("keynum"),
+                            Reply.bulk("spec"), Reply.map(Reply.bulk("keynumidx"), Reply.integer(ks.keyNumIdx()),
+                                    Reply.bulk("firstkey"), Reply.integer(ks.firstKey()),
+                                    Reply.bulk("keystep"), Reply.integer(ks.keyStep())))));
+            return Reply.map(m);
+        }
         int last = spec.lastKey() < 0 ? spec.lastKey() : spec.lastKey() - spec.firstKey();
         return Reply.map(
-                Reply.bulk("flags"), flags,
+                Reply.bulk("flags"), keyFlags(legacyKeyFlags(spec)),
                 Reply.bulk("begin_search"), Reply.map(Reply.bulk("type"), Reply.bulk("index"),
                         Reply.bulk("spec"), Reply.map(Reply.bulk("index"), Reply.integer(spec.firstKey()))),
                 Reply.bulk("find_keys"), Reply.map(Reply.bulk("type"), Reply.bulk("range"),
                         Reply.bulk("spec"), Reply.map(Reply.bulk("lastkey"), Reply.integer(last),
                                 Reply.bulk("keystep"), Reply.integer(spec.keyStep()),
                                 Reply.bulk("limit"), Reply.integer(0))));
+    }
+
+    /** The key flags a command without a declared key spec reports: RO and access for read-only commands, else RW. */
+    private static List<String> legacyKeyFlags(CommandSpec spec) {
+        return spec.has(CommandSpec.READONLY) ? List.of("RO", "access") : List.of("RW");
+    }
+
+    private static Reply keyFlags(List<String> flags) {
+        Reply[] out = new Reply[flags.size()];
+        for (int i = 0; i < out.length; i++) out[i] = Reply.simple(flags.get(i));
+        return new Reply.SetReply(out);
     }
 
     private static Reply commandDocs(CommandTable table, byte[][] argv) {
@@ -819,15 +878,35 @@ public final class ServerCommands {
         if (match) out.add(Reply.bulk(spec.fullName()));
     }
 
-    static Reply commandGetKeys(CommandTable table, byte[][] argv) {
+    /**
+     * COMMAND GETKEYS and, {@code withFlags}, GETKEYSANDFLAGS (Redis's getKeysSubcommandImpl): a declared key spec
+     * where it applies, else the command's getkeys function, else its key finder or legacy range. No keys is an empty array for a no_mandatory_keys command (EVAL with 0 keys), else an error.
+     */
+    static Reply commandGetKeys(CommandTable table, byte[][] argv, boolean withFlags) {
         byte[][] cmd = Arrays.copyOfRange(argv, 2, argv.length);
         CommandSpec spec = table.lookup(cmd[0]);
         if (spec != null && spec.isContainer()) spec = spec.subcommands().get(Args.lower(cmd[1]));
         if (spec == null) throw Errors.error(Errors.GETKEYS_INVALID_COMMAND);
         if (!spec.hasKeys()) throw Errors.error(Errors.GETKEYS_NO_KEYS);
         if (!spec.arityOk(cmd.length)) throw Errors.error(Errors.GETKEYS_BAD_ARITY);
-        List<byte[]> keys = spec.keys(cmd);
-        if (keys.isEmpty()) throw Errors.error(Errors.GETKEYS_BAD_ARGUMENTS);
-        return Reply.bulkArray(keys);
+        List<CommandSpec.KeyRef> keys = new ArrayList<>();
+        int[] positions = spec.keySpec() == null ? null : spec.keySpec().positions(cmd);
+        if (positions != null) {
+            for (int p : positions) keys.add(new CommandSpec.KeyRef(cmd[p], spec.keySpec().flags()));
+        } else if (spec.getKeys() != null) {
+            keys = spec.getKeys().keys(cmd);
+        } else {
+            for (byte[] k : spec.keys(cmd)) keys.add(new CommandSpec.KeyRef(k, legacyKeyFlags(spec)));
+        }
+        if (keys.isEmpty()) {
+            if (spec.has(CommandSpec.NO_MANDATORY_KEYS)) return Reply.EMPTY_ARRAY;
+            throw Errors.error(Errors.GETKEYS_BAD_ARGUMENTS);
+        }
+        Reply[] out = new Reply[keys.size()];
+        for (int i = 0; i < out.length; i++) {
+            Reply key = Reply.bulk(keys.get(i).key());
+            out[i] = withFlags ? Reply.array(key, keyFlags(keys.get(i).flags())) : key;
+        }
+        return Reply.array(out);
     }
 }

@@ -8,7 +8,6 @@ import io.tide.command.Errors;
 import io.tide.protocol.Reply;
 import io.tide.pubsub.KeyspaceEvents;
 import io.tide.store.Database;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -24,12 +23,14 @@ public final class SortCommands {
 
     public static void register(CommandTable t) {
         t.group("generic");
-        t.add("sort", -2, "write denyoom", 1, 1, 1, "@set @sortedset @list", "1.0.0",
+        t.add("sort", -2, "write denyoom", 1, 1, 1, "@set @sortedset @list @dangerous", "1.0.0",
                 "Sort the elements in a list, set or sorted set, optionally storing the result",
-                (ctx, argv) -> sort(ctx, argv, false)).keysBy(argv -> keys(argv, false));
-        t.add("sort_ro", -2, "readonly", 1, 1, 1, "@set @sortedset @list", "7.0.0",
+                (ctx, argv) -> sort(ctx, argv, false)).keysBy(argv -> keys(argv, false))
+                .getKeysBy(argv -> getKeys(argv, false));
+        t.add("sort_ro", -2, "readonly", 1, 1, 1, "@set @sortedset @list @dangerous", "7.0.0",
                 "Sort the elements in a list, set or sorted set. Read-only variant of SORT.",
-                (ctx, argv) -> sort(ctx, argv, true)).keysBy(argv -> keys(argv, true));
+                (ctx, argv) -> sort(ctx, argv, true)).keysBy(argv -> keys(argv, true))
+                .getKeysBy(argv -> getKeys(argv, true));
     }
 
     /** The sorted key and STORE's destination, or every key when a BY/GET pattern may name any. */
@@ -54,6 +55,27 @@ public final class SortCommands {
     }
 
     private static final byte[] HASH = {'#'};
+    private static final List<String> SORTED_KEY_FLAGS = List.of("RO", "access");
+    private static final List<String> STORE_KEY_FLAGS = List.of("OW", "update");
+
+    /**
+     * Redis's sortGetKeys / sortROGetKeys for COMMAND GETKEYS: the sorted key and, for SORT, the last STORE's
+     * destination. LIMIT skips two arguments and GET and BY one, whatever follows; the keys that BY and GET
+     * patterns name are not listed (Redis's key spec for them is incomplete).
+     */
+    static List<CommandSpec.KeyRef> getKeys(byte[][] argv, boolean readOnly) {
+        List<CommandSpec.KeyRef> out = new ArrayList<>();
+        out.add(new CommandSpec.KeyRef(argv[1], SORTED_KEY_FLAGS));
+        if (readOnly) return out;
+        byte[] store = null;
+        for (int i = 2; i < argv.length; i++) {
+            if (Args.is(argv[i], "limit")) i += 2;
+            else if (Args.is(argv[i], "get") || Args.is(argv[i], "by")) i += 1;
+            else if (Args.is(argv[i], "store") && i + 1 < argv.length) store = argv[i + 1];
+        }
+        if (store != null) out.add(new CommandSpec.KeyRef(store, STORE_KEY_FLAGS));
+        return out;
+    }
 
     /** One element being sorted: the element, and its weight (a number, or the bytes for ALPHA). */
     private static final class Item {
@@ -115,9 +137,9 @@ public final class SortCommands {
             case "list", "set", "zset" -> elements = null;
             default -> throw Errors.wrongType();
         }
-        // When sorting a set without an order, sort alphabetically anyway so replicas and scripts agree
-        // (Redis does this for STORE and scripts; we do it for STORE).
-        if (dontsort && type.equals("set") && store != null) {
+        // A set sorted without an order is sorted alphabetically anyway for STORE and inside scripts, as Redis
+        // does, so that what replicas and scripts see does not depend on the set's internal order.
+        if (dontsort && type.equals("set") && (store != null || ctx.calledFromScript())) {
             dontsort = false;
             alpha = true;
             byPattern = null;
@@ -202,25 +224,11 @@ public final class SortCommands {
         return Reply.integer(out.size());
     }
 
-    /** Redis's strtod rules for SORT weights: a number, else the conversion error. */
+    /** A weight as Redis's SORT reads it with strtod (an empty text is 0), else the conversion error. */
     private static double parseScore(byte[] text) {
-        String s = new String(text, StandardCharsets.US_ASCII).trim();
-        try {
-            if (s.isEmpty()) throw new NumberFormatException();
-            String l = s.toLowerCase(java.util.Locale.ROOT);
-            double d = switch (l) {
-                case "inf", "+inf", "infinity", "+infinity" -> Double.POSITIVE_INFINITY;
-                case "-inf", "-infinity" -> Double.NEGATIVE_INFINITY;
-                default -> {
-                    if (!l.matches("[+-]?(\\d+\\.?\\d*|\\.\\d+)(e[+-]?\\d+)?")) throw new NumberFormatException();
-                    yield Double.parseDouble(s);
-                }
-            };
-            if (Double.isNaN(d)) throw new NumberFormatException();
-            return d;
-        } catch (NumberFormatException e) {
-            throw Errors.error(Errors.SORT_NOT_DOUBLE);
-        }
+        Double d = ZSetCommands.parseCStringDouble(text);
+        if (d == null) throw Errors.error(Errors.SORT_NOT_DOUBLE);
+        return d;
     }
 
     /**

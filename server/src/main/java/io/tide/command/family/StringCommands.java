@@ -37,6 +37,8 @@ public final class StringCommands {
     private static final int PX = 1 << 6;
     private static final int EXAT = 1 << 7;
     private static final int PXAT = 1 << 8;
+    /** Valkey 8.1's IFEQ: set only over an existing string equal to the comparison value. */
+    private static final int IFEQ = 1 << 9;
 
     // Journalled forms (Redis's shared.set, shared.pxat, ...).
     private static final byte[] SET = Args.bytes("SET");
@@ -62,6 +64,8 @@ public final class StringCommands {
                 "Set the value and expiration in milliseconds of a key", StringCommands::psetex);
         t.add("getset", 3, "write denyoom fast", 1, 1, 1, "@string", "1.0.0",
                 "Set the string value of a key and return its old value", StringCommands::getset);
+        t.add("delifeq", 3, "write fast", 1, 1, 1, "@string", "9.0.0",
+                "Delete key if value matches string.", StringCommands::delifeq);
         t.add("getdel", 2, "write fast", 1, 1, 1, "@string", "6.2.0",
                 "Get the value of a key and delete the key", StringCommands::getdel);
         t.add("getex", -2, "write fast", 1, 1, 1, "@string", "6.2.0",
@@ -105,24 +109,27 @@ public final class StringCommands {
 
     static Reply set(CommandContext ctx, byte[][] argv) {
         Options o = parseOptions(argv, 3, true);
-        return setGeneric(ctx, o.flags, argv[1], argv[2], o.expire, "set", Reply.OK, Reply.NULL);
+        return setGeneric(ctx, o.flags, argv[1], argv[2], o.expire, o.ifeq, "set", Reply.OK, Reply.NULL);
     }
 
     static Reply setnx(CommandContext ctx, byte[][] argv) {
-        return setGeneric(ctx, NX, argv[1], argv[2], null, "setnx", Reply.ONE, Reply.ZERO);
+        return setGeneric(ctx, NX, argv[1], argv[2], null, null, "setnx", Reply.ONE, Reply.ZERO);
     }
 
     static Reply setex(CommandContext ctx, byte[][] argv) {
-        return setGeneric(ctx, EX, argv[1], argv[3], argv[2], "setex", Reply.OK, Reply.NULL);
+        return setGeneric(ctx, EX, argv[1], argv[3], argv[2], null, "setex", Reply.OK, Reply.NULL);
     }
 
     static Reply psetex(CommandContext ctx, byte[][] argv) {
-        return setGeneric(ctx, PX, argv[1], argv[3], argv[2], "psetex", Reply.OK, Reply.NULL);
+        return setGeneric(ctx, PX, argv[1], argv[3], argv[2], null, "psetex", Reply.OK, Reply.NULL);
     }
 
-    /** Redis's setGenericCommand: expire check, optional GET, NX/XX condition, then the write. */
+    /**
+     * Redis's setGenericCommand: expire check, optional GET, NX/XX condition (or Valkey's IFEQ: the key must hold a
+     * string equal to {@code ifeq}, any other type is WRONGTYPE), then the write.
+     */
     private static Reply setGeneric(CommandContext ctx, int flags, byte[] key, byte[] value, byte[] expire,
-                                    String command, Reply ok, Reply aborted) {
+                                    byte[] ifeq, String command, Reply ok, Reply aborted) {
         long when = expire == null ? 0 : expireAt(ctx, expire, flags, command);
         Reply old = null;
         if ((flags & GET) != 0) {
@@ -135,11 +142,19 @@ public final class StringCommands {
                 return old != null ? old : aborted;
             }
         }
+        if ((flags & IFEQ) != 0) {
+            Object current = ctx.readForWrite(key);
+            if (current != null && !StringValues.isString(current)) throw Errors.wrongType();
+            if (current == null || !Arrays.equals(StringValues.bytes(current), ifeq)) return old != null ? old : aborted;
+        }
         long expireAt = expire != null ? when : (flags & KEEPTTL) != 0 ? Database.KEEP_TTL : 0;
         ctx.db(key).put(key, StringValues.of(value), expireAt, ctx.now());
         // As Redis 7.0's setGenericCommand: a relative or seconds expiry is journalled as SET key value PXAT ms.
-        if (expire != null && (flags & PXAT) == 0) {
+        if (expire != null && ((flags & PXAT) == 0 || (flags & IFEQ) != 0)) {
             ctx.propagateAs(new byte[][] {SET, key, value, PXAT_ARG, Args.bytes(when)});
+        } else if ((flags & IFEQ) != 0) {
+            // The condition held here: the journal carries the plain SET, which Redis can load too.
+            ctx.propagateAs((flags & KEEPTTL) != 0 ? new byte[][] {SET, key, value, KEEPTTL_ARG} : new byte[][] {SET, key, value});
         }
         ctx.notify(KeyspaceEvents.STRING, "set", key);
         if (expire != null) ctx.notify(KeyspaceEvents.GENERIC, "expire", key);
@@ -152,6 +167,18 @@ public final class StringCommands {
         ctx.db(argv[1]).put(argv[1], StringValues.of(argv[2]), 0, ctx.now());
         ctx.notify(KeyspaceEvents.STRING, "set", argv[1]);
         return old;
+    }
+
+    /** Valkey 9.0's DELIFEQ: deletes the key when it holds a string equal to the argument; journalled as DEL. */
+    static Reply delifeq(CommandContext ctx, byte[][] argv) {
+        Object v = ctx.readForWrite(argv[1]);
+        if (v == null) return Reply.ZERO;
+        if (!StringValues.isString(v)) throw Errors.wrongType();
+        if (!Arrays.equals(StringValues.bytes(v), argv[2])) return Reply.ZERO;
+        ctx.db(argv[1]).remove(argv[1]);
+        ctx.propagateAs(new byte[][] {DEL, argv[1]});
+        ctx.notify(KeyspaceEvents.GENERIC, "del", argv[1]);
+        return Reply.ONE;
     }
 
     static Reply getdel(CommandContext ctx, byte[][] argv) {
@@ -190,7 +217,7 @@ public final class StringCommands {
         return r;
     }
 
-    private record Options(int flags, byte[] expire) {}
+    private record Options(int flags, byte[] expire, byte[] ifeq) {}
 
     /**
      * Redis's parseExtendedStringArgumentsOrReply for SET ({@code set} true) and GETEX, from {@code argv[from]}:
@@ -199,14 +226,18 @@ public final class StringCommands {
     private static Options parseOptions(byte[][] argv, int from, boolean set) {
         int flags = 0;
         byte[] expire = null;
+        byte[] ifeq = null;
         for (int j = from; j < argv.length; j++) {
             byte[] opt = argv[j];
             boolean next = j + 1 < argv.length;
             int expiryFlag = 0;
-            if (Args.is(opt, "nx") && set && (flags & XX) == 0) {
+            if (Args.is(opt, "nx") && set && (flags & (XX | IFEQ)) == 0) {
                 flags |= NX;
-            } else if (Args.is(opt, "xx") && set && (flags & NX) == 0) {
+            } else if (Args.is(opt, "xx") && set && (flags & (NX | IFEQ)) == 0) {
                 flags |= XX;
+            } else if (Args.is(opt, "ifeq") && set && next && (flags & (NX | XX)) == 0) {
+                flags |= IFEQ;
+                ifeq = argv[++j];
             } else if (Args.is(opt, "get") && set) {
                 flags |= GET;
             } else if (Args.is(opt, "keepttl") && set && (flags & (PERSIST | EX | PX | EXAT | PXAT)) == 0) {
@@ -229,7 +260,7 @@ public final class StringCommands {
                 expire = argv[++j];
             }
         }
-        return new Options(flags, expire);
+        return new Options(flags, expire, ifeq);
     }
 
     /**

@@ -368,6 +368,28 @@ public final class ZSetCommands {
         return p.value();
     }
 
+    /**
+     * SORT's weights ({@code strtod(s, &eptr)} with {@code eptr[0] == '\0'}, no ERANGE, not NaN): C-string
+     * semantics (the text ends at a NUL), leading white space allowed, and an empty text is 0; null otherwise.
+     * glibc also reports ERANGE for a tiny result that is subnormal and inexact; here every subnormal result is
+     * refused (one written exactly, such as 0x1p-1074, too).
+     */
+    static Double parseCStringDouble(byte[] s) {
+        int to = s.length;
+        for (int i = 0; i < s.length; i++) {
+            if (s[i] == 0) {
+                to = i;
+                break;
+            }
+        }
+        if (to == 0) return 0.0; // no conversion, but eptr already points at the terminator
+        Strtod p = strtod(s, 0, to);
+        double v = p.value();
+        if (p.end() != to || p.rangeError() || Double.isNaN(v)) return null;
+        if (v != 0 && Math.abs(v) < Double.MIN_NORMAL) return null;
+        return v;
+    }
+
     /** A double argument or the error {@code errorLine} (getDoubleFromObjectOrReply). */
     static double parseDouble(byte[] s, String errorLine) {
         Double d = parseDouble(s);

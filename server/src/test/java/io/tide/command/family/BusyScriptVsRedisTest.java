@@ -86,4 +86,74 @@ class BusyScriptVsRedisTest {
             }
         }
     }
+
+    private static final String LIB = "#!lua name=busylib\nredis.register_function('spin', function(keys, args)"
+            + " local i = 0 while true do i = i + 1 end end)\nredis.register_function('noop', function() return 1 end)";
+
+    /** Sends {@code argv} on {@code runner} without reading its reply, then waits until {@code probe} gets -BUSY. */
+    private static void startBusy(RawClient runner, RawClient probe, String... argv) throws Exception {
+        runner.sendCommand(argv);
+        long deadline = System.currentTimeMillis() + 10_000;
+        while (!probe.call("PING").startsWith("-BUSY ")) {
+            if (System.currentTimeMillis() > deadline) throw new AssertionError("never busy: " + runner.readReply());
+            Thread.sleep(20);
+        }
+    }
+
+    /** FUNCTION STATS with its running time replaced by N, after checking it is at least the busy threshold. */
+    private static String stats(RawClient c) throws IOException {
+        String r = c.call("FUNCTION", "STATS");
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("duration_ms\r\n:(\\d+)\r\n").matcher(r);
+        if (!m.find()) return r;
+        assertThat(Long.parseLong(m.group(1))).isGreaterThanOrEqualTo(100);
+        return r.replace(m.group(), "duration_ms\r\n:N\r\n");
+    }
+
+    /** FUNCTION STATS and FUNCTION KILL / SCRIPT KILL across the two kinds of busy script, in RESP2 and RESP3. */
+    private static List<String> functionSession(int port, int proto) throws Exception {
+        List<String> out = new ArrayList<>();
+        try (RawClient runner = new RawClient(port); RawClient other = new RawClient(port)) {
+            if (proto == 3) other.call("HELLO", "3");
+            out.add(other.call("CONFIG", "SET", "lua-time-limit", "100"));
+            out.add(other.call("FUNCTION", "FLUSH"));
+            out.add(stats(other));
+            out.add(other.call("FUNCTION", "KILL"));
+            out.add(other.call("FUNCTION", "LOAD", LIB));
+            out.add(stats(other));
+            startBusy(runner, other, "FCALL", "spin", "1", "somekey", "arg1", "arg2");
+            out.add(stats(other));
+            out.add(other.call("SCRIPT", "KILL"));
+            out.add(other.call("FCALL", "noop", "0"));
+            out.add(other.call("FUNCTION", "KILL"));
+            out.add(runner.readReply());
+            out.add(stats(other));
+            out.add(other.call("FUNCTION", "KILL"));
+            startBusy(runner, other, "EVAL", LOOP, "0");
+            out.add(stats(other));
+            out.add(other.call("FUNCTION", "KILL"));
+            out.add(other.call("SCRIPT", "KILL"));
+            out.add(runner.readReply());
+            out.add(other.call("SCRIPT", "KILL"));
+            out.add(other.call("FUNCTION", "DELETE", "busylib"));
+            out.add(stats(other));
+        }
+        return out;
+    }
+
+    @Test
+    void busyFunctionSession_statsAndKill_matchRedis() throws Exception {
+        try (RealRedis redis = RealRedis.start()) {
+            Server tide = TestServers.start(2);
+            try {
+                for (int proto : new int[] {2, 3}) {
+                    List<String> expected = functionSession(redis.port(), proto);
+                    List<String> actual = functionSession(tide.port(), proto);
+                    assertThat(actual).isEqualTo(expected);
+                    assertThat(expected.get(6)).contains("spin").contains("somekey");
+                }
+            } finally {
+                tide.close();
+            }
+        }
+    }
 }

@@ -219,6 +219,25 @@ class ClientCommandsTest {
     }
 
     @Test
+    void noTouch_readsKeepTheIdleTime_butTouchRefreshesIt() throws Exception {
+        try (Jedis j = jedis(2)) {
+            j.set("nt:s", "v");
+            j.rpush("nt:l", "a");
+            Thread.sleep(2100);
+            assertThat(rawCall(j, "CLIENT", "NO-TOUCH", "on")).isEqualTo("OK");
+            assertThat(j.get("nt:s")).isEqualTo("v");
+            assertThat(j.lrange("nt:l", 0, -1)).containsExactly("a");
+            assertThat(j.objectIdletime("nt:s")).isGreaterThanOrEqualTo(2);
+            assertThat(j.objectIdletime("nt:l")).isGreaterThanOrEqualTo(2);
+            assertThat(j.touch("nt:s")).isEqualTo(1);
+            assertThat(j.objectIdletime("nt:s")).isZero();
+            assertThat(rawCall(j, "CLIENT", "NO-TOUCH", "off")).isEqualTo("OK");
+            j.lrange("nt:l", 0, -1);
+            assertThat(j.objectIdletime("nt:l")).isZero();
+        }
+    }
+
+    @Test
     void setinfo_libNameAndVersion() {
         try (Jedis j = jedis(2)) {
             assertThat(rawCall(j, "CLIENT", "SETINFO", "LIB-NAME", "mylib")).isEqualTo("OK");

@@ -427,8 +427,8 @@ class ServerCommandsTest {
         CommandSpec mset = t.add("mset", -3, "write denyoom", 1, -1, 2, "@string", "1.0.1", "Set", (c, a) -> Reply.OK);
         t.seal(1);
         byte[][] ok = args("COMMAND", "GETKEYS", "MSET", "a", "1", "b", "2");
-        assertThat(encode(ServerCommands.commandGetKeys(t, ok), 2)).isEqualTo("*2\r\n$1\r\na\r\n$1\r\nb\r\n");
-        assertThatThrownBy(() -> ServerCommands.commandGetKeys(t, args("COMMAND", "GETKEYS", "get", "a", "b")))
+        assertThat(encode(ServerCommands.commandGetKeys(t, ok, false), 2)).isEqualTo("*2\r\n$1\r\na\r\n$1\r\nb\r\n");
+        assertThatThrownBy(() -> ServerCommands.commandGetKeys(t, args("COMMAND", "GETKEYS", "get", "a", "b"), false))
                 .hasMessage("ERR Invalid number of arguments specified for command");
         assertThat(encode(ServerCommands.commandInfo(get), 2)).contains(
                 "*1\r\n*6\r\n$5\r\nflags\r\n*2\r\n+RO\r\n+access\r\n$12\r\nbegin_search\r\n*4\r\n$4\r\ntype\r\n"

@@ -257,4 +257,43 @@ class ServerCommandsVsRedisTest extends VsRedis {
             }
         }
     }
+
+    /**
+     * EVAL, EVALSHA, FCALL and their _RO variants: the numkeys key spec, Redis's atoi fallback, and the errors; SORT's
+     * getkeys function (the sorted key and the last STORE, whatever BY and GET name).
+     */
+    @Test
+    void commandGetKeys_scriptsAndFunctions_numkeysKeySpecs() throws Exception {
+        List<String[]> cmds = new ArrayList<>();
+        for (String sub : new String[] {"GETKEYS", "GETKEYSANDFLAGS"}) {
+            for (String cmd : new String[] {"EVAL", "EVALSHA", "EVAL_RO", "EVALSHA_RO", "FCALL", "FCALL_RO"}) {
+                String[][] tails = {
+                    {"2", "a", "b"}, {"1", "a", "b"}, {"0"}, {"0", "a"}, {"3", "a", "b"}, {"-1", "a"}, {"x", "a"},
+                    {"1"}, {"01", "a"}, {"1a", "a", "b"}, {" 2", "a", "b"}, {"+1", "a"}, {"2147483648", "a"},
+                    {"4294967297", "a"}, {"4294967298", "a", "b"}, {"99999999999999999999", "a"}, {},
+                };
+                for (String[] tail : tails) {
+                    List<String> c = new ArrayList<>(List.of("COMMAND", sub, cmd, "body"));
+                    c.addAll(List.of(tail));
+                    cmds.add(c.toArray(new String[0]));
+                }
+            }
+            cmds.add(c("COMMAND", sub, "NOSUCH", "x"));
+            cmds.add(c("COMMAND", sub, "PING", "x"));
+            cmds.add(c("COMMAND", sub, "GET"));
+            cmds.add(c("COMMAND", sub, "LMPOP", "0", "a", "LEFT"));
+            cmds.add(c("COMMAND", sub, "GET", "k"));
+            cmds.add(c("COMMAND", sub, "MGET", "a", "b"));
+            cmds.add(c("COMMAND", sub, "SORT", "k", "BY", "w_*", "GET", "x", "STORE", "d", "STORE", "e"));
+            cmds.add(c("COMMAND", sub, "SORT", "k", "LIMIT", "STORE", "x", "STORE"));
+            cmds.add(c("COMMAND", sub, "SORT", "k", "GET", "STORE", "store", "d"));
+            cmds.add(c("COMMAND", sub, "SORT", "k", "STORE"));
+            cmds.add(c("COMMAND", sub, "SORT_RO", "k", "BY", "w_*", "GET", "#"));
+            cmds.add(c("COMMAND", sub, "SORT_RO", "k", "STORE", "d"));
+        }
+        cmds.add(c("COMMAND", "INFO", "EVAL", "EVALSHA_RO", "FCALL", "FCALL_RO"));
+        String[][] all = cmds.toArray(new String[0][]);
+        assertSame(false, all);
+        assertSame(true, all);
+    }
 }

@@ -647,4 +647,93 @@ class StringCommandsTest extends ServerPerShardCount {
             }
         }
     }
+
+    // ------------------------------------------------------------------ Valkey's SET IFEQ and DELIFEQ
+
+    /** Sends each command on one raw connection (RESP3 after HELLO 3 when {@code proto} is 3) and returns the replies. */
+    private List<String> rawSession(int proto, String[]... commands) throws Exception {
+        List<String> out = new ArrayList<>();
+        try (io.tide.testing.RawClient c = new io.tide.testing.RawClient(server.port())) {
+            if (proto == 3) c.call("HELLO", "3");
+            for (String[] cmd : commands) out.add(c.call(cmd));
+        }
+        return out;
+    }
+
+    private static String[] c(String... args) {
+        return args;
+    }
+
+    @Test
+    void setIfeq_setsOnlyOverAnEqualString_asValkeyDocuments() throws Exception {
+        for (int proto : new int[] {2, 3}) {
+            String k = "ifeq" + proto + shards;
+            String nil = proto == 3 ? "_\r\n" : "$-1\r\n";
+            List<String> r = rawSession(proto,
+                    c("SET", k, "v1"),
+                    c("SET", k, "v2", "IFEQ", "v1"),
+                    c("GET", k),
+                    c("SET", k, "v3", "IFEQ", "nope"),
+                    c("SET", k + "missing", "v", "IFEQ", "x"),
+                    c("EXISTS", k + "missing"),
+                    c("SET", k, "v4", "IFEQ", "v2", "GET"),
+                    c("SET", k, "v5", "IFEQ", "wrong", "GET"),
+                    c("SET", k + "missing", "v", "IFEQ", "x", "GET"),
+                    c("GET", k),
+                    c("RPUSH", k + "list", "a"),
+                    c("SET", k + "list", "v", "IFEQ", "a"),
+                    c("SET", k + "list", "v", "IFEQ", "a", "GET"),
+                    c("SET", k, "v", "IFEQ", "v4", "NX"),
+                    c("SET", k, "v", "NX", "IFEQ", "v4"),
+                    c("SET", k, "v", "XX", "IFEQ", "v4"),
+                    c("SET", k, "v", "IFEQ"),
+                    c("SET", k, "v", "IFEQ", "v4", "EX", "0"),
+                    c("SET", k, "v6", "IFEQ", "v4", "EX", "100"),
+                    c("TTL", k),
+                    c("SET", k, "v7", "IFEQ", "v6", "KEEPTTL"),
+                    c("TTL", k),
+                    c("SET", k, "v8", "IFEQ", "v7"),
+                    c("TTL", k),
+                    c("SET", k + "n", "10"),
+                    c("SET", k + "n", "11", "IFEQ", "10"),
+                    c("GET", k + "n"));
+            assertThat(r).containsExactly(
+                    "+OK\r\n", "+OK\r\n", "$2\r\nv2\r\n", nil, nil, ":0\r\n",
+                    "$2\r\nv2\r\n", "$2\r\nv4\r\n", nil, "$2\r\nv4\r\n",
+                    ":1\r\n", "-" + WRONGTYPE + "\r\n", "-" + WRONGTYPE + "\r\n",
+                    "-ERR syntax error\r\n", "-ERR syntax error\r\n", "-ERR syntax error\r\n", "-ERR syntax error\r\n",
+                    "-ERR invalid expire time in 'set' command\r\n",
+                    "+OK\r\n", ":100\r\n", "+OK\r\n", ":100\r\n", "+OK\r\n", ":-1\r\n",
+                    "+OK\r\n", "+OK\r\n", "$2\r\n11\r\n");
+        }
+    }
+
+    @Test
+    void delifeq_deletesOnlyAnEqualString_asValkeyDocuments() throws Exception {
+        for (int proto : new int[] {2, 3}) {
+            String k = "delifeq" + proto + shards;
+            List<String> r = rawSession(proto,
+                    c("SET", k, "tok"),
+                    c("DELIFEQ", k, "other"),
+                    c("GET", k),
+                    c("DELIFEQ", k, "tok"),
+                    c("EXISTS", k),
+                    c("DELIFEQ", k, "tok"),
+                    c("SADD", k + "set", "tok"),
+                    c("DELIFEQ", k + "set", "tok"),
+                    c("SET", k + "n", "5"),
+                    c("DELIFEQ", k + "n", "5"),
+                    c("DELIFEQ", k),
+                    c("DELIFEQ", k, "a", "b"));
+            assertThat(r).containsExactly("+OK\r\n", ":0\r\n", "$3\r\ntok\r\n", ":1\r\n", ":0\r\n", ":0\r\n",
+                    ":1\r\n", "-" + WRONGTYPE + "\r\n", "+OK\r\n", ":1\r\n",
+                    "-ERR wrong number of arguments for 'delifeq' command\r\n",
+                    "-ERR wrong number of arguments for 'delifeq' command\r\n");
+        }
+        try (Jedis j = jedis(2)) {
+            j.set("lockj" + shards, "me");
+            Object deleted = j.sendCommand(() -> "DELIFEQ".getBytes(StandardCharsets.US_ASCII), "lockj" + shards, "me");
+            assertThat(deleted).isEqualTo(1L);
+        }
+    }
 }
