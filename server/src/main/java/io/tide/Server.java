@@ -79,6 +79,7 @@ public final class Server implements AutoCloseable {
                         context.migrateSockets(s.id()).closeIdle(now);
                         dispatcher.serveAfterCron(s);
                         persistence.publishDirty(s);
+                        if (!s.dataLent()) context.memory().cron(s);
                         if (s.id() == 0) persistence.cron(now);
                     },
                     System::currentTimeMillis));

@@ -153,6 +153,13 @@ public final class Dispatcher {
                 return;
             }
         }
+        if (checksMemory(c, spec)) {
+            boolean admitted = server.memory().admit(home);
+            if (!admitted && rejectsOnOom(c, spec)) {
+                reject(c, spec, home, Errors.OOM, silent);
+                return;
+            }
+        }
         if (c.protocol == 2 && c.inPubSubMode() && !allowedInSubscribeMode(spec)) {
             reject(c, spec, home, Errors.PUBSUB_CONTEXT_PREFIX + spec.fullName() + Errors.PUBSUB_CONTEXT_SUFFIX,
                     silent);
@@ -793,6 +800,30 @@ public final class Dispatcher {
             for (int i = spec.firstKey(); i <= last; i += spec.keyStep()) mask |= 1L << shards.shardOf(argv[i]).id();
         }
         return mask;
+    }
+
+    /**
+     * Whether memory is checked (and evicted) before {@code spec}: commands that may grow memory, anything queued
+     * inside MULTI, EXEC, and scripts (whose denyoom calls are refused while memory was over at their start). Other
+     * reads skip the check, which Redis makes for every command: the shard cron evicts for them.
+     */
+    private boolean checksMemory(ClientSession c, CommandSpec spec) {
+        return spec.has(CommandSpec.DENYOOM) || c.inMulti() || spec == execSpec || isScript(spec);
+    }
+
+    /** Redis's reject_cmd_on_oom: denyoom commands, EXEC of denyoom commands, and whatever MULTI would queue. */
+    private boolean rejectsOnOom(ClientSession c, CommandSpec spec) {
+        if (spec.has(CommandSpec.DENYOOM)) return true;
+        if (spec == execSpec) {
+            if (!c.inMulti()) return false;
+            for (ClientSession.Queued q : c.queued()) if (q.spec().has(CommandSpec.DENYOOM)) return true;
+            return false;
+        }
+        if (!c.inMulti()) return false;
+        return switch (spec.name()) {
+            case "discard", "quit", "reset" -> false;
+            default -> true;
+        };
     }
 
     private void reject(ClientSession c, CommandSpec spec, Shard home, String error, boolean silent) {

@@ -89,6 +89,10 @@ public final class Errors {
     public static final String GETKEYS_BAD_ARITY = "ERR Invalid number of arguments specified for command";
     public static final String GETKEYS_BAD_ARGUMENTS = "ERR Invalid arguments specified for command";
     public static final String PROTOCOL_VERSION = "NOPROTO unsupported protocol version";
+    public static final String NO_LRU =
+            "ERR An LFU maxmemory policy is selected, idle time not tracked. "
+                    + "Please note that when switching between policies at runtime LRU and LFU data will take some "
+                    + "time to adjust.";
     public static final String NO_LFU =
             "ERR An LFU maxmemory policy is not selected, access frequency not tracked. "
                     + "Please note that when switching between policies at runtime LRU and LFU data will take some "
@@ -271,6 +275,7 @@ public final class Errors {
     /** The prefix of a script reading an undefined global; the name and a closing quote follow. */
     public static final String SCRIPT_NONEXISTENT_GLOBAL = "Script attempted to access nonexistent global variable '";
     /** redis.call of a command Redis flags noscript (blocking commands and WAIT among them). */
+    public static final String OOM = "OOM command not allowed when used memory > 'maxmemory'.";
     public static final String SCRIPT_COMMAND_NOT_ALLOWED = "ERR This Redis command is not allowed from script";
     /** XREAD/XREADGROUP with BLOCK from a script: the command's name as the script wrote it goes before it. */
     public static final String SCRIPT_XREAD_BLOCK = " command is not allowed with BLOCK option from scripts";

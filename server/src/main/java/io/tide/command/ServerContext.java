@@ -46,6 +46,7 @@ public final class ServerContext {
         return c == null || c.isClosed() ? null : c.subscriber(pubSub);
     });
     private final io.tide.script.Scripting scripting;
+    private final MemoryGuard memory;
     private final io.tide.persistence.Persistence persistence;
     private final io.tide.persistence.AppendOnly appendOnly;
     /** CLIENT PAUSE in force, or null: one volatile read on every command's path, no lock. */
@@ -85,7 +86,11 @@ public final class ServerContext {
         bindLazyFree("lazyfree-lazy-expire", io.tide.store.Freer.EXPIRE);
         bindLazyFree("lazyfree-lazy-server-del", io.tide.store.Freer.SERVER_DEL);
         bindLazyFree("lazyfree-lazy-eviction", io.tide.store.Freer.EVICTION);
+        this.memory = new MemoryGuard(config, shards, clients);
     }
+
+    /** maxmemory, eviction and used memory. */
+    public MemoryGuard memory() { return memory; }
 
     /** Keeps the lazy freer's policy bit {@code kind} equal to the boolean parameter {@code name}. */
     private void bindLazyFree(String name, int kind) {

@@ -126,8 +126,33 @@ final class StandardParams {
                         .description("A large value replaced by a write (SET over a big set, RENAME onto a key, "
                                 + "...) is freed by the lazy freer thread.").build(),
                 ConfigParam.builder("lazyfree-lazy-eviction", Type.BOOL).defaultValue("no")
-                        .description("Evicted keys' large values would be freed by the lazy freer thread; Tide "
-                                + "does not evict yet (no maxmemory), so nothing is affected.").build(),
+                        .description("Evicted keys' large values are freed by the lazy freer thread.").build(),
+                memory("maxmemory", 0, Long.MAX_VALUE, "0")
+                        .description("Memory limit of the whole instance (all shards together), as used_memory "
+                                + "counts it; 0 = no explicit limit (a limit derived from the JVM's heap still "
+                                + "applies, see docs/decisions/0009).").build(),
+                ConfigParam.builder("maxmemory-policy", Type.ENUM)
+                        .values("volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl", "allkeys-lru",
+                                "allkeys-lfu", "allkeys-random", "noeviction")
+                        .defaultValue("noeviction")
+                        .description("What goes when used memory is over maxmemory: keys by approximated LRU, LFU, "
+                                + "at random or nearest expiry first, among all keys or only keys with a TTL; "
+                                + "noeviction refuses commands that may grow memory with -OOM.").build(),
+                integer("maxmemory-samples", 1, 64, "5")
+                        .description("Keys sampled per eviction round to approximate LRU/LFU/TTL order.").build(),
+                integer("maxmemory-eviction-tenacity", 0, 100, "10")
+                        .description("How long one eviction pass may run before the command proceeds (0-100; 10 "
+                                + "= 500 us, growing 15% a step; 100 = until under the limit).").build(),
+                integer("lfu-log-factor", 0, INT_MAX, "10")
+                        .description("LFU counter growth: the higher, the more accesses a key needs to reach a "
+                                + "high frequency (the counter saturates at 255).").build(),
+                integer("lfu-decay-time", 0, INT_MAX, "1")
+                        .description("An LFU counter loses one for every this many minutes the key was not "
+                                + "accessed; 0 = never decay.").build(),
+                ConfigParam.builder("maxmemory-protect-prefix", Type.STRING).defaultValue("")
+                        .description("Tide: space-separated key prefixes never chosen for eviction (locks, "
+                                + "sessions, rate-limit counters); once only protected keys remain, writes get "
+                                + "-OOM as under noeviction.").build(),
                 ConfigParam.builder("replica-lazy-flush", Type.BOOL).defaultValue("no").aliases("slave-lazy-flush")
                         .description("A replica's flush before a full sync would be lazy; Tide has no replication "
                                 + "yet, so nothing is affected.").build(),

@@ -614,6 +614,9 @@ public final class LuaEngine {
                 } else if ((rule = scriptRule(spec.name())) == RULE_XREAD && blocks(argv)) {
                     failure = "ERR " + text(argv[0]) + Errors.SCRIPT_XREAD_BLOCK;
                 }
+                else if (spec.has(CommandSpec.DENYOOM) && run.denyOom) {
+                    failure = Errors.OOM; // memory was over maxmemory when the script started (Redis's scriptCall)
+                }
                 else if ((spec.has(CommandSpec.WRITE) || spec.has(CommandSpec.MAY_REPLICATE)) && run.readOnly) {
                     // As Redis: may-replicate commands (PUBLISH, PFCOUNT) too, so a read-only script never waits out
                     // or slips past a CLIENT PAUSE WRITE.

@@ -21,6 +21,8 @@ public final class ScriptRun {
     final String source;
     /** {@code redis.setresp}: how command replies are converted for the script. */
     int resp = 2;
+    /** Memory was over maxmemory with nothing to evict when the script started, and it lacks {@code allow-oom}. */
+    public boolean denyOom;
     /** Set once the script has run a write command (SCRIPT KILL then refuses). */
     volatile boolean wrote;
 

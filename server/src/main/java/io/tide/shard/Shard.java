@@ -31,6 +31,7 @@ public final class Shard {
     private final WatchedKeys watched = new WatchedKeys();
     /** The write seam: every change to a key of this shard passes through it. */
     private final ShardWrites writes = new ShardWrites(this);
+    private final Eviction eviction = new Eviction(this);
 
     private Coordinator coordinator;
     /** While the dataset loads, the cron leaves the data alone (no expiry: the journal's TTLs replay as written). */
@@ -110,6 +111,7 @@ public final class Shard {
     public Database db(int index) { return dbs[index]; }
     public int databases() { return dbs.length; }
     public ShardStats stats() { return stats; }
+    public Eviction eviction() { return eviction; }
     /** The clients blocked on this shard's keys, and the keys signalled ready for them. */
     public BlockedKeys blocking() { return blocking; }
     /** The keys of this shard that clients WATCH. */

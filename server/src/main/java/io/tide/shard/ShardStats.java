@@ -10,6 +10,7 @@ public final class ShardStats {
     public long keyspaceHits;
     public long keyspaceMisses;
     public long expiredKeys;
+    public long evictedKeys;
     public long netInputBytes;
     public long netOutputBytes;
     public long commandsProcessed;
@@ -59,6 +60,7 @@ public final class ShardStats {
         keyspaceHits = 0;
         keyspaceMisses = 0;
         expiredKeys = 0;
+        evictedKeys = 0;
         netInputBytes = 0;
         netOutputBytes = 0;
         commandsProcessed = 0;

@@ -123,6 +123,18 @@ public final class ShardWrites implements KeyspaceObserver {
         }
     }
 
+    /** Eviction: counted, the {@code evicted} event, and a DEL in the journal (written() does WATCH and tracking). */
+    @Override
+    public void evicted(Database db, byte[] key) {
+        shard.stats().evictedKeys++;
+        if (events != null) events.notify(KeyspaceEvents.EVICTED, "evicted", key, db.id());
+        if (journal.active() || recorder != null) {
+            Effect del = new Effect(db.id(), new byte[][] {DEL, key});
+            if (recorder != null) recorder.expired(shard, del);
+            else journal.command(del);
+        }
+    }
+
     @Override
     public void fieldsExpired(Database db, byte[] key, boolean keyDeleted) {
         if (events == null) return;

@@ -92,6 +92,7 @@ public final class Database {
     private long avgTtlMs;
     private KeyspaceObserver observer = NO_OBSERVER;
     private Freer freer = Freer.INLINE;
+    private AccessPolicy access = AccessPolicy.LRU;
     private static final KeyspaceObserver NO_OBSERVER = new KeyspaceObserver() {};
     /** Keys whose values have elements with their own expiry (see {@link FieldExpiring}); null until one does. */
     private ByteMap fieldExpiryKeys;
@@ -128,6 +129,11 @@ public final class Database {
         this.freer = f == null ? Freer.INLINE : f;
     }
 
+    /** How the access field is kept (LRU clock or LFU counter), shared by a server's databases; LRU by default. */
+    public void setAccessPolicy(AccessPolicy a) {
+        this.access = a == null ? AccessPolicy.LRU : a;
+    }
+
     // ---------------------------------------------------------------- lookups
 
     /** The value of a live key or null; deletes the key if it has expired; refreshes the access clock. */
@@ -138,7 +144,7 @@ public final class Database {
         }
         Table t = found;
         long m = t.meta[i];
-        t.meta[i] = (m & ~CLOCK_FIELD) | ((long) clock(nowMs) << CLOCK_SHIFT);
+        t.meta[i] = (m & ~CLOCK_FIELD) | ((long) accessed(m, nowMs) << CLOCK_SHIFT);
         return (m & EMBEDDED) != 0 ? embeddedValue(t.keys[i]) : t.values[i];
     }
 
@@ -155,7 +161,7 @@ public final class Database {
         Table t = found;
         saveIfPending(t, i);
         long m = t.meta[i];
-        t.meta[i] = (m & ~CLOCK_FIELD) | ((long) clock(nowMs) << CLOCK_SHIFT);
+        t.meta[i] = (m & ~CLOCK_FIELD) | ((long) accessed(m, nowMs) << CLOCK_SHIFT);
         return (m & EMBEDDED) != 0 ? embeddedValue(t.keys[i]) : t.values[i];
     }
 
@@ -212,8 +218,23 @@ public final class Database {
     public void touch(byte[] key, long nowMs) {
         int i = locate(key, hash(key));
         if (i >= 0) {
-            setClock(found, i, clock(nowMs));
+            setClock(found, i, accessed(found.meta[i], nowMs));
         }
+    }
+
+    /**
+     * OBJECT FREQ: the key's LFU counter after decay (Redis's LFUDecrAndReturn), or -1 if absent. Meaningful only
+     * while the access policy is LFU. No expiry check.
+     */
+    public int frequency(byte[] key, long nowMs) {
+        int i = locate(key, hash(key));
+        return i < 0 ? -1 : access.decayed(field(found.meta[i]), nowMs);
+    }
+
+    /** RESTORE ... FREQ: sets the key's LFU counter (under an LFU policy; ignored otherwise). */
+    public void setFrequency(byte[] key, int freq, long nowMs) {
+        int i = locate(key, hash(key));
+        if (i >= 0 && access.lfu()) setClock(found, i, access.pack(nowMs, freq));
     }
 
     // ---------------------------------------------------------------- writes
@@ -251,7 +272,8 @@ public final class Database {
             afterRemove();
             i = locate(key, h);
         }
-        int clock = clock(nowMs);
+        // An overwrite keeps its LFU counter (Redis's dbSetValue); LRU restarts the clock.
+        int clock = i >= 0 && access.lfu() ? field(found.meta[i]) : fresh(nowMs);
         boolean embed = mayEmbed && value instanceof byte[] b && b.length <= EMBED_LIMIT;
         if (value instanceof FieldExpiring fe && fe.hasFieldTtls()) {
             trackFieldExpiry(key);
@@ -415,7 +437,7 @@ public final class Database {
 
     /** Sets every key's access clock to {@code nowMs} (after loading: the keys were just stored). */
     public void touchAll(long nowMs) {
-        long c = (long) clock(nowMs) << CLOCK_SHIFT;
+        long c = (long) fresh(nowMs) << CLOCK_SHIFT;
         for (Table t : old == null ? new Table[] {cur} : new Table[] {old, cur}) {
             for (int i = 0; i < t.keys.length; i++) {
                 byte[] k = t.keys[i];
@@ -625,6 +647,80 @@ public final class Database {
         }
         afterRemove();
         return k;
+    }
+
+    /** Receives the keys {@link #sample} picks, with their eviction score (higher = evicted first). */
+    public interface Candidates {
+        void offer(Database db, byte[] key, long score);
+    }
+
+    /** What {@link #sample} scores keys by. */
+    public enum Score {
+        /** Idle time (LRU): seconds since the last access. */
+        IDLE,
+        /** Rarity (LFU): 255 minus the decayed counter. */
+        RARITY,
+        /** Nearness of expiry (volatile-ttl): the earlier the expiry, the higher. */
+        EXPIRY,
+        /** Random (the random policies): any key is as good. */
+        RANDOM
+    }
+
+    /**
+     * Redis's eviction sampling (dictGetSomeKeys): offers up to {@code count} keys from random slots, only keys with
+     * an expiry when {@code volatileOnly}, each with its {@code score}; visits at most 20 slots per key wanted.
+     * Returns how many were offered. Reads only: deletes nothing, not even expired keys.
+     */
+    public int sample(int count, boolean volatileOnly, Score score, long nowMs, Candidates out) {
+        if (size() == 0 || (volatileOnly && volatileCount == 0)) return 0;
+        ThreadLocalRandom rnd = ThreadLocalRandom.current();
+        int offered = 0;
+        for (Table t : old == null ? new Table[] {cur} : new Table[] {old, cur}) {
+            if (t.live == 0 || (volatileOnly && t.expires == null)) continue;
+            int m = t.mask;
+            int i = rnd.nextInt(t.keys.length);
+            long visits = (long) count * 20;
+            while (offered < count && visits-- > 0) {
+                byte[] k = t.keys[i];
+                if (k != null && k != MOVED) {
+                    long e = t.expires == null ? 0 : t.expires[i];
+                    if (!volatileOnly || e != 0) {
+                        long s = switch (score) {
+                            case IDLE -> (clock(nowMs) - field(t.meta[i])) & CLOCK_MASK;
+                            case RARITY -> 255 - access.decayed(field(t.meta[i]), nowMs);
+                            case EXPIRY -> Long.MAX_VALUE - e;
+                            case RANDOM -> rnd.nextLong(Long.MAX_VALUE);
+                        };
+                        out.offer(this, keyAt(t, i), s);
+                        offered++;
+                    }
+                }
+                i = (i + 1) & m;
+            }
+        }
+        return offered;
+    }
+
+    /**
+     * Eviction: removes the key as {@link #remove} does, telling the observer it was evicted (before
+     * {@link KeyspaceObserver#written}); its value goes to the lazy freer under {@code lazyfree-lazy-eviction}.
+     * Returns whether the key existed.
+     */
+    public boolean evict(byte[] key) {
+        step();
+        int i = locate(key, hash(key));
+        if (i < 0) {
+            return false;
+        }
+        saveIfPending(found, i);
+        Object v = valueAt(found, i);
+        deleteAt(found, i);
+        afterRemove();
+        observer.removed(this, key);
+        observer.evicted(this, key);
+        observer.written(this, key);
+        if (freer.lazy(Freer.EVICTION)) freer.free(v);
+        return true;
     }
 
     private byte[] walkForLive(Table t, int start, long nowMs) {
@@ -1059,6 +1155,22 @@ public final class Database {
     /** Access clock for {@code nowMs}: seconds since {@link #CLOCK_BASE_SEC}, modulo 2^CLOCK_BITS. */
     private static int clock(long nowMs) {
         return (int) ((Math.floorDiv(nowMs, 1000L) - CLOCK_BASE_SEC) & CLOCK_MASK);
+    }
+
+    /** The access field of a meta word. */
+    private static int field(long meta) {
+        return (int) ((meta >>> CLOCK_SHIFT) & CLOCK_MASK);
+    }
+
+    /** The access field of a key just created: the clock, or LFU's initial counter. */
+    private int fresh(long nowMs) {
+        return access.lfu() ? access.pack(nowMs, AccessPolicy.LFU_INIT) : clock(nowMs);
+    }
+
+    /** The access field after an access: the clock now, or the LFU counter decayed then maybe incremented. */
+    private int accessed(long meta, long nowMs) {
+        AccessPolicy a = access;
+        return a.lfu() ? a.pack(nowMs, a.increment(a.decayed(field(meta), nowMs))) : clock(nowMs);
     }
 
     private static void setClock(Table t, int i, int clock) {

@@ -21,6 +21,9 @@ public interface KeyspaceObserver {
     /** Just after {@link Database#remove} deleted a key (not on expiry). */
     default void removed(Database db, byte[] key) {}
 
+    /** Just after {@link Database#evict} deleted a key to free memory (then {@link #written} follows). */
+    default void evicted(Database db, byte[] key) {}
+
     /** Right after lazy or active expiry deleted {@code key}, whose value was {@code value}. */
     default void expired(Database db, byte[] key, Object value) {}
 

@@ -28,8 +28,8 @@ import java.util.List;
  * coordinator, for keys on several shards) waits for the target, at most the command's timeout per step. Its
  * connections are cached per thread ({@link MigrateSockets}).
  *
- * <p>RESTORE's FREQ is validated and then ignored: Tide keeps no LFU counter yet (it arrives with eviction).
- * IDLETIME sets the key's access clock that far in the past.
+ * <p>RESTORE's FREQ sets the key's LFU counter under an LFU policy, IDLETIME its access clock that far in the past
+ * under any other (each is ignored under the other kind, as in Redis).
  */
 public final class DumpCommands {
 
@@ -71,7 +71,6 @@ public final class DumpCommands {
             } else if (Args.is(argv[j], "freq") && more && idle == -1) {
                 freq = Args.parseLong(argv[++j]);
                 if (freq < 0 || freq > 255) throw Errors.error(Errors.RESTORE_INVALID_FREQ);
-                // Validated only: Tide has no LFU counter until eviction lands, so the frequency is not kept.
             } else {
                 throw Errors.syntax();
             }
@@ -97,7 +96,9 @@ public final class DumpCommands {
             if (deleted) ctx.propagateAs(new byte[][] {Args.bytes("DEL"), key});
             return Reply.OK;
         }
-        db.put(key, value, expireAt, idle > 0 ? now - idle * 1000 : now);
+        boolean lfu = ctx.server().memory().lfu();
+        db.put(key, value, expireAt, idle > 0 && !lfu ? now - idle * 1000 : now);
+        if (freq >= 0) db.setFrequency(key, (int) freq, now);
         ctx.notify(KeyspaceEvents.GENERIC, "restore", key);
         if (ttl != 0 && !absTtl && ctx.journalling()) {
             // As Redis: a relative TTL is journalled as the absolute time it gave.

@@ -87,8 +87,11 @@ public final class FunctionCommands {
         int n = (int) numkeys;
         byte[][] keys = Arrays.copyOfRange(argv, 3, 3 + n);
         byte[][] args = Arrays.copyOfRange(argv, 3 + n, argv.length);
+        boolean oom = ctx.server().memory().oom() && (fn.flags() & Scripting.ALLOW_OOM) == 0;
+        if (oom && !noWrites) throw Errors.error(Errors.OOM);
         ctx.disallowBlocking();
         ScriptRun run = new ScriptRun(ctx, argv, keys, args, readOnlyCommand || noWrites, fn.name(), LuaEngine.FUNCTION_SOURCE);
+        run.denyOom = oom;
         return ctx.server().scripting().engine().execute(fn.callback(), run, LuaEngine.args());
     }
 

@@ -533,17 +533,21 @@ public final class KeyCommands {
         return v == null ? Reply.NULL : Reply.bulk(encodingName(v, ctx.db(argv[2]).isEmbedded(argv[2])));
     }
 
-    /** No LFU policy exists yet, so, like Redis under an LRU or no-eviction policy, frequency is not tracked. */
+    /** The key's LFU counter after decay (Redis's LFUDecrAndReturn); an error unless the policy is an LFU one. */
     static Reply objectFreq(CommandContext ctx, byte[][] argv) {
-        Object v = peekCounted(ctx, argv[2]);
+        byte[] key = argv[2];
+        Object v = peekCounted(ctx, key);
         if (v == null) return Reply.NULL;
-        throw Errors.error(Errors.NO_LFU);
+        if (!ctx.server().memory().lfu()) throw Errors.error(Errors.NO_LFU);
+        return Reply.integer(ctx.db(key).frequency(key, ctx.now()));
     }
 
+    /** Seconds since the key's last access; an error under an LFU policy, whose field holds a counter instead. */
     static Reply objectIdletime(CommandContext ctx, byte[][] argv) {
         byte[] key = argv[2];
         Object v = peekCounted(ctx, key);
         if (v == null) return Reply.NULL;
+        if (ctx.server().memory().lfu()) throw Errors.error(Errors.NO_LRU);
         return Reply.integer(ctx.db(key).idleMillis(key, ctx.now()) / 1000);
     }
 

@@ -116,8 +116,11 @@ public final class ScriptCommands {
         }
         byte[][] keys = Arrays.copyOfRange(argv, 3, 3 + numkeys);
         byte[][] args = Arrays.copyOfRange(argv, 3 + numkeys, argv.length);
+        boolean oom = ctx.server().memory().oom() && (s.flags() & Scripting.ALLOW_OOM) == 0;
+        if (oom && (s.flags() & Scripting.SHEBANG) != 0 && !noWrites) throw Errors.error(Errors.OOM);
         ctx.disallowBlocking();
         ScriptRun run = new ScriptRun(ctx, argv, keys, args, readOnlyCommand || noWrites, s.sha(), "@user_script");
+        run.denyOom = oom;
         return scripting.engine().execute(s.function(), run, LuaValue.NONE);
     }
 

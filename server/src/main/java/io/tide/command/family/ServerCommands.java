@@ -51,7 +51,6 @@ public final class ServerCommands {
     private static final Set<String> DEFAULT_SECTIONS = Set.of("server", "clients", "memory", "persistence",
             "stats", "replication", "cpu", "keyspace");
     /** Highest JVM heap use seen by INFO (the heap is the process's, shared by servers in one JVM). */
-    private static final AtomicLong HEAP_PEAK = new AtomicLong();
     /** Linux reports process CPU times in USER_HZ ticks, 100 per second on every mainstream architecture. */
     private static final double USER_HZ = 100.0;
 
@@ -214,13 +213,11 @@ public final class ServerCommands {
     }
 
     private static void memorySection(CommandContext ctx, StringBuilder sb) {
-        Runtime rt = Runtime.getRuntime();
-        long used = rt.totalMemory() - rt.freeMemory();
-        long peak = HEAP_PEAK.accumulateAndGet(used, Math::max);
-        long dataset = 0;
-        for (Shard shard : ctx.shards().all()) {
-            for (int i = 0; i < shard.databases(); i++) dataset += shard.db(i).usedBytes();
-        }
+        io.tide.command.MemoryGuard memory = ctx.server().memory();
+        long dataset = memory.datasetBytes();
+        long clientBuffers = memory.clientBufferBytes();
+        long used = dataset + clientBuffers;
+        long peak = memory.peak(used);
         sb.append("# Memory\r\n");
         line(sb, "used_memory", used);
         line(sb, "used_memory_human", human(used));
@@ -231,7 +228,10 @@ public final class ServerCommands {
         }
         line(sb, "used_memory_peak", peak);
         line(sb, "used_memory_peak_human", human(peak));
+        line(sb, "used_memory_peak_perc", percent(used, peak));
+        line(sb, "used_memory_overhead", clientBuffers);
         line(sb, "used_memory_dataset", dataset);
+        line(sb, "used_memory_dataset_perc", percent(dataset, used));
         long total = procKilobytes(Path.of("/proc/meminfo"), "MemTotal:");
         if (total >= 0) {
             line(sb, "total_system_memory", total);
@@ -240,9 +240,30 @@ public final class ServerCommands {
         scriptingMemory(ctx, sb);
         List<String> gcs = new ArrayList<>();
         for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) gcs.add(gc.getName());
+        long maxmemory = ctx.server().config().getLong("maxmemory");
+        line(sb, "maxmemory", maxmemory);
+        line(sb, "maxmemory_human", human(maxmemory));
+        line(sb, "maxmemory_policy", ctx.server().config().get("maxmemory-policy"));
+        if (rss >= 0 && used > 0) {
+            line(sb, "mem_fragmentation_ratio", String.format(Locale.ROOT, "%.2f", (double) rss / used));
+            line(sb, "mem_fragmentation_bytes", rss - used);
+        }
+        line(sb, "mem_clients_normal", clientBuffers);
         line(sb, "mem_allocator", "jvm " + String.join(" + ", gcs));
         line(sb, "lazyfree_pending_objects", ctx.server().lazyFree().pendingObjects());
         line(sb, "lazyfreed_objects", ctx.server().lazyFree().freedObjects());
+        // The JVM's side: used_memory counts what Tide keeps (incrementally); the heap also holds garbage and
+        // the JVM's own structures. tide_memory_limit is maxmemory, or the implicit limit when it is 0.
+        Runtime rt = Runtime.getRuntime();
+        line(sb, "tide_heap_used", rt.totalMemory() - rt.freeMemory());
+        line(sb, "tide_heap_committed", rt.totalMemory());
+        line(sb, "tide_heap_max", rt.maxMemory());
+        line(sb, "tide_memory_limit", memory.limit());
+    }
+
+    /** Redis's "%.2f%%" of part over whole (0 when whole is 0). */
+    private static String percent(long part, long whole) {
+        return String.format(Locale.ROOT, "%.2f%%", whole == 0 ? 0.0 : part * 100.0 / whole);
     }
 
     /**
@@ -360,6 +381,7 @@ public final class ServerCommands {
             sum.netInputBytes += st.netInputBytes;
             sum.netOutputBytes += st.netOutputBytes;
             sum.expiredKeys += st.expiredKeys;
+            sum.evictedKeys += st.evictedKeys;
             sum.keyspaceHits += st.keyspaceHits;
             sum.keyspaceMisses += st.keyspaceMisses;
         }
@@ -373,6 +395,7 @@ public final class ServerCommands {
         line(sb, "instantaneous_output_kbps", String.format(Locale.ROOT, "%.2f", outPerSec / 1024.0));
         line(sb, "rejected_connections", ctx.server().rejectedConnections().get());
         line(sb, "expired_keys", sum.expiredKeys);
+        line(sb, "evicted_keys", sum.evictedKeys);
         line(sb, "keyspace_hits", sum.keyspaceHits);
         line(sb, "keyspace_misses", sum.keyspaceMisses);
         line(sb, "pubsub_channels", ctx.server().pubSub().size(io.tide.pubsub.PubSub.Kind.CHANNEL));

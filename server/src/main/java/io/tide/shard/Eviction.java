@@ -1,0 +1,172 @@
+package io.tide.shard;
+
+import io.tide.store.Database;
+import java.util.Arrays;
+
+/**
+ * Confined to its shard's thread. Redis's eviction (evict.c) over this shard's databases: approximated LRU, LFU and
+ * volatile-ttl by sampling {@code maxmemory-samples} keys per database into a pool of the best {@value #POOL}
+ * candidates kept across calls, evicting the best candidate that still exists; the random policies pick a random key
+ * of the next database in turn. Each eviction goes through {@link Database#evict}, so the seam journals a DEL, emits
+ * {@code evicted}, counts {@code evicted_keys}, invalidates tracking and touches WATCH.
+ */
+public final class Eviction {
+
+    /** Redis's EVPOOL_SIZE. */
+    static final int POOL = 16;
+
+    /** A policy as eviction needs it: which keys may go, and by what order. */
+    public record Policy(boolean volatileOnly, Database.Score score) {}
+
+    /** Key prefixes never evicted ({@code maxmemory-protect-prefix}). Replaced whole by CONFIG SET. */
+    public interface Protection {
+        boolean isProtected(byte[] key);
+    }
+
+    private final Shard shard;
+    /** The pool, ascending by score: the best candidate is the last. */
+    private final byte[][] keys = new byte[POOL][];
+    private final long[] scores = new long[POOL];
+    private final Database[] dbs = new Database[POOL];
+    private int size;
+    private int nextRandomDb;
+    /** Set when a pass found nothing it may evict; cleared when a pass finds a candidate. Read by other shards. */
+    private volatile boolean exhausted;
+    /** Whether a continuation of an unfinished pass is scheduled. */
+    private boolean continuing;
+    private int ticks;
+
+    Eviction(Shard shard) {
+        this.shard = shard;
+    }
+
+    /** Whether this shard may still have keys to evict (other shards read it to decide between OOM and waiting). */
+    public boolean mayHaveCandidates(Policy p) {
+        if (exhausted) return false;
+        for (int i = 0; i < shard.databases(); i++) {
+            Database d = shard.db(i);
+            if (p.volatileOnly() ? d.volatileCount() > 0 : d.size() > 0) return true;
+        }
+        return false;
+    }
+
+    /** A counter of memory checks on this shard (for checking one in n). */
+    public int tick() {
+        return ticks++;
+    }
+
+    /** Marks this shard as worth trying again (keys were added since it found none). */
+    public void rearm() {
+        exhausted = false;
+    }
+
+    /**
+     * Evicts keys until {@code over} (a supplier of bytes still over the limit) reaches 0 or below, nothing is left to
+     * evict, or {@code deadlineNanos} passes (checked every 16 keys, as Redis does). Returns the number of keys
+     * evicted, or -1 when nothing could be evicted at all.
+     */
+    public long evict(Policy p, Protection protection, int samples, java.util.function.LongSupplier over,
+                      long deadlineNanos) {
+        long evicted = 0;
+        long now = System.currentTimeMillis();
+        while (over.getAsLong() > 0) {
+            if (!evictOne(p, protection, samples, now)) {
+                exhausted = true;
+                return evicted == 0 ? -1 : evicted;
+            }
+            exhausted = false;
+            evicted++;
+            if ((evicted & 15) == 0 && System.nanoTime() - deadlineNanos > 0) break;
+        }
+        return evicted;
+    }
+
+    /** Schedules {@code task} (a continuation of an unfinished pass) on this shard's thread, once at a time. */
+    public void continueLater(Runnable task) {
+        if (continuing) return;
+        continuing = true;
+        shard.executeOnData(() -> {
+            continuing = false;
+            task.run();
+        });
+    }
+
+    private boolean evictOne(Policy p, Protection protection, int samples, long now) {
+        if (p.score() == Database.Score.RANDOM) {
+            int n = shard.databases();
+            for (int tries = 0; tries < n; tries++) {
+                Database d = shard.db(nextRandomDb);
+                nextRandomDb = (nextRandomDb + 1) % n;
+                byte[][] picked = new byte[1][];
+                // A few draws, in case the first ones hit protected keys.
+                for (int draw = 0; draw < 8 && picked[0] == null; draw++) {
+                    d.sample(1, p.volatileOnly(), p.score(), now, (db, key, score) -> {
+                        if (!protection.isProtected(key)) picked[0] = key;
+                    });
+                }
+                if (picked[0] != null && d.evict(picked[0])) return true;
+            }
+            return false;
+        }
+        while (true) {
+            for (int i = 0; i < shard.databases(); i++) {
+                Database d = shard.db(i);
+                d.sample(samples, p.volatileOnly(), p.score(), now, (db, key, score) -> {
+                    if (!protection.isProtected(key)) offer(db, key, score);
+                });
+            }
+            if (size == 0) return false;
+            // The best candidate that still exists (as such: a volatile policy's key must still have its TTL).
+            while (size > 0) {
+                size--;
+                byte[] key = keys[size];
+                Database d = dbs[size];
+                keys[size] = null;
+                dbs[size] = null;
+                if (p.volatileOnly() && d.expireAt(key) == 0) continue;
+                if (d.evict(key)) return true;
+            }
+        }
+    }
+
+    /** Redis's evictionPoolPopulate step for one key: keeps the pool sorted and at most {@value #POOL} long. */
+    private void offer(Database db, byte[] key, long score) {
+        for (int j = 0; j < size; j++) {
+            if (dbs[j] == db && Arrays.equals(keys[j], key)) { // already a candidate: refresh its score
+                removeAt(j);
+                break;
+            }
+        }
+        int at = 0;
+        while (at < size && scores[at] < score) at++;
+        if (size == POOL) {
+            if (at == 0) return; // worse than every candidate in a full pool
+            // Drop the worst (first) to make room; the insertion point moves left by one.
+            removeAt(0);
+            at--;
+        }
+        System.arraycopy(keys, at, keys, at + 1, size - at);
+        System.arraycopy(scores, at, scores, at + 1, size - at);
+        System.arraycopy(dbs, at, dbs, at + 1, size - at);
+        keys[at] = key;
+        scores[at] = score;
+        dbs[at] = db;
+        size++;
+    }
+
+    private void removeAt(int j) {
+        System.arraycopy(keys, j + 1, keys, j, size - j - 1);
+        System.arraycopy(scores, j + 1, scores, j, size - j - 1);
+        System.arraycopy(dbs, j + 1, dbs, j, size - j - 1);
+        size--;
+        keys[size] = null;
+        dbs[size] = null;
+    }
+
+    /** Forgets the pool (FLUSHALL, a policy change): its keys may be gone or no longer eligible. */
+    public void clearPool() {
+        Arrays.fill(keys, null);
+        Arrays.fill(dbs, null);
+        size = 0;
+    }
+}
