@@ -153,12 +153,9 @@ public final class Dispatcher {
                 return;
             }
         }
-        if (checksMemory(c, spec)) {
-            boolean admitted = server.memory().admit(home);
-            if (!admitted && rejectsOnOom(c, spec)) {
-                reject(c, spec, home, Errors.OOM, silent);
-                return;
-            }
+        if ((c.inMulti() || spec == execSpec) && !server.memory().admit(home) && rejectsOnOom(c, spec)) {
+            reject(c, spec, home, Errors.OOM, silent);
+            return;
         }
         if (c.protocol == 2 && c.inPubSubMode() && !allowedInSubscribeMode(spec)) {
             reject(c, spec, home, Errors.PUBSUB_CONTEXT_PREFIX + spec.fullName() + Errors.PUBSUB_CONTEXT_SUFFIX,
@@ -245,7 +242,8 @@ public final class Dispatcher {
         io.tide.journal.Journal journal = home.writes().journal();
         long recorded = journal.records();
         long t0 = System.nanoTime();
-        Outcome o = execute(spec, ctx, argv);
+        Outcome o = c.inMulti() ? null : memoryRefusal(spec, home);
+        if (o == null) o = execute(spec, ctx, argv);
         record(spec, home, o, System.nanoTime() - t0);
         if (c.forceCurrent) {
             c.forceCurrent = false;
@@ -299,7 +297,8 @@ public final class Dispatcher {
             ctx.reset(target, false, 0, h.client, h.db, System.currentTimeMillis(), h.noTouch);
             long recorded = journal.records();
             long t0 = System.nanoTime();
-            h.outcome = execute(h.spec, ctx, h.argv);
+            Outcome refused = memoryRefusal(h.spec, target);
+            h.outcome = refused != null ? refused : execute(h.spec, ctx, h.argv);
             h.recorded = journal.records() != recorded;
             h.nanos = System.nanoTime() - t0;
             if (h.outcome.block != null) {
@@ -346,6 +345,10 @@ public final class Dispatcher {
 
     private void runCoordinated(ClientSession c, CommandSpec spec, byte[][] argv, Shard[] involved, boolean silent) {
         Shard home = c.home();
+        if (spec != execSpec && memoryRefusal(spec, home) != null) {
+            c.reply(Reply.error(Errors.OOM), silent);
+            return;
+        }
         // Hops gathered earlier in this iteration must reach their shards before the coordinator's barriers.
         outboxes[home.id()].flush();
         ClientSession.Slot slot = c.reserve(silent);
@@ -643,11 +646,8 @@ public final class Dispatcher {
      * go through {@link Shard#executeOnData}. Returns true when the request was answered or held back.
      */
     private boolean refusedWhileBusy(ClientSession c, CommandSpec spec, byte[][] argv, Shard home, boolean silent) {
-        if (spec == execSpec && c.inMulti()) { // Redis's rejectCommand: execCommandAbort discards the transaction
-            spec.stats(home.id()).rejectedCalls++;
-            c.endMulti();
-            c.unwatchFromHome();
-            c.reply(Reply.error(Errors.EXECABORT_BECAUSE + watchdog.busyError()), silent);
+        if (spec == execSpec && c.inMulti()) {
+            reject(c, spec, home, watchdog.busyError(), silent);
             return true;
         }
         if (!spec.has(CommandSpec.ALLOW_BUSY) || (spec == shutdownSpec && !hasNoSave(argv))) {
@@ -803,12 +803,17 @@ public final class Dispatcher {
     }
 
     /**
-     * Whether memory is checked (and evicted) before {@code spec}: commands that may grow memory, anything queued
-     * inside MULTI, EXEC, and scripts (whose denyoom calls are refused while memory was over at their start). Other
-     * reads skip the check, which Redis makes for every command: the shard cron evicts for them.
+     * maxmemory before a command outside MULTI, on the thread of the shard that runs it, so that the figure it
+     * compares includes every write before it: commands that may grow memory get -OOM when nothing can be evicted;
+     * scripts only record the state (their denyoom calls are refused then). Other reads skip the check, which Redis
+     * makes for every command: the shard cron evicts for them. Null when the command may run.
      */
-    private boolean checksMemory(ClientSession c, CommandSpec spec) {
-        return spec.has(CommandSpec.DENYOOM) || c.inMulti() || spec == execSpec || isScript(spec);
+    private Outcome memoryRefusal(CommandSpec spec, Shard executing) {
+        boolean denyoom = spec.has(CommandSpec.DENYOOM);
+        if (!denyoom && !isScript(spec)) return null;
+        if (server.memory().admit(executing) || !denyoom) return null;
+        spec.stats(executing.id()).rejectedCalls++;
+        return new Outcome(Reply.error(Errors.OOM), true, null);
     }
 
     /** Redis's reject_cmd_on_oom: denyoom commands, EXEC of denyoom commands, and whatever MULTI would queue. */
@@ -826,7 +831,15 @@ public final class Dispatcher {
         };
     }
 
+    /** Redis's rejectCommand: the transaction fails; a rejected EXEC discards it (execCommandAbort). */
     private void reject(ClientSession c, CommandSpec spec, Shard home, String error, boolean silent) {
+        if (spec == execSpec && c.inMulti()) {
+            spec.stats(home.id()).rejectedCalls++;
+            c.endMulti();
+            c.unwatchFromHome();
+            c.reply(Reply.error(Errors.EXECABORT_BECAUSE + error), silent);
+            return;
+        }
         c.failMulti();
         spec.stats(home.id()).rejectedCalls++;
         c.reply(Reply.error(error), silent);

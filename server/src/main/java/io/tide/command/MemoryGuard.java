@@ -169,36 +169,71 @@ public final class MemoryGuard {
         return ok;
     }
 
-    /** Evicts on {@code s} (its thread) while over; true if the instance got under, or eviction goes on somewhere. */
+    /**
+     * Evicts while over the limit, each shard its share of the excess in proportion to its dataset (so that every
+     * shard gives up its coldest keys, which approximates one LRU/LFU order across shards): {@code s} (this thread)
+     * synchronously, the others on their own threads. True if the instance got under, or eviction goes on somewhere
+     * (Redis's EVICT_RUNNING); false when nothing is left to evict anywhere (EVICT_FAIL).
+     */
     private boolean evictOn(Shard s, Eviction.Policy p, long limit) {
-        long deadline = System.nanoTime() + timeLimitNanos;
-        long evicted = s.eviction().evict(p, this::isProtected, samples, () -> used() - limit, deadline);
-        if (used() <= limit) return true;
+        long over = used() - limit;
+        long total = Math.max(1, datasetBytes());
         boolean elsewhere = false;
         for (Shard other : shards.all()) {
             if (other == s || !other.eviction().mayHaveCandidates(p)) continue;
+            long share = share(over, shardBytes(other), total);
+            if (share <= 0) continue;
             elsewhere = true;
-            other.executeOnData(() -> background(other));
+            other.executeOnData(() -> background(other, share));
         }
+        long own = share(over, shardBytes(s), total);
+        long evicted = own > 0 ? evictShare(s, p, own, System.nanoTime() + timeLimitNanos) : 0;
+        if (!elsewhere && used() > limit && evicted >= 0) {
+            // No other shard can help: this one evicts what is left of the excess.
+            evicted = Math.max(evicted, 0) + Math.max(0, evictShare(s, p, used() - limit,
+                    System.nanoTime() + timeLimitNanos));
+        }
+        if (used() <= limit) return true;
         if (evicted > 0) {
-            s.eviction().continueLater(() -> background(s)); // Redis's eviction timer proc
+            s.eviction().continueLater(() -> background(s, Math.max(0, share(used() - limit(), shardBytes(s),
+                    Math.max(1, datasetBytes()))))); // Redis's eviction timer proc
             return true;
         }
         return elsewhere;
     }
 
-    /** On {@code s}'s thread: a pass asked by another shard, by the cron or by an unfinished pass. */
-    void background(Shard s) {
+    /** {@code over} split by a shard's part of the dataset (at least a little, so a small shard still helps). */
+    private static long share(long over, long shardBytes, long total) {
+        if (over <= 0 || shardBytes <= 0) return 0;
+        return Math.max(1024, (long) ((double) over * shardBytes / total));
+    }
+
+    private static long shardBytes(Shard s) {
+        long sum = 0;
+        for (int i = 0; i < s.databases(); i++) sum += s.db(i).usedBytes();
+        return sum;
+    }
+
+    /** On {@code s}'s thread: evicts until its own dataset shrank by {@code bytes}; keys evicted, -1 if none could be. */
+    private long evictShare(Shard s, Eviction.Policy p, long bytes, long deadlineNanos) {
+        long start = shardBytes(s);
+        return s.eviction().evict(p, this::isProtected, samples, () -> bytes - (start - shardBytes(s)), deadlineNanos);
+    }
+
+    /** On {@code s}'s thread: its share of a pass (asked by another shard, by the cron, or by an unfinished pass). */
+    void background(Shard s, long bytes) {
         Eviction.Policy p = policy;
-        long limit = limit();
-        if (maxmemory <= 0 || p == null || used() <= limit) return;
-        long evicted = s.eviction().evict(p, this::isProtected, samples, () -> used() - limit,
-                System.nanoTime() + timeLimitNanos);
-        if (evicted > 0 && used() > limit) s.eviction().continueLater(() -> background(s));
+        if (maxmemory <= 0 || p == null || bytes <= 0 || used() <= limit()) return;
+        long evicted = evictShare(s, p, bytes, System.nanoTime() + timeLimitNanos);
+        if (evicted > 0 && used() > limit()) {
+            s.eviction().continueLater(() -> background(s, share(used() - limit(), shardBytes(s),
+                    Math.max(1, datasetBytes()))));
+        }
     }
 
     /** For the shard cron: evicts if the instance is over its limit (writes elsewhere, growing client buffers). */
     public void cron(Shard s) {
-        if (maxmemory > 0 && used() > maxmemory) background(s);
+        long over = used() - maxmemory;
+        if (maxmemory > 0 && over > 0) background(s, share(over, shardBytes(s), Math.max(1, datasetBytes())));
     }
 }
