@@ -39,6 +39,13 @@ public final class Main {
         ConfigRegistry config = launch.config();
         configureLogging(config);
         Logger log = LoggerFactory.getLogger("tide");
+        // An OutOfMemoryError that reaches a catch-all ends the process (docs/decisions/0009-memory-limits.md).
+        io.tide.util.OutOfMemory.exitTheProcess();
+        Thread.setDefaultUncaughtExceptionHandler((thread, e) -> {
+            if (!io.tide.util.OutOfMemory.handle(e, "thread " + thread.getName(), null)) {
+                log.error("uncaught exception in thread {}", thread.getName(), e);
+            }
+        });
         Server server;
         try {
             server = Server.start(config);

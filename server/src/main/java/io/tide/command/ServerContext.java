@@ -47,6 +47,7 @@ public final class ServerContext {
     });
     private final io.tide.script.Scripting scripting;
     private final MemoryGuard memory;
+    private final long startupMemory;
     private final io.tide.persistence.Persistence persistence;
     private final io.tide.persistence.AppendOnly appendOnly;
     /** CLIENT PAUSE in force, or null: one volatile read on every command's path, no lock. */
@@ -87,10 +88,14 @@ public final class ServerContext {
         bindLazyFree("lazyfree-lazy-server-del", io.tide.store.Freer.SERVER_DEL);
         bindLazyFree("lazyfree-lazy-eviction", io.tide.store.Freer.EVICTION);
         this.memory = new MemoryGuard(config, shards, clients);
+        this.startupMemory = memory.used();
     }
 
     /** maxmemory, eviction and used memory. */
     public MemoryGuard memory() { return memory; }
+
+    /** Used memory (MemoryGuard's measure) before anything was loaded or connected: MEMORY STATS's startup.allocated. */
+    public long startupMemory() { return startupMemory; }
 
     /** Keeps the lazy freer's policy bit {@code kind} equal to the boolean parameter {@code name}. */
     private void bindLazyFree(String name, int kind) {

@@ -197,6 +197,10 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (io.tide.util.OutOfMemory.handle(cause, "connection " + remote, server::requestShutdown)) {
+            ctx.close();
+            return;
+        }
         LOG.debug("connection {} error: {}", remote, cause.toString());
         ctx.close();
     }

@@ -430,6 +430,20 @@ public final class AppendOnly {
         }, () -> { });
     }
 
+    /**
+     * Bytes of the writers' buffers (MEMORY STATS's aof.buffer, as Redis counts its aof_buf's allocation); 0 when the
+     * AOF is off. Read with every shard parked, or racily (a figure for display).
+     */
+    public long bufferBytes() {
+        Sink[] all = sinks;
+        if (!enabled || all == null) return 0;
+        long n = 0;
+        for (Sink sink : all) {
+            if (sink != null) n += io.tide.store.MemoryCost.bytes(sink.writer.capacity());
+        }
+        return n;
+    }
+
     /** The files' size on disk now: the base and every incremental file of the manifest. */
     public long currentSize() {
         AofManifest m = manifest;

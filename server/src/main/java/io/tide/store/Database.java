@@ -816,6 +816,23 @@ public final class Database {
         return dataBytes + cur.bytes() + (old == null ? 0 : old.bytes());
     }
 
+    /** Read-only, for MEMORY STATS: bytes of the table arrays ({@code expires}: only the expiry arrays, else the rest). */
+    public long tableBytes(boolean expires) {
+        long all = cur.bytes() + (old == null ? 0 : old.bytes());
+        long ex = (cur.expires == null ? 0 : 16 + 8L * cur.keys.length)
+                + (old == null || old.expires == null ? 0 : 16 + 8L * old.keys.length);
+        return expires ? ex : all - ex;
+    }
+
+    /**
+     * Read-only, for MEMORY USAGE: the bytes {@link #usedBytes()} counts for {@code key}'s entry (key and value, or the
+     * embedded array), or -1 when it is absent; expiry is not checked (Redis's MEMORY USAGE finds the entry the same way).
+     */
+    public long entryBytes(byte[] key) {
+        int i = locate(key, hash(key));
+        return i < 0 ? -1 : slotBytes(found, i);
+    }
+
     // ---------------------------------------------------------------- fork-less snapshots
 
     /**

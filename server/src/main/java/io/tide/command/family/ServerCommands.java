@@ -295,7 +295,7 @@ public final class ServerCommands {
     }
 
     /** A "Name: N kB" line of a /proc file, in bytes; -1 when it cannot be read. */
-    private static long procKilobytes(Path file, String key) {
+    static long procKilobytes(Path file, String key) {
         try {
             for (String l : Files.readAllLines(file, StandardCharsets.US_ASCII)) {
                 if (l.startsWith(key)) {

@@ -221,6 +221,11 @@ public final class AofWriter implements AutoCloseable {
         put(EXEC);
     }
 
+    /** Length of the buffer array (its allocation, whatever it holds now). */
+    public int capacity() {
+        return buf.length;
+    }
+
     /** Bytes appended and not yet written to the file. */
     public int buffered() {
         return len;
