@@ -489,6 +489,8 @@ public final class Dispatcher {
             return new Outcome(Reply.error(e.getMessage()), true, null);
         } catch (RuntimeException | StackOverflowError | OutOfMemoryError e) {
             ctx.takeBlockRequest();
+            // After a failed allocation no state can be trusted: the process exits (standalone) or the server closes.
+            io.tide.util.OutOfMemory.handle(e, "command " + spec.fullName(), ctx.server()::requestShutdown);
             LOG.error("internal error executing {} ", spec.fullName(), e);
             return new Outcome(Reply.error("ERR internal error while executing '" + spec.fullName() + "': "
                     + e.getClass().getSimpleName()), true, null);

@@ -91,10 +91,13 @@ public final class MemoryGuard {
         }
     }
 
-    /** The limit in force: maxmemory, or the implicit one when it is 0. */
+    /**
+     * The limit in force: maxmemory, or the implicit one when it is 0 or bigger (a maxmemory the heap cannot hold is
+     * capped at what it can, where the policy still evicts).
+     */
     public long limit() {
         long m = maxmemory;
-        return m > 0 ? m : implicitLimit;
+        return m > 0 ? Math.min(m, implicitLimit) : implicitLimit;
     }
 
     /** Whether the policy is an LFU one (OBJECT FREQ works, OBJECT IDLETIME does not). */
@@ -233,7 +236,7 @@ public final class MemoryGuard {
 
     /** For the shard cron: evicts if the instance is over its limit (writes elsewhere, growing client buffers). */
     public void cron(Shard s) {
-        long over = used() - maxmemory;
+        long over = used() - limit();
         if (maxmemory > 0 && over > 0) background(s, share(over, shardBytes(s), Math.max(1, datasetBytes())));
     }
 }

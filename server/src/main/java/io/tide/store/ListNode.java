@@ -262,7 +262,7 @@ class ListNode {
         if (free >= extra) return;
         int used = end - start;
         long need = used + extra;
-        if (need > Integer.MAX_VALUE - 16) throw new OutOfMemoryError("list node too large");
+        if (need > Integer.MAX_VALUE - 16) throw new IllegalStateException("list node too large");
         byte[] b = new byte[capacityFor(need, (int) need)];
         int ns = headward ? b.length - used : 0;
         System.arraycopy(buf, start, b, ns, used);
@@ -324,7 +324,7 @@ class ListNode {
             return start;
         }
         long need = (long) used + size;
-        if (need > Integer.MAX_VALUE - 16) throw new OutOfMemoryError("list node too large");
+        if (need > Integer.MAX_VALUE - 16) throw new IllegalStateException("list node too large");
         int n = (int) need;
         if (n <= buf.length && (buf.length - n >= used / 4 || buf.length >= capHint)) {
             // Room enough in the array (and to spare, so that moves stay rare): slide the entries so that
