@@ -88,6 +88,11 @@ public final class ServerContext {
         bindLazyFree("lazyfree-lazy-server-del", io.tide.store.Freer.SERVER_DEL);
         bindLazyFree("lazyfree-lazy-eviction", io.tide.store.Freer.EVICTION);
         this.memory = new MemoryGuard(config, shards, clients);
+        long hint = config.getLong("initial-keyspace-hint");
+        if (hint > 0) {
+            long perShard = hint / shards.size() + 1;
+            for (io.tide.shard.Shard s : shards.all()) s.executeOnData(() -> s.db(0).reserve(perShard));
+        }
         this.startupMemory = memory.used();
     }
 

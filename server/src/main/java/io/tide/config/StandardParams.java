@@ -127,6 +127,11 @@ final class StandardParams {
                                 + "...) is freed by the lazy freer thread.").build(),
                 ConfigParam.builder("lazyfree-lazy-eviction", Type.BOOL).defaultValue("no")
                         .description("Evicted keys' large values are freed by the lazy freer thread.").build(),
+                ConfigParam.builder("initial-keyspace-hint", Type.LONG).range(0, 1L << 31).defaultValue("0")
+                        .immutable()
+                        .description("Tide: keys expected in database 0; its tables are sized for them at startup "
+                                + "(split across the shards), so a bulk load of that many keys never resizes. The "
+                                + "tables count in used_memory from the start.").build(),
                 memory("maxmemory", 0, Long.MAX_VALUE, "0")
                         .description("Memory limit of the whole instance (all shards together), as used_memory "
                                 + "counts it; 0 = no explicit limit (a limit derived from the JVM's heap still "
