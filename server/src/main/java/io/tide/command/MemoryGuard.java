@@ -32,8 +32,10 @@ public final class MemoryGuard {
     private final ConfigRegistry config;
     private final ShardSet shards;
     private final java.util.Map<Long, ClientSession> clients;
-    private final AccessPolicy access = new AccessPolicy();
+    private volatile AccessPolicy access = AccessPolicy.LRU;
     private final long implicitLimit;
+    /** Set once the constructor has handed the databases their first policy (later changes go through the shards). */
+    private volatile boolean constructed;
     private volatile long maxmemory;
     private volatile Eviction.Policy policy;
     private volatile int samples;
@@ -50,12 +52,23 @@ public final class MemoryGuard {
         this.clients = clients;
         this.implicitLimit = Runtime.getRuntime().maxMemory() / 100 * IMPLICIT_HEAP_SHARE_PERCENT;
         read();
+        constructed = true;
         for (String p : List.of("maxmemory", "maxmemory-policy", "maxmemory-samples", "maxmemory-eviction-tenacity",
                 "lfu-log-factor", "lfu-decay-time", "maxmemory-protect-prefix")) {
             config.onChange(p, v -> read());
         }
+        applyAccess(true);
+    }
+
+    /** Hands every database the access policy: directly at construction (before the loops run), else on its shard. */
+    private void applyAccess(boolean now) {
+        AccessPolicy a = access;
         for (Shard s : shards.all()) {
-            for (int i = 0; i < s.databases(); i++) s.db(i).setAccessPolicy(access);
+            Runnable set = () -> {
+                for (int i = 0; i < s.databases(); i++) s.db(i).setAccessPolicy(a);
+            };
+            if (now) set.run();
+            else s.executeOnData(set);
         }
     }
 
@@ -84,7 +97,10 @@ public final class MemoryGuard {
             if (!s.isEmpty()) prefixes.add(s.getBytes(StandardCharsets.UTF_8));
         }
         protectedPrefixes = List.copyOf(prefixes);
-        access.set(name.endsWith("-lfu"), config.getInt("lfu-log-factor"), config.getInt("lfu-decay-time"));
+        AccessPolicy a = new AccessPolicy(name.endsWith("-lfu"), config.getInt("lfu-log-factor"),
+                config.getInt("lfu-decay-time"));
+        access = a;
+        if (constructed) applyAccess(false);
         maxmemory = config.getLong("maxmemory");
         if (before != p) {
             for (Shard s : shards.all()) s.executeOnData(() -> { s.eviction().clearPool(); s.eviction().rearm(); });
@@ -114,14 +130,16 @@ public final class MemoryGuard {
         return sum;
     }
 
-    /** The clients' query and output buffers, summed at most every 100 ms. */
+    /** The clients' unparsed input and pending output, summed at most every 100 ms. */
     public long clientBufferBytes() {
         long now = System.nanoTime();
         if (now - clientBytesAt > CLIENTS_REFRESH_NANOS) {
             long sum = 0;
             for (ClientSession c : clients.values()) {
                 ClientConnection conn = c.connection();
-                sum += conn.outputBufferBytes() + conn.queryBufferBytes() + conn.queryBufferFree();
+                // Unparsed input and pending output; the unfilled part of a query buffer's allocation is left out (Netty
+                // grows and drops it between reads).
+                sum += conn.outputBufferBytes() + conn.queryBufferBytes();
             }
             clientBytes = sum;
             clientBytesAt = now;

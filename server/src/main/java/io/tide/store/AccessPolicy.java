@@ -3,8 +3,8 @@ package io.tide.store;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * Thread-safe (its settings are volatile, changed by CONFIG SET from any thread): how the {@value Database#CLOCK_BITS}
- * -bit access field of each key is kept, shared by the databases of one server. Under an LRU (or any non-LFU) policy
+ * Immutable (so thread-safe; a CONFIG SET hands each shard a new one): how the {@value Database#CLOCK_BITS}-bit access
+ * field of each key is kept. Under an LRU (or any non-LFU) policy
  * it is a clock in seconds; under an LFU policy, as Redis reuses its 24-bit {@code lru} field, it holds the time of
  * the last decrement in minutes (the high 20 bits, wrapping after about two years) and an 8-bit logarithmic access
  * counter (the low 8 bits). Switching policy reinterprets the fields, as in Redis: the values adjust over time.
@@ -16,22 +16,22 @@ public final class AccessPolicy {
     private static final int MINUTE_BITS = Database.CLOCK_BITS - 8;
     private static final int MINUTE_MASK = (1 << MINUTE_BITS) - 1;
 
-    /** LRU for databases outside a server. */
-    static final AccessPolicy LRU = new AccessPolicy();
+    /** LRU, for databases outside a server and under every non-LFU policy. */
+    public static final AccessPolicy LRU = new AccessPolicy(false, 10, 1);
 
-    private volatile boolean lfu;
-    private volatile int logFactor = 10;
-    private volatile int decayMinutes = 1;
+    private final boolean lfu;
+    private final int logFactor;
+    private final int decayMinutes;
+
+    /** The mode and the LFU parameters ({@code lfu-log-factor}, {@code lfu-decay-time}). */
+    public AccessPolicy(boolean lfu, int logFactor, int decayMinutes) {
+        this.lfu = lfu;
+        this.logFactor = logFactor;
+        this.decayMinutes = decayMinutes;
+    }
 
     public boolean lfu() {
         return lfu;
-    }
-
-    /** Sets the mode and the LFU parameters ({@code lfu-log-factor}, {@code lfu-decay-time}). */
-    public void set(boolean lfu, int logFactor, int decayMinutes) {
-        this.logFactor = logFactor;
-        this.decayMinutes = decayMinutes;
-        this.lfu = lfu;
     }
 
     private static int minutes(long nowMs) {

@@ -129,7 +129,7 @@ public final class Database {
         this.freer = f == null ? Freer.INLINE : f;
     }
 
-    /** How the access field is kept (LRU clock or LFU counter), shared by a server's databases; LRU by default. */
+    /** How the access field is kept (LRU clock or LFU counter); LRU by default. Set on this shard's thread. */
     public void setAccessPolicy(AccessPolicy a) {
         this.access = a == null ? AccessPolicy.LRU : a;
     }
