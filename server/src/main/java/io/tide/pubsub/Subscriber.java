@@ -16,8 +16,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * queued message and flushing once, so a burst of publishes reaches the socket in one write.
  *
  * <p>Memory stays bounded: a message is queued only while the bytes queued plus the client's output
- * buffer (as last seen by a drain) stay under the pubsub class's hard limit; past it the client is
- * marked dead, later messages are dropped, and its home loop closes it, as Redis does.
+ * buffer (as last seen by a drain) stay under the hard limit of the client's class (pubsub while it has a
+ * subscription, else normal: a MONITOR client, as Redis classes it); past it the client is marked dead, later
+ * messages are dropped, and its home loop closes it, as Redis does.
  */
 public final class Subscriber {
 
@@ -63,6 +64,8 @@ public final class Subscriber {
      * publisher or monitored command that still saw this client subscribed or monitoring, and is dropped.
      */
     private volatile int generation;
+    /** {@link #active()} as of the last change, for the limit check on publishing threads. */
+    private volatile boolean subscribed;
     /** The MONITOR registry while this client monitors, else null. Home thread. */
     private Monitor monitor;
 
@@ -92,6 +95,7 @@ public final class Subscriber {
         PubSub.Name n = new PubSub.Name(name);
         if (!set(kind).add(n)) return false;
         registry.add(kind, n, this);
+        subscribed = true;
         return true;
     }
 
@@ -100,6 +104,7 @@ public final class Subscriber {
         PubSub.Name n = new PubSub.Name(name);
         if (!set(kind).remove(n)) return false;
         registry.remove(kind, n, this);
+        subscribed = active();
         return true;
     }
 
@@ -149,6 +154,7 @@ public final class Subscriber {
             for (PubSub.Name n : set(k)) registry.remove(k, n, this);
             set(k).clear();
         }
+        subscribed = false;
     }
 
     /** Queues a message for delivery; any thread, never blocks. */
@@ -156,7 +162,7 @@ public final class Subscriber {
         if (dead) return;
         int gen = generation;
         long queued = queuedBytes.addAndGet(size);
-        long hard = registry.hardLimit();
+        long hard = registry.hardLimit(subscribed);
         if (hard > 0 && queued + lastOutputBytes >= hard) {
             dead = true;
             long total = queued + lastOutputBytes;
