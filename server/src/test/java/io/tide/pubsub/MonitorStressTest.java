@@ -55,12 +55,13 @@ class MonitorStressTest {
     private static final Pattern LINE = Pattern.compile(
             "\\d{10}\\.\\d{6} \\[\\d{1,2} (?:127\\.0\\.0\\.1:\\d{1,5}|lua)\\](?: \"(?:[^\"\\\\]|\\\\.)*\")+");
     private static final Pattern SOURCE = Pattern.compile("^\\S+ \\[\\d+ (\\S+)\\]");
-    private static final Pattern MARKER = Pattern.compile(" \"SET\" \"[^\"]*seq\" \"(\\d+)\"$");
+    private static final Pattern MARKER = Pattern.compile(" \"SET\" \"[^\"]*seq\" \"(\\d+)\"(?: \"(?i:get)\")?$");
 
     private final ConcurrentLinkedQueue<String> failures = new ConcurrentLinkedQueue<>();
     private final List<AutoCloseable> toClose = new ArrayList<>();
     private final AtomicLong monitorLines = new AtomicLong();
     private final AtomicLong monitorSessions = new AtomicLong();
+    private final AtomicLong markersChecked = new AtomicLong();
     private Server server;
     private volatile long deadline;
 
@@ -151,6 +152,7 @@ class MonitorStressTest {
         threads.add(worker("jedis2-pipeline", () -> {
             long seq = 0;
             long ctr = 0;
+            String lastA = null;
             while (running()) {
                 Pipeline p = pipe.pipelined();
                 List<Response<?>> rs = new ArrayList<>();
@@ -159,8 +161,12 @@ class MonitorStressTest {
                     seq++;
                     rs.add(p.set("{p1}seq", Long.toString(seq)));
                     want.add("OK");
+                    seq++; // a second marker right behind the first: a swap of adjacent lines shows
+                    rs.add(p.setGet("{p1}aseq", Long.toString(seq)));
+                    want.add(lastA);
+                    lastA = Long.toString(seq);
                     rs.add(p.get("{p1}seq"));
-                    want.add(Long.toString(seq));
+                    want.add(Long.toString(seq - 1));
                     rs.add(p.incr("{p1}ctr"));
                     want.add(++ctr);
                     rs.add(p.lpush("{p1}list", "x"));
@@ -323,6 +329,7 @@ class MonitorStressTest {
         // The run did what it claims (enough monitors, lines, commands).
         assertThat(monitorSessions.get()).isGreaterThan(30);
         assertThat(monitorLines.get()).isGreaterThan(10_000);
+        assertThat(markersChecked.get()).isGreaterThan(1000);
         assertThat(published.get()).isGreaterThan(100);
     }
 
@@ -349,6 +356,7 @@ class MonitorStressTest {
         Matcher src = SOURCE.matcher(line);
         if (!src.find()) return;
         long n = Long.parseLong(marker.group(1));
+        markersChecked.incrementAndGet();
         Long before = last.put(src.group(1), n);
         if (before != null && n <= before) fail(who, "marker " + n + " after " + before + ": " + line);
     }
