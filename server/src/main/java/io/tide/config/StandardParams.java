@@ -172,7 +172,8 @@ final class StandardParams {
                         .multiArg().check(StandardParams::outputBufferLimit)
                         .description("Per client class: <class> <hard> <soft> <soft-seconds>; a client over the hard "
                                 + "limit, or over the soft one for that long, is disconnected (0 = no limit). Enforced "
-                                + "for normal and pubsub clients; replicas do not exist yet.").build(),
+                                + "for normal and pubsub clients (a MONITOR client is normal unless it subscribes, as in "
+                                + "Redis); replicas do not exist yet.").build(),
                 ConfigParam.builder("enable-debug-command", Type.ENUM).values("no", "yes", "local")
                         .defaultValue("no").immutable()
                         .description("Allow DEBUG: no, yes, or local (from loopback connections only).").build(),

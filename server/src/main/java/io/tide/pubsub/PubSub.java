@@ -26,6 +26,8 @@ public final class PubSub {
     private final ConcurrentHashMap<Name, Set<Subscriber>> shardChannels = new ConcurrentHashMap<>();
     /** The pubsub class's hard output limit in bytes (0 = none), checked when a message is queued. */
     private volatile long hardLimit;
+    /** The normal class's: a monitor that subscribes to nothing is a normal client to Redis's limits. */
+    private volatile long normalHardLimit;
 
     /** A channel or pattern name with value equality. */
     public record Name(byte[] bytes) {
@@ -43,18 +45,25 @@ public final class PubSub {
     /** The kinds of subscription; each has its own namespace as in Redis. */
     public enum Kind { CHANNEL, PATTERN, SHARD }
 
-    public long hardLimit() {
-        return hardLimit;
+    /**
+     * The hard output limit for a client with an active subscription ({@code pubsub}), else the normal class's: as
+     * Redis's getClientType, which counts a MONITOR client (flagged replica and monitor) as normal unless subscribed.
+     */
+    public long hardLimit(boolean pubsub) {
+        return pubsub ? hardLimit : normalHardLimit;
     }
 
-    /** Sets the pubsub class's hard limit from the canonical {@code client-output-buffer-limit} text. */
+    /** Sets the pubsub and normal classes' hard limits from the canonical {@code client-output-buffer-limit} text. */
     public void limits(String canonical) {
         String[] w = canonical.trim().split("\\s+");
         long hard = 0;
+        long normal = 0;
         for (int i = 0; i + 3 < w.length; i += 4) {
             if (w[i].equals("pubsub")) hard = Long.parseLong(w[i + 1]);
+            if (w[i].equals("normal")) normal = Long.parseLong(w[i + 1]);
         }
         hardLimit = hard;
+        normalHardLimit = normal;
     }
 
     private ConcurrentHashMap<Name, Set<Subscriber>> map(Kind k) {

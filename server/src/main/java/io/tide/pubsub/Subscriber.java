@@ -16,8 +16,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * queued message and flushing once, so a burst of publishes reaches the socket in one write.
  *
  * <p>Memory stays bounded: a message is queued only while the bytes queued plus the client's output
- * buffer (as last seen by a drain) stay under the pubsub class's hard limit; past it the client is
- * marked dead, later messages are dropped, and its home loop closes it, as Redis does.
+ * buffer (as last seen by a drain) stay under the hard limit of the client's class (pubsub while it has a
+ * subscription, else normal: a MONITOR client, as Redis classes it); past it the client is marked dead, later
+ * messages are dropped, and its home loop closes it, as Redis does.
  */
 public final class Subscriber {
 
@@ -58,11 +59,18 @@ public final class Subscriber {
     private final Runnable drainTask = this::drain;
     private volatile long lastOutputBytes;
     private volatile boolean dead;
+    /**
+     * Bumped by {@link #unsubscribeAll} (home thread): a message queued under an older generation was sent by a
+     * publisher or monitored command that still saw this client subscribed or monitoring, and is dropped.
+     */
+    private volatile int generation;
+    /** {@link #active()} as of the last change, for the limit check on publishing threads. */
+    private volatile boolean subscribed;
     /** The MONITOR registry while this client monitors, else null. Home thread. */
     private Monitor monitor;
 
     /** A message with its estimated encoded size; an invalidation is shaped on delivery, by protocol. */
-    private record Queued(Reply reply, long size, boolean invalidation) {}
+    private record Queued(Reply reply, long size, boolean invalidation, int generation) {}
 
     private static final Reply INVALIDATE = Reply.bulk("invalidate");
     private static final Reply MESSAGE = Reply.bulk("message");
@@ -87,6 +95,7 @@ public final class Subscriber {
         PubSub.Name n = new PubSub.Name(name);
         if (!set(kind).add(n)) return false;
         registry.add(kind, n, this);
+        subscribed = true;
         return true;
     }
 
@@ -95,6 +104,7 @@ public final class Subscriber {
         PubSub.Name n = new PubSub.Name(name);
         if (!set(kind).remove(n)) return false;
         registry.remove(kind, n, this);
+        subscribed = active();
         return true;
     }
 
@@ -128,8 +138,14 @@ public final class Subscriber {
         return monitor != null;
     }
 
-    /** Drops every subscription and MONITOR mode (RESET, disconnect). Home thread. */
+    /**
+     * Drops every subscription and MONITOR mode (RESET, disconnect). Home thread. What is queued now was sent while
+     * the client still listened: it is written first, so it comes before RESET's reply, as in Redis; what racing
+     * publishers and monitored commands queue from now on is dropped, so no line or message follows {@code +RESET}.
+     */
     public void unsubscribeAll() {
+        drain();
+        generation++;
         if (monitor != null) {
             monitor.remove(this);
             monitor = null;
@@ -138,13 +154,15 @@ public final class Subscriber {
             for (PubSub.Name n : set(k)) registry.remove(k, n, this);
             set(k).clear();
         }
+        subscribed = false;
     }
 
     /** Queues a message for delivery; any thread, never blocks. */
     void offer(Reply message, long size) {
         if (dead) return;
+        int gen = generation;
         long queued = queuedBytes.addAndGet(size);
-        long hard = registry.hardLimit();
+        long hard = registry.hardLimit(subscribed);
         if (hard > 0 && queued + lastOutputBytes >= hard) {
             dead = true;
             long total = queued + lastOutputBytes;
@@ -155,7 +173,7 @@ public final class Subscriber {
             });
             return;
         }
-        queue.offer(new Queued(message, size, false));
+        queue.offer(new Queued(message, size, false, gen));
         if (scheduled.compareAndSet(false, true)) home.execute(drainTask);
     }
 
@@ -166,7 +184,7 @@ public final class Subscriber {
      */
     public void offerInvalidation(Reply keys) {
         if (dead) return;
-        queue.offer(new Queued(keys, 0, true));
+        queue.offer(new Queued(keys, 0, true, generation));
         if (scheduled.compareAndSet(false, true)) home.execute(drainTask);
     }
 
@@ -183,7 +201,7 @@ public final class Subscriber {
     /** Every reply due has been written: held invalidations go out behind them. Home thread. */
     public void repliesSent() {
         if (afterReply.isEmpty()) return;
-        for (Reply r; (r = afterReply.poll()) != null; ) queue.offer(new Queued(r, 0, true));
+        for (Reply r; (r = afterReply.poll()) != null; ) queue.offer(new Queued(r, 0, true, generation));
         drain();
     }
 
@@ -191,7 +209,7 @@ public final class Subscriber {
     void offerRedirectBroken(long redirectId) {
         if (dead) return;
         queue.offer(new Queued(new Reply.Push(new Reply[] {Reply.bulk("tracking-redir-broken"),
-            Reply.integer(redirectId)}), 0, true));
+            Reply.integer(redirectId)}), 0, true, generation));
         if (scheduled.compareAndSet(false, true)) home.execute(drainTask);
     }
 
@@ -203,7 +221,7 @@ public final class Subscriber {
         boolean wrote = false;
         while ((q = queue.poll()) != null) {
             drained += q.size;
-            if (dead || sink.isClosed()) continue;
+            if (dead || sink.isClosed() || q.generation != generation) continue;
             if (q.invalidation && q.reply instanceof Reply.Push) {
                 if (sink.protocol() != 3) continue;
                 sink.write(q.reply);

@@ -118,4 +118,49 @@ class MonitorVsRedisTest {
         assertThat(expected.get(0)).contains("MONITOR isn't allowed for DENY BLOCKING client");
         assertThat(monitorAfterHop(tide.port())).containsExactlyElementsOf(expected);
     }
+
+    /**
+     * Whether a monitor that reads nothing survives a flood of commands under {@code limits}: a socket with a 4 KiB
+     * receive buffer, 10 MB of lines, then CLIENT LIST shows whether a client flagged O is left.
+     */
+    private static boolean slowMonitorSurvives(int port, String limits) throws Exception {
+        try (RawClient c = new RawClient(port); java.net.Socket m = new java.net.Socket()) {
+            String before = c.call("CONFIG", "GET", "client-output-buffer-limit");
+            c.call("CONFIG", "SET", "client-output-buffer-limit", limits);
+            try {
+                m.setReceiveBufferSize(4096);
+                m.connect(new java.net.InetSocketAddress("127.0.0.1", port));
+                m.getOutputStream().write("MONITOR\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+                long deadline = System.nanoTime() + 5_000_000_000L;
+                while (!c.call("CLIENT", "LIST").contains(" flags=O ") && System.nanoTime() < deadline) Thread.sleep(1);
+                String value = "x".repeat(1000);
+                StringBuilder batch = new StringBuilder();
+                for (int i = 0; i < 100; i++) batch.append("*3\r\n$3\r\nSET\r\n$4\r\nslow\r\n$1000\r\n").append(value).append("\r\n");
+                byte[] bytes = batch.toString().getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+                for (int b = 0; b < 100; b++) {
+                    c.send(bytes);
+                    for (int i = 0; i < 100; i++) c.readReply();
+                }
+                Thread.sleep(300);
+                return c.call("CLIENT", "LIST").contains(" flags=O ");
+            } finally {
+                String old = before.split("\r\n")[4];
+                c.call("CONFIG", "SET", "client-output-buffer-limit", old);
+            }
+        }
+    }
+
+    /**
+     * A MONITOR client is a normal client to client-output-buffer-limit (Redis's getClientType counts it so, though it
+     * is flagged a replica): closed by the normal class's limit, not by the pubsub class's.
+     */
+    @org.junit.jupiter.api.Test
+    void slowMonitor_isLimitedByTheNormalClass_notPubsub() throws Exception {
+        String normalOnly = "normal 256kb 0 0 pubsub 0 0 0";
+        String pubsubOnly = "normal 0 0 0 pubsub 256kb 0 0";
+        assertThat(slowMonitorSurvives(redis.port(), normalOnly)).isFalse();
+        assertThat(slowMonitorSurvives(redis.port(), pubsubOnly)).isTrue();
+        assertThat(slowMonitorSurvives(tide.port(), normalOnly)).isFalse();
+        assertThat(slowMonitorSurvives(tide.port(), pubsubOnly)).isTrue();
+    }
 }

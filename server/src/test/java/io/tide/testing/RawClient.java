@@ -109,6 +109,11 @@ public final class RawClient implements AutoCloseable {
         }
     }
 
+    /** Makes {@link #close} abort the connection with a TCP reset (SO_LINGER 0), whatever is unread. */
+    public void resetOnClose() throws IOException {
+        socket.setSoLinger(true, 0);
+    }
+
     @Override
     public void close() throws IOException {
         socket.close();
