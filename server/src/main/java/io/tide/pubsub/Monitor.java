@@ -48,7 +48,7 @@ public final class Monitor {
         }
         Reply line = Reply.simple(sb.toString());
         long size = sb.length() + 3;
-        for (Subscriber s : monitors) s.offer(line, size);
+        for (Subscriber s : monitors) s.offerMonitorLine(line, size);
     }
 
     /** Redis's sdscatrepr: a double-quoted string with C escapes and \xHH for unprintable bytes. */

@@ -68,6 +68,12 @@ public final class Subscriber {
     private volatile boolean subscribed;
     /** The MONITOR registry while this client monitors, else null. Home thread. */
     private Monitor monitor;
+    /**
+     * {@link #generation} when MONITOR registered this client: a feeding thread that found it in the registry queues
+     * under this one, so a line fed after RESET from a registry snapshot taken before it is dropped however late it
+     * reads the generation.
+     */
+    private volatile int monitorGeneration = -1;
 
     /** A message with its estimated encoded size; an invalidation is shaped on delivery, by protocol. */
     private record Queued(Reply reply, long size, boolean invalidation, int generation) {}
@@ -130,6 +136,7 @@ public final class Subscriber {
     }
 
     void monitor(Monitor m) {
+        monitorGeneration = generation; // before the registry add that publishes this client to feeders
         monitor = m;
     }
 
@@ -159,8 +166,16 @@ public final class Subscriber {
 
     /** Queues a message for delivery; any thread, never blocks. */
     void offer(Reply message, long size) {
+        offer(message, size, generation);
+    }
+
+    /** Queues a MONITOR line, under the generation the client registered in; any thread. */
+    void offerMonitorLine(Reply line, long size) {
+        offer(line, size, monitorGeneration);
+    }
+
+    private void offer(Reply message, long size, int gen) {
         if (dead) return;
-        int gen = generation;
         long queued = queuedBytes.addAndGet(size);
         long hard = registry.hardLimit(subscribed);
         if (hard > 0 && queued + lastOutputBytes >= hard) {
