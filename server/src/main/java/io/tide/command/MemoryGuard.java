@@ -202,10 +202,15 @@ public final class MemoryGuard {
         boolean elsewhere = false;
         for (Shard other : shards.all()) {
             if (other == s || !other.eviction().mayHaveCandidates(p)) continue;
-            long share = share(over, shardBytes(other), total);
-            if (share <= 0) continue;
+            if (share(over, shardBytes(other), total) <= 0) continue;
             elsewhere = true;
-            other.executeOnData(() -> background(other, share));
+            // One request in flight per shard: a burst of writes over the limit does not flood its task queue.
+            if (other.eviction().ask()) {
+                other.executeOnData(() -> {
+                    other.eviction().answered();
+                    background(other, share(used() - limit(), shardBytes(other), Math.max(1, datasetBytes())));
+                });
+            }
         }
         long own = share(over, shardBytes(s), total);
         long evicted = own > 0 ? evictShare(s, p, own, System.nanoTime() + timeLimitNanos) : 0;

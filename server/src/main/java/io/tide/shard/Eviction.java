@@ -4,7 +4,8 @@ import io.tide.store.Database;
 import java.util.Arrays;
 
 /**
- * Confined to its shard's thread. Redis's eviction (evict.c) over this shard's databases: approximated LRU, LFU and
+ * Confined to its shard's thread, except {@link #ask} and {@link #mayHaveCandidates}, which other shards call.
+ * Redis's eviction (evict.c) over this shard's databases: approximated LRU, LFU and
  * volatile-ttl by sampling {@code maxmemory-samples} keys per database into a pool of the best {@value #POOL}
  * candidates kept across calls, evicting the best candidate that still exists; the random policies pick a random key
  * of the next database in turn. Each eviction goes through {@link Database#evict}, so the seam journals a DEL, emits
@@ -35,6 +36,8 @@ public final class Eviction {
     /** Whether a continuation of an unfinished pass is scheduled. */
     private boolean continuing;
     private int ticks;
+    /** Whether another shard's request for a pass here is queued and not yet run. */
+    private final java.util.concurrent.atomic.AtomicBoolean asked = new java.util.concurrent.atomic.AtomicBoolean();
 
     Eviction(Shard shard) {
         this.shard = shard;
@@ -48,6 +51,16 @@ public final class Eviction {
             if (p.volatileOnly() ? d.volatileCount() > 0 : d.size() > 0) return true;
         }
         return false;
+    }
+
+    /** Any thread: claims the right to queue a pass request here; false when one is already queued. */
+    public boolean ask() {
+        return asked.compareAndSet(false, true);
+    }
+
+    /** This shard's thread: the queued request is running (a later one may be queued again). */
+    public void answered() {
+        asked.set(false);
     }
 
     /** A counter of memory checks on this shard (for checking one in n). */
@@ -91,6 +104,9 @@ public final class Eviction {
         });
     }
 
+    /** Rounds of sampling before a pass decides there is nothing it may evict (protected keys are skipped). */
+    private static final int ROUNDS = 8;
+
     private boolean evictOne(Policy p, Protection protection, int samples, long now) {
         if (p.score() == Database.Score.RANDOM) {
             int n = shard.databases();
@@ -98,22 +114,27 @@ public final class Eviction {
                 Database d = shard.db(nextRandomDb);
                 nextRandomDb = (nextRandomDb + 1) % n;
                 byte[][] picked = new byte[1][];
-                // A few draws, in case the first ones hit protected keys.
-                for (int draw = 0; draw < 8 && picked[0] == null; draw++) {
-                    d.sample(1, p.volatileOnly(), p.score(), now, (db, key, score) -> {
-                        if (!protection.isProtected(key)) picked[0] = key;
-                    });
+                // Runs of 16 slots from random points, in case most keys are protected.
+                for (int draw = 0; draw < ROUNDS && picked[0] == null; draw++) {
+                    if (d.sample(16, p.volatileOnly(), p.score(), now, (db, key, score) -> {
+                        if (picked[0] == null && !protection.isProtected(key)) picked[0] = key;
+                    }) == 0) break;
                 }
                 if (picked[0] != null && d.evict(picked[0])) return true;
             }
             return false;
         }
         while (true) {
-            for (int i = 0; i < shard.databases(); i++) {
-                Database d = shard.db(i);
-                d.sample(samples, p.volatileOnly(), p.score(), now, (db, key, score) -> {
-                    if (!protection.isProtected(key)) offer(db, key, score);
-                });
+            // Every pick samples afresh, as Redis's evictionPoolPopulate does; more rounds only while nothing qualifies.
+            for (int round = 0; round < ROUNDS && (round == 0 || size == 0); round++) {
+                int offered = 0;
+                for (int i = 0; i < shard.databases(); i++) {
+                    Database d = shard.db(i);
+                    offered += d.sample(samples, p.volatileOnly(), p.score(), now, (db, key, score) -> {
+                        if (!protection.isProtected(key)) offer(db, key, score);
+                    });
+                }
+                if (offered == 0) break; // nothing at all to sample: no use trying again
             }
             if (size == 0) return false;
             // The best candidate that still exists (as such: a volatile policy's key must still have its TTL).

@@ -73,7 +73,7 @@ class EvictionTest {
             long hotLeft = 0;
             for (int i = 0; i < 500; i++) if (j.exists("hot:" + i)) hotLeft++;
             assertThat(info(j, "stats", "evicted_keys")).isGreaterThan(1200);
-            assertThat(hotLeft).as("hot keys resident").isGreaterThanOrEqualTo(475);
+            assertThat(hotLeft).as("hot keys resident (random eviction would keep about 310)").isGreaterThanOrEqualTo(450);
             assertThat(info(j, "memory", "used_memory")).isLessThanOrEqualTo(full + 400_000).isGreaterThan(base);
         }
     }
@@ -109,7 +109,7 @@ class EvictionTest {
             assertThat(gone.size()).isGreaterThan(500);
             // Sampled, so not exact (as Redis's tests allow): most evicted keys had the nearer expiries.
             long early = gone.stream().filter(i -> i < 1200).count();
-            assertThat(early).isGreaterThanOrEqualTo((long) (gone.size() * 0.8));
+            assertThat(early).isGreaterThanOrEqualTo((long) (gone.size() * 0.75)); // random: 0.6
         }
     }
 
@@ -127,7 +127,7 @@ class EvictionTest {
             fill(j, "once:", 0, 3000, 0);
             long left = 0;
             for (int i = 0; i < 200; i++) if (j.exists("freq:" + i)) left++;
-            assertThat(left).isGreaterThanOrEqualTo(190);
+            assertThat(left).isGreaterThanOrEqualTo(180);
             assertThat(info(j, "stats", "evicted_keys")).isGreaterThan(2000);
         }
     }
