@@ -124,9 +124,7 @@ public final class MemoryGuard {
     /** Bytes of every shard's databases: keys, values and tables, kept incrementally (read without locks). */
     public long datasetBytes() {
         long sum = 0;
-        for (Shard s : shards.all()) {
-            for (int i = 0; i < s.databases(); i++) sum += s.db(i).usedBytes();
-        }
+        for (Shard s : shards.all()) sum += s.usedBytes();
         return sum;
     }
 
@@ -202,17 +200,17 @@ public final class MemoryGuard {
         boolean elsewhere = false;
         for (Shard other : shards.all()) {
             if (other == s || !other.eviction().mayHaveCandidates(p)) continue;
-            if (share(over, shardBytes(other), total) <= 0) continue;
+            if (share(over, other.usedBytes(), total) <= 0) continue;
             elsewhere = true;
             // One request in flight per shard: a burst of writes over the limit does not flood its task queue.
             if (other.eviction().ask()) {
                 other.executeOnData(() -> {
                     other.eviction().answered();
-                    background(other, share(used() - limit(), shardBytes(other), Math.max(1, datasetBytes())));
+                    background(other, currentShare(other));
                 });
             }
         }
-        long own = share(over, shardBytes(s), total);
+        long own = share(over, s.usedBytes(), total);
         long evicted = own > 0 ? evictShare(s, p, own, System.nanoTime() + timeLimitNanos) : 0;
         if (!elsewhere && used() > limit && evicted >= 0) {
             // No other shard can help: this one evicts what is left of the excess.
@@ -221,11 +219,15 @@ public final class MemoryGuard {
         }
         if (used() <= limit) return true;
         if (evicted > 0) {
-            s.eviction().continueLater(() -> background(s, Math.max(0, share(used() - limit(), shardBytes(s),
-                    Math.max(1, datasetBytes()))))); // Redis's eviction timer proc
+            s.eviction().continueLater(() -> background(s, currentShare(s))); // Redis's eviction timer proc
             return true;
         }
         return elsewhere;
+    }
+
+    /** {@code s}'s share of what the instance is over its limit by now (0 when it is not over). */
+    private long currentShare(Shard s) {
+        return share(used() - limit(), s.usedBytes(), Math.max(1, datasetBytes()));
     }
 
     /** {@code over} split by a shard's part of the dataset (at least a little, so a small shard still helps). */
@@ -234,16 +236,10 @@ public final class MemoryGuard {
         return Math.max(1024, (long) ((double) over * shardBytes / total));
     }
 
-    private static long shardBytes(Shard s) {
-        long sum = 0;
-        for (int i = 0; i < s.databases(); i++) sum += s.db(i).usedBytes();
-        return sum;
-    }
-
     /** On {@code s}'s thread: evicts until its own dataset shrank by {@code bytes}; keys evicted, -1 if none could be. */
     private long evictShare(Shard s, Eviction.Policy p, long bytes, long deadlineNanos) {
-        long start = shardBytes(s);
-        return s.eviction().evict(p, this::isProtected, samples, () -> bytes - (start - shardBytes(s)), deadlineNanos);
+        long start = s.usedBytes();
+        return s.eviction().evict(p, this::isProtected, samples, () -> bytes - (start - s.usedBytes()), deadlineNanos);
     }
 
     /** On {@code s}'s thread: its share of a pass (asked by another shard, by the cron, or by an unfinished pass). */
@@ -252,14 +248,12 @@ public final class MemoryGuard {
         if (maxmemory <= 0 || p == null || bytes <= 0 || used() <= limit()) return;
         long evicted = evictShare(s, p, bytes, System.nanoTime() + timeLimitNanos);
         if (evicted > 0 && used() > limit()) {
-            s.eviction().continueLater(() -> background(s, share(used() - limit(), shardBytes(s),
-                    Math.max(1, datasetBytes()))));
+            s.eviction().continueLater(() -> background(s, currentShare(s)));
         }
     }
 
     /** For the shard cron: evicts if the instance is over its limit (writes elsewhere, growing client buffers). */
     public void cron(Shard s) {
-        long over = used() - limit();
-        if (maxmemory > 0 && over > 0) background(s, share(over, shardBytes(s), Math.max(1, datasetBytes())));
+        if (maxmemory > 0) background(s, currentShare(s));
     }
 }

@@ -147,9 +147,7 @@ public final class Persistence {
     /** A snapshot of every shard into {@code target}; {@code aofBase} marks an AOF base (its aof-base aux field). */
     RdbSnapshot snapshot(Path target, boolean aofBase) {
         long used = 0;
-        for (Shard sh : shards.all()) {
-            for (int i = 0; i < sh.databases(); i++) used += sh.db(i).usedBytes();
-        }
+        for (Shard sh : shards.all()) used += sh.usedBytes();
         RdbSnapshot s = new RdbSnapshot(shards.all(), target, config.getBool("rdbcompression"),
                 config.getBool("rdbchecksum"), functions.get(), version, used, aofBase);
         if (aofBase) {

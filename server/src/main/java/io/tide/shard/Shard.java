@@ -109,6 +109,13 @@ public final class Shard {
     public int id() { return id; }
     public EventLoop loop() { return loop; }
     public Database db(int index) { return dbs[index]; }
+
+    /** Bytes of this shard's databases ({@link Database#usedBytes}); read without locks from other threads. */
+    public long usedBytes() {
+        long sum = 0;
+        for (Database d : dbs) sum += d.usedBytes();
+        return sum;
+    }
     public int databases() { return dbs.length; }
     public ShardStats stats() { return stats; }
     public Eviction eviction() { return eviction; }

@@ -116,11 +116,18 @@ public final class ShardWrites implements KeyspaceObserver {
             events.notify(KeyspaceEvents.EXPIRED, "expired", key, db.id());
             events.modified(key);
         }
-        if (journal.active() || recorder != null) {
-            Effect del = new Effect(db.id(), new byte[][] {DEL, key});
-            if (recorder != null) recorder.expired(shard, del);
-            else journal.command(del);
-        }
+        journalDel(db, key);
+    }
+
+    /**
+     * The DEL a deletion the server made on its own (expiry, eviction) is journalled as: before the running command's
+     * own effects when one runs, else straight into the journal.
+     */
+    private void journalDel(Database db, byte[] key) {
+        if (!journal.active() && recorder == null) return;
+        Effect del = new Effect(db.id(), new byte[][] {DEL, key});
+        if (recorder != null) recorder.expired(shard, del);
+        else journal.command(del);
     }
 
     /** Eviction: counted, the {@code evicted} event, and a DEL in the journal (written() does WATCH and tracking). */
@@ -128,11 +135,7 @@ public final class ShardWrites implements KeyspaceObserver {
     public void evicted(Database db, byte[] key) {
         shard.stats().evictedKeys++;
         if (events != null) events.notify(KeyspaceEvents.EVICTED, "evicted", key, db.id());
-        if (journal.active() || recorder != null) {
-            Effect del = new Effect(db.id(), new byte[][] {DEL, key});
-            if (recorder != null) recorder.expired(shard, del);
-            else journal.command(del);
-        }
+        journalDel(db, key);
     }
 
     @Override
