@@ -11,18 +11,19 @@ import java.util.function.Consumer;
 /**
  * Confined to its shard thread. One Redis logical database on one shard: an open-addressing hash
  * table (linear probing, parallel arrays, capacity a power of two, load at most 3/4) that maps key
- * bytes to opaque values, with the expiry and the access clock stored inline per slot.
+ * bytes to opaque values, with the expiry and the access clock stored in the entry.
  *
- * <p>Slot layout: {@code keys[i]} (the key, or the embedded entry), {@code values[i]} (the value by
- * reference, null for an embedded entry), {@code meta[i]} (one long: the 32-bit hash in the low bits,
- * a {@value #CLOCK_BITS}-bit access clock in seconds since a per-process base, and flag bits) and, once
- * any key has an expiry, {@code expires[i]}. A lookup reads meta[i], keys[i] and the key array; a GET's
- * clock update writes the meta word it has just read.
+ * <p>Slot layout (decision 0011): {@code keys[i]} holds the <em>entry</em>, one {@code byte[]}
+ * {@code [varint: key length << 1 | has-expiry][access field: 3 bytes][expiry: 8 bytes, only with has-expiry][key]
+ * [value bytes, when embedded]}; {@code ctrl[i]} is one byte: a 5-bit fragment of the key's hash (a probe compares
+ * it before touching the entry), a VOLATILE bit (the entry has an expiry: active expiry and volatile sampling read
+ * only this array), a RAW bit (the value is not embedded) and the snapshot's SAVED bit; {@code values[i]} holds the
+ * value by reference for RAW entries, and is allocated only once a table holds one. A table of short strings thus
+ * costs 5 bytes a slot beside its entries. The full hash is not stored: moves (resize, backward shift) and SCAN
+ * recompute it from the key bytes, as Redis's dict does.
  *
  * <p>Embedded strings (Redis's "embstr"): a {@code byte[]} value of at most {@link #EMBED_LIMIT} bytes
- * stored with {@link #put} is kept together with its key in one array,
- * {@code [key length as a 1..5 byte varint][key bytes][value bytes]}, held in {@code keys[i]}, with the
- * {@code EMBEDDED} flag set in meta[i]. Reads of an embedded slot return fresh copies of the value
+ * stored with {@link #put} is kept inside the entry. Reads of an entry return fresh copies of the value
  * (and of the key, for iteration); string values are immutable to callers, so copies are equivalent.
  * {@link #putRaw} never embeds (results of APPEND and SETRANGE are "raw" in Redis).
  *
@@ -36,9 +37,8 @@ import java.util.function.Consumer;
  * once) across resizes, using a reverse-binary cursor over home buckets ({@code hash & mask}), over
  * both tables while rehashing, as Redis's {@code dictScan} does.
  *
- * <p>Keys of non-embedded entries are stored by reference: callers must not modify a key array after
- * handing it over; embedded entries copy the key bytes.
- * A key is expired when {@code nowMs > expireAt}, as in Redis.
+ * <p>Every entry copies the key bytes: callers keep their key arrays. A key is expired when
+ * {@code nowMs > expireAt}, as in Redis.
  */
 public final class Database {
 
@@ -62,18 +62,22 @@ public final class Database {
             MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private static final long SEED = ThreadLocalRandom.current().nextLong();
 
-    /** Bits of the access clock in a meta word: 2^28 s is about 8.5 years before it wraps. */
-    static final int CLOCK_BITS = 28;
-    private static final int CLOCK_SHIFT = 32;
-    private static final long CLOCK_MASK = (1L << CLOCK_BITS) - 1;
-    private static final long CLOCK_FIELD = CLOCK_MASK << CLOCK_SHIFT;
-    /** Flag in a meta word: keys[i] holds the embedded key and value, values[i] is null. */
-    private static final long EMBEDDED = 1L << 60;
+    /** Bits of an entry's access field: an LRU clock of 2^24 s (194 days, as Redis's) or LFU's minutes and counter. */
+    static final int CLOCK_BITS = 24;
+    private static final int CLOCK_MASK = (1 << CLOCK_BITS) - 1;
+    /** Bits of the hash kept in a control byte. */
+    private static final int FRAGMENT = 0x1F;
+    /** Control bit: the entry has an expiry field. */
+    private static final int VOLATILE = 0x20;
+    /** Control bit: the value is held by reference in {@code values[i]}, not embedded in the entry. */
+    private static final int RAW = 0x40;
     /**
-     * Flag in a meta word for fork-less snapshots: the entry has been saved to the snapshot of its table when this
+     * Control bit for fork-less snapshots: the entry has been saved to the snapshot of its table when this
      * bit equals the table's {@code parity}; see {@link Snapshot}.
      */
-    private static final long SAVED = 1L << 61;
+    private static final int SAVED = 0x80;
+    /** Bytes of an entry's access field, after its length varint. */
+    private static final int ACCESS_BYTES = 3;
     /** Origin of the access clock, unix seconds; clocks are taken modulo 2^CLOCK_BITS from it. */
     private static final long CLOCK_BASE_SEC = System.currentTimeMillis() / 1000;
 
@@ -143,9 +147,8 @@ public final class Database {
             return null;
         }
         Table t = found;
-        long m = t.meta[i];
-        t.meta[i] = (m & ~CLOCK_FIELD) | ((long) accessed(m, nowMs) << CLOCK_SHIFT);
-        return (m & EMBEDDED) != 0 ? embeddedValue(t.keys[i]) : t.values[i];
+        touchEntry(t.keys[i], nowMs);
+        return valueAt(t, i);
     }
 
     /**
@@ -160,9 +163,8 @@ public final class Database {
         }
         Table t = found;
         saveIfPending(t, i);
-        long m = t.meta[i];
-        t.meta[i] = (m & ~CLOCK_FIELD) | ((long) accessed(m, nowMs) << CLOCK_SHIFT);
-        return (m & EMBEDDED) != 0 ? embeddedValue(t.keys[i]) : t.values[i];
+        touchEntry(t.keys[i], nowMs);
+        return valueAt(t, i);
     }
 
     /**
@@ -183,7 +185,7 @@ public final class Database {
     /** Whether the key is present (no expiry check) and its value is embedded with it; see {@link #put}. */
     public boolean isEmbedded(byte[] key) {
         int i = locate(key, hash(key));
-        return i >= 0 && (found.meta[i] & EMBEDDED) != 0;
+        return i >= 0 && (found.ctrl[i] & RAW) == 0;
     }
 
     /** Whether a live key exists (expired keys are deleted); leaves the access clock alone. */
@@ -194,10 +196,7 @@ public final class Database {
     /** Absolute expiry in unix ms, 0 if the key has none (or is absent). No expiry check. */
     public long expireAt(byte[] key) {
         int i = locate(key, hash(key));
-        if (i < 0 || found.expires == null) {
-            return 0;
-        }
-        return found.expires[i];
+        return i < 0 ? 0 : expiry(found.keys[i]);
     }
 
     /** Millis since the key was last accessed (second resolution); -1 if absent. No expiry check. */
@@ -206,7 +205,7 @@ public final class Database {
         if (i < 0) {
             return -1;
         }
-        long then = (found.meta[i] >>> CLOCK_SHIFT) & CLOCK_MASK;
+        int then = access(found.keys[i]);
         long secs = (clock(nowMs) - then) & CLOCK_MASK;
         if (secs > CLOCK_MASK >>> 1) {
             return 0; // accessed "after" nowMs: the clock moved backwards
@@ -218,7 +217,7 @@ public final class Database {
     public void touch(byte[] key, long nowMs) {
         int i = locate(key, hash(key));
         if (i >= 0) {
-            setClock(found, i, accessed(found.meta[i], nowMs));
+            touchEntry(found.keys[i], nowMs);
         }
     }
 
@@ -228,13 +227,13 @@ public final class Database {
      */
     public int frequency(byte[] key, long nowMs) {
         int i = locate(key, hash(key));
-        return i < 0 ? -1 : access.decayed(field(found.meta[i]), nowMs);
+        return i < 0 ? -1 : access.decayed(access(found.keys[i]), nowMs);
     }
 
     /** RESTORE ... FREQ: sets the key's LFU counter (under an LFU policy; ignored otherwise). */
     public void setFrequency(byte[] key, int freq, long nowMs) {
         int i = locate(key, hash(key));
-        if (i >= 0 && access.lfu()) setClock(found, i, access.pack(nowMs, freq));
+        if (i >= 0 && access.lfu()) setAccess(found.keys[i], access.pack(nowMs, freq));
     }
 
     // ---------------------------------------------------------------- writes
@@ -273,47 +272,50 @@ public final class Database {
             i = locate(key, h);
         }
         // An overwrite keeps its LFU counter (Redis's dbSetValue); LRU restarts the clock.
-        int clock = i >= 0 && access.lfu() ? field(found.meta[i]) : fresh(nowMs);
+        int clock = i >= 0 && access.lfu() ? access(found.keys[i]) : fresh(nowMs);
         boolean embed = mayEmbed && value instanceof byte[] b && b.length <= EMBED_LIMIT;
+        if (!embed && value == null) {
+            throw new IllegalArgumentException("null value");
+        }
         if (value instanceof FieldExpiring fe && fe.hasFieldTtls()) {
             trackFieldExpiry(key);
         }
         if (i >= 0) {
             saveIfPending(found, i);
-        }
-        if (i >= 0) {
-            Object old = found.values[i];
+            Object old = rawValue(found, i);
             // Redis's dbOverwrite under lazyfree-lazy-server-del frees the replaced value in the background.
             if (old != null && old != value && freer.lazy(Freer.SERVER_DEL)) freer.free(old);
         }
         if (i >= 0 && found == cur) {
             Table t = cur;
             long before = slotBytes(t, i);
-            long m = (t.meta[i] & ~(CLOCK_FIELD | EMBEDDED)) | ((long) clock << CLOCK_SHIFT);
-            if (embed) {
-                byte[] v = (byte[]) value;
-                byte[] e = (t.meta[i] & EMBEDDED) != 0 ? t.keys[i] : null;
-                if (e != null && e.length == varintSize(key.length) + key.length + v.length) {
-                    // Same key, same size: overwrite the value bytes in place. Embedded arrays never leave
-                    // this class (readers get copies), so no one can observe the change; and the
-                    // overwrite allocates nothing and stores no reference (no GC write barrier).
+            byte[] e = t.keys[i];
+            int c = t.ctrl[i];
+            boolean had = (c & VOLATILE) != 0;
+            long expiry = expireAtMs == KEEP_TTL ? expiry(e) : expireAtMs;
+            boolean reuse = (expiry != 0) == had && ((c & RAW) != 0
+                    ? !embed
+                    : embed && e.length == keyStart(e) + key.length + ((byte[]) value).length);
+            if (reuse) {
+                // Same shape: rewrite the fields in place. Entries never leave this class (readers get copies), so
+                // no one can observe the change; and the overwrite allocates nothing.
+                if (embed) {
+                    byte[] v = (byte[]) value;
                     System.arraycopy(v, 0, e, e.length - v.length, v.length);
-                } else {
-                    t.keys[i] = embed(key, v);
-                    t.values[i] = null;
                 }
-                m |= EMBEDDED;
+                setAccess(e, clock);
+                if (expiry != 0) writeExpiry(e, expiry);
             } else {
-                if ((t.meta[i] & EMBEDDED) != 0) {
-                    t.keys[i] = key; // equal bytes; kept by reference from now on
-                }
-                t.values[i] = value;
+                t.keys[i] = entry(key, 0, key.length, expiry, clock, embed ? (byte[]) value : null);
             }
-            t.meta[i] = m;
+            if (embed) {
+                if (t.values != null) t.values[i] = null;
+            } else {
+                t.ensureValues()[i] = value;
+            }
+            t.ctrl[i] = (byte) ((c & (FRAGMENT | SAVED)) | (embed ? 0 : RAW) | (expiry != 0 ? VOLATILE : 0));
+            if (had != (expiry != 0)) volatileCount += had ? -1 : 1;
             dataBytes += slotBytes(t, i) - before;
-            if (expireAtMs != KEEP_TTL) {
-                setExpiry(t, i, expireAtMs);
-            }
             observer.written(this, key);
             return;
         }
@@ -322,10 +324,7 @@ public final class Database {
             // Still in the frozen table: move it to the new one.
             Table o = old;
             if (expiry == KEEP_TTL) {
-                expiry = o.expires == null ? 0 : o.expires[i];
-            }
-            if ((o.meta[i] & EMBEDDED) == 0) {
-                key = o.keys[i];
+                expiry = expiry(o.keys[i]);
             }
             deleteAt(o, i);
         } else {
@@ -383,7 +382,7 @@ public final class Database {
     /** Removes the expiry of a key; true if there was one. */
     public boolean persist(byte[] key) {
         int i = locate(key, hash(key));
-        if (i < 0 || found.expires == null || found.expires[i] == 0) {
+        if (i < 0 || (found.ctrl[i] & VOLATILE) == 0) {
             return false;
         }
         saveIfPending(found, i);
@@ -437,11 +436,11 @@ public final class Database {
 
     /** Sets every key's access clock to {@code nowMs} (after loading: the keys were just stored). */
     public void touchAll(long nowMs) {
-        long c = (long) fresh(nowMs) << CLOCK_SHIFT;
+        int c = fresh(nowMs);
         for (Table t : old == null ? new Table[] {cur} : new Table[] {old, cur}) {
             for (int i = 0; i < t.keys.length; i++) {
                 byte[] k = t.keys[i];
-                if (k != null && k != MOVED) t.meta[i] = (t.meta[i] & ~CLOCK_FIELD) | c;
+                if (k != null && k != MOVED) setAccess(k, c);
             }
         }
     }
@@ -584,7 +583,7 @@ public final class Database {
             if (k == null) {
                 return n;
             }
-            if (k != MOVED && ((int) t.meta[i] & m) == b) {
+            if (k != MOVED && (entryHash(k) & m) == b) {
                 out.accept(keyAt(t, i));
                 n++;
             }
@@ -603,16 +602,10 @@ public final class Database {
 
     private static void eachIn(Table t, BiConsumer<byte[], Object> action) {
         byte[][] ks = t.keys;
-        Object[] vs = t.values;
-        long[] ms = t.meta;
         for (int i = 0; i < ks.length; i++) {
             byte[] k = ks[i];
             if (k != null && k != MOVED) {
-                if ((ms[i] & EMBEDDED) != 0) {
-                    action.accept(embeddedKey(k), embeddedValue(k));
-                } else {
-                    action.accept(k, vs[i]);
-                }
+                action.accept(entryKey(k), valueAt(t, i));
             }
         }
     }
@@ -676,24 +669,21 @@ public final class Database {
         ThreadLocalRandom rnd = ThreadLocalRandom.current();
         int offered = 0;
         for (Table t : old == null ? new Table[] {cur} : new Table[] {old, cur}) {
-            if (t.live == 0 || (volatileOnly && t.expires == null)) continue;
+            if (t.live == 0) continue;
             int m = t.mask;
             int i = rnd.nextInt(t.keys.length);
             long visits = (long) count * 20;
             while (offered < count && visits-- > 0) {
                 byte[] k = t.keys[i];
-                if (k != null && k != MOVED) {
-                    long e = t.expires == null ? 0 : t.expires[i];
-                    if (!volatileOnly || e != 0) {
-                        long s = switch (score) {
-                            case IDLE -> (clock(nowMs) - field(t.meta[i])) & CLOCK_MASK;
-                            case RARITY -> 255 - access.decayed(field(t.meta[i]), nowMs);
-                            case EXPIRY -> Long.MAX_VALUE - e;
-                            case RANDOM -> rnd.nextLong(Long.MAX_VALUE);
-                        };
-                        out.offer(this, keyAt(t, i), s);
-                        offered++;
-                    }
+                if (k != null && k != MOVED && (!volatileOnly || (t.ctrl[i] & VOLATILE) != 0)) {
+                    long s = switch (score) {
+                        case IDLE -> (clock(nowMs) - access(k)) & CLOCK_MASK;
+                        case RARITY -> 255 - access.decayed(access(k), nowMs);
+                        case EXPIRY -> Long.MAX_VALUE - expiry(k);
+                        case RANDOM -> rnd.nextLong(Long.MAX_VALUE);
+                    };
+                    out.offer(this, keyAt(t, i), s);
+                    offered++;
                 }
                 i = (i + 1) & m;
             }
@@ -757,9 +747,6 @@ public final class Database {
             return 0;
         }
         Table t = cur;
-        if (t.expires == null) {
-            return 0;
-        }
         int m = t.mask;
         int i = expireCursor & m;
         int checks = 0;
@@ -768,18 +755,16 @@ public final class Database {
         int ttlSamples = 0;
         long visits = Math.max(1L, maxChecks) * 20;
         while (checks < maxChecks && visits-- > 0) {
-            if (t.keys[i] != null) {
-                long e = t.expires[i];
-                if (e != 0) {
-                    checks++;
-                    if (nowMs > e) {
-                        expireSlot(t, i);
-                        deleted++;
-                        continue; // backward shift may have moved another entry into slot i
-                    }
-                    ttlSum += e - nowMs;
-                    ttlSamples++;
+            if ((t.ctrl[i] & VOLATILE) != 0) {
+                long e = expiry(t.keys[i]);
+                checks++;
+                if (nowMs > e) {
+                    expireSlot(t, i);
+                    deleted++;
+                    continue; // backward shift may have moved another entry into slot i
                 }
+                ttlSum += e - nowMs;
+                ttlSamples++;
             }
             i = (i + 1) & m;
         }
@@ -816,12 +801,12 @@ public final class Database {
         return dataBytes + cur.bytes() + (old == null ? 0 : old.bytes());
     }
 
-    /** Read-only, for MEMORY STATS: bytes of the table arrays ({@code expires}: only the expiry arrays, else the rest). */
+    /**
+     * Read-only, for MEMORY STATS: with {@code expires}, the bytes of the keys' expiry fields (8 in each entry that has
+     * one, counted in the entries' bytes); without, the bytes of the table arrays.
+     */
     public long tableBytes(boolean expires) {
-        long all = cur.bytes() + (old == null ? 0 : old.bytes());
-        long ex = (cur.expires == null ? 0 : 16 + 8L * cur.keys.length)
-                + (old == null || old.expires == null ? 0 : 16 + 8L * old.keys.length);
-        return expires ? ex : all - ex;
+        return expires ? 8L * volatileCount : cur.bytes() + (old == null ? 0 : old.bytes());
     }
 
     /**
@@ -884,7 +869,7 @@ public final class Database {
                 int i = index;
                 for (; i < end && maxSlots > 0; i++, maxSlots--) {
                     byte[] k = t.keys[i];
-                    if (k != null && k != MOVED && (t.meta[i] & SAVED) != t.parity) {
+                    if (k != null && k != MOVED && (t.ctrl[i] & SAVED) != t.parity) {
                         save(t, i);
                     }
                 }
@@ -910,7 +895,7 @@ public final class Database {
 
     /** Hands slot i of t to its table's snapshot if it is still pending there. */
     private static void saveIfPending(Table t, int i) {
-        if (t.sink != null && (t.meta[i] & SAVED) != t.parity) {
+        if (t.sink != null && (t.ctrl[i] & SAVED) != t.parity) {
             save(t, i);
         }
     }
@@ -927,9 +912,8 @@ public final class Database {
     }
 
     private static void save(Table t, int i) {
-        long e = t.expires == null ? 0 : t.expires[i];
-        t.sink.save(keyAt(t, i), valueAt(t, i), e);
-        t.meta[i] = (t.meta[i] & ~SAVED) | t.parity;
+        t.sink.save(keyAt(t, i), valueAt(t, i), expiry(t.keys[i]));
+        t.ctrl[i] = (byte) ((t.ctrl[i] & ~SAVED) | t.parity);
     }
 
     // ---------------------------------------------------------------- internals
@@ -951,11 +935,10 @@ public final class Database {
     }
 
     private static boolean isExpired(Table t, int i, long nowMs) {
-        if (t.expires == null) {
+        if ((t.ctrl[i] & VOLATILE) == 0) {
             return false;
         }
-        long e = t.expires[i];
-        return e != 0 && nowMs > e;
+        return nowMs > expiry(t.keys[i]);
     }
 
     /** Deletes an expired entry and tells the observer; no resize. */
@@ -996,12 +979,9 @@ public final class Database {
             if (k != null && k != MOVED) {
                 saveIfPending(o, idx);
                 transfer(o, idx, c);
-                if (o.expires != null) {
-                    o.expires[idx] = 0;
-                }
                 o.keys[idx] = MOVED;
-                o.values[idx] = null;
-                o.meta[idx] = 0;
+                if (o.values != null) o.values[idx] = null;
+                o.ctrl[idx] = 0;
                 o.live--;
                 maxMoves--;
             }
@@ -1016,14 +996,12 @@ public final class Database {
 
     /** Copies slot i of {@code from} into a free slot of {@code to}; leaves {@code from} alone. */
     private static void transfer(Table from, int i, Table to) {
-        long m = (from.meta[i] & ~SAVED) | to.parity; // saved (or irrelevant) in the table it moves to
-        int j = to.freeSlot((int) m);
-        to.keys[j] = from.keys[i];
-        to.meta[j] = m;
-        to.values[j] = from.values[i];
-        if (from.expires != null && from.expires[i] != 0) {
-            to.ensureExpires()[j] = from.expires[i];
-        }
+        byte[] e = from.keys[i];
+        int j = to.freeSlot(entryHash(e));
+        to.keys[j] = e;
+        to.ctrl[j] = (byte) ((from.ctrl[i] & ~SAVED) | to.parity); // saved (or irrelevant) in the table it moves to
+        Object v = rawValue(from, i);
+        if (v != null) to.ensureValues()[j] = v;
         to.live++;
     }
 
@@ -1070,87 +1048,80 @@ public final class Database {
         }
         Table t = cur;
         int i = t.freeSlot(h);
-        long m = Integer.toUnsignedLong(h) | ((long) clock << CLOCK_SHIFT) | t.parity;
-        if (embed) {
-            byte[] e = embed(key, (byte[]) value);
-            t.keys[i] = e;
-            t.meta[i] = m | EMBEDDED;
-            dataBytes += MemoryCost.bytes(e.length);
-        } else {
-            t.keys[i] = key;
-            t.values[i] = value;
-            t.meta[i] = m;
-            dataBytes += MemoryCost.ofKey(key) + MemoryCost.of(value);
+        byte[] e = entry(key, 0, key.length, expireAtMs, clock, embed ? (byte[]) value : null);
+        t.keys[i] = e;
+        t.ctrl[i] = (byte) (fragment(h) | t.parity | (embed ? 0 : RAW) | (expireAtMs > 0 ? VOLATILE : 0));
+        dataBytes += MemoryCost.bytes(e.length);
+        if (!embed) {
+            t.ensureValues()[i] = value;
+            dataBytes += MemoryCost.of(value);
         }
         t.live++;
         if (expireAtMs > 0) {
-            t.ensureExpires()[i] = expireAtMs;
             volatileCount++;
         }
     }
 
+    /** Sets or (with 0) clears the expiry of slot i; an entry gains or loses its expiry field by being rebuilt. */
     private void setExpiry(Table t, int i, long expireAtMs) {
-        long prev = t.expires == null ? 0 : t.expires[i];
-        if (expireAtMs == 0) {
-            if (prev != 0) {
-                t.expires[i] = 0;
-                volatileCount--;
-            }
-        } else {
-            if (prev == 0) {
-                volatileCount++;
-            }
-            t.ensureExpires()[i] = expireAtMs;
+        byte[] e = t.keys[i];
+        int c = t.ctrl[i];
+        boolean had = (c & VOLATILE) != 0;
+        if (had && expireAtMs != 0) {
+            writeExpiry(e, expireAtMs);
+            return;
         }
+        if (!had && expireAtMs == 0) {
+            return;
+        }
+        int ks = keyStart(e);
+        int kl = keyLength(e);
+        byte[] value = (c & RAW) != 0 ? null : Arrays.copyOfRange(e, ks + kl, e.length);
+        byte[] n = entry(e, ks, kl, expireAtMs, access(e), value);
+        t.keys[i] = n;
+        t.ctrl[i] = (byte) (had ? c & ~VOLATILE : c | VOLATILE);
+        volatileCount += had ? -1 : 1;
+        dataBytes += MemoryCost.bytes(n.length) - MemoryCost.bytes(e.length);
     }
 
     /** Removes slot i of t with accounting; tombstone in the frozen table, backward shift otherwise. */
     private void deleteAt(Table t, int i) {
         dataBytes -= slotBytes(t, i);
-        long[] ex = t.expires;
-        if (ex != null && ex[i] != 0) {
+        if ((t.ctrl[i] & VOLATILE) != 0) {
             volatileCount--;
-            ex[i] = 0;
         }
         t.live--;
+        Object[] vs = t.values;
         if (t == old) {
             t.keys[i] = MOVED;
-            t.values[i] = null;
-            t.meta[i] = 0;
+            if (vs != null) vs[i] = null;
+            t.ctrl[i] = 0;
             return;
         }
         int m = t.mask;
         byte[][] ks = t.keys;
-        long[] ms = t.meta;
+        byte[] cs = t.ctrl;
         int hole = i;
         for (int j = (i + 1) & m; ; j = (j + 1) & m) {
             byte[] k = ks[j];
             if (k == null) {
                 break;
             }
-            long mj = ms[j];
-            int home = (int) mj & m;
+            int home = entryHash(k) & m;
             // The entry at j may fill the hole unless its home lies cyclically in (hole, j].
             if (((j - home) & m) >= ((j - hole) & m)) {
-                if (t.sink != null && (mj & SAVED) != t.parity) {
+                if (t.sink != null && (cs[j] & SAVED) != t.parity) {
                     save(t, j);
-                    mj = ms[j];
                 }
                 ks[hole] = k;
-                ms[hole] = mj;
-                t.values[hole] = t.values[j];
-                if (ex != null) {
-                    ex[hole] = ex[j];
-                }
+                cs[hole] = cs[j];
+                if (vs != null) vs[hole] = vs[j];
                 hole = j;
             }
         }
         ks[hole] = null;
-        ms[hole] = 0;
-        t.values[hole] = null;
-        if (ex != null) {
-            ex[hole] = 0;
-        }
+        cs[hole] = 0;
+        if (vs != null) vs[hole] = null;
     }
 
     private void afterRemove() {
@@ -1174,61 +1145,75 @@ public final class Database {
         return (int) ((Math.floorDiv(nowMs, 1000L) - CLOCK_BASE_SEC) & CLOCK_MASK);
     }
 
-    /** The access field of a meta word. */
-    private static int field(long meta) {
-        return (int) ((meta >>> CLOCK_SHIFT) & CLOCK_MASK);
-    }
-
     /** The access field of a key just created: the clock, or LFU's initial counter. */
     private int fresh(long nowMs) {
         return access.lfu() ? access.pack(nowMs, AccessPolicy.LFU_INIT) : clock(nowMs);
     }
 
-    /** The access field after an access: the clock now, or the LFU counter decayed then maybe incremented. */
-    private int accessed(long meta, long nowMs) {
+    /**
+     * After an access: the clock now, or the LFU counter decayed then maybe incremented. Writes only when the field
+     * changes (an LRU clock changes once a second), so most reads leave the entry's cache line clean.
+     */
+    private void touchEntry(byte[] e, long nowMs) {
+        int p = headSize(e);
+        int was = readAccess(e, p);
         AccessPolicy a = access;
-        return a.lfu() ? a.pack(nowMs, a.increment(a.decayed(field(meta), nowMs))) : clock(nowMs);
-    }
-
-    private static void setClock(Table t, int i, int clock) {
-        t.meta[i] = (t.meta[i] & ~CLOCK_FIELD) | ((long) clock << CLOCK_SHIFT);
+        int now = a.lfu() ? a.pack(nowMs, a.increment(a.decayed(was, nowMs))) : clock(nowMs);
+        if (now != was) writeAccess(e, p, now);
     }
 
     // ---------------------------------------------------------------- slot contents
 
     /** The value of slot i: a fresh copy for an embedded entry, the stored reference otherwise. */
     private static Object valueAt(Table t, int i) {
-        return (t.meta[i] & EMBEDDED) != 0 ? embeddedValue(t.keys[i]) : t.values[i];
-    }
-
-    /** The key of slot i: a fresh copy for an embedded entry, the stored reference otherwise. */
-    private static byte[] keyAt(Table t, int i) {
-        return (t.meta[i] & EMBEDDED) != 0 ? embeddedKey(t.keys[i]) : t.keys[i];
-    }
-
-    /** Estimated bytes of slot i's key and value, as counted in {@link #dataBytes}. */
-    private static long slotBytes(Table t, int i) {
-        byte[] k = t.keys[i];
-        if ((t.meta[i] & EMBEDDED) != 0) {
-            return MemoryCost.bytes(k.length);
+        if ((t.ctrl[i] & RAW) != 0) {
+            return t.values[i];
         }
-        return MemoryCost.ofKey(k) + MemoryCost.of(t.values[i]);
+        byte[] e = t.keys[i];
+        return Arrays.copyOfRange(e, keyStart(e) + keyLength(e), e.length);
     }
 
-    /** {@code [key length as a varint][key][value]}. */
-    private static byte[] embed(byte[] key, byte[] value) {
-        int len = key.length;
-        int hdr = varintSize(len);
-        byte[] e = new byte[hdr + len + value.length];
+    /** The value slot i holds by reference, or null for an embedded entry. */
+    private static Object rawValue(Table t, int i) {
+        return (t.ctrl[i] & RAW) != 0 ? t.values[i] : null;
+    }
+
+    /** The key of slot i: a fresh copy. */
+    private static byte[] keyAt(Table t, int i) {
+        return entryKey(t.keys[i]);
+    }
+
+    /** Estimated bytes of slot i's entry and value, as counted in {@link #dataBytes}. */
+    private static long slotBytes(Table t, int i) {
+        long b = MemoryCost.bytes(t.keys[i].length);
+        return (t.ctrl[i] & RAW) != 0 ? b + MemoryCost.of(t.values[i]) : b;
+    }
+
+    /**
+     * A new entry for the key {@code src[off, off + len)}: its expiry field only when {@code expireAt != 0}, and
+     * {@code value} embedded after the key unless null.
+     */
+    private static byte[] entry(byte[] src, int off, int len, long expireAt, int access, byte[] value) {
+        boolean vol = expireAt != 0;
+        int head = len << 1 | (vol ? 1 : 0);
+        int hs = varintSize(head);
+        int ks = hs + ACCESS_BYTES + (vol ? 8 : 0);
+        byte[] e = new byte[ks + len + (value == null ? 0 : value.length)];
         int p = 0;
-        int n = len;
+        int n = head;
         while ((n & ~0x7F) != 0) {
             e[p++] = (byte) ((n & 0x7F) | 0x80);
             n >>>= 7;
         }
         e[p] = (byte) n;
-        System.arraycopy(key, 0, e, hdr, len);
-        System.arraycopy(value, 0, e, hdr + len, value.length);
+        writeAccess(e, hs, access);
+        if (vol) {
+            LONGS.set(e, hs + ACCESS_BYTES, expireAt);
+        }
+        System.arraycopy(src, off, e, ks, len);
+        if (value != null) {
+            System.arraycopy(value, 0, e, ks + len, value.length);
+        }
         return e;
     }
 
@@ -1236,8 +1221,8 @@ public final class Database {
         return n < 1 << 7 ? 1 : n < 1 << 14 ? 2 : n < 1 << 21 ? 3 : n < 1 << 28 ? 4 : 5;
     }
 
-    /** Key length of an embedded entry. */
-    private static int keyLength(byte[] e) {
+    /** An entry's leading varint: key length << 1 | has-expiry. */
+    private static int head(byte[] e) {
         int b = e[0];
         if (b >= 0) {
             return b;
@@ -1252,8 +1237,8 @@ public final class Database {
         }
     }
 
-    /** Offset of the key bytes in an embedded entry (the varint's size). */
-    private static int keyStart(byte[] e) {
+    /** Bytes of an entry's leading varint: the offset of its access field. */
+    private static int headSize(byte[] e) {
         int p = 0;
         while (e[p] < 0) {
             p++;
@@ -1261,42 +1246,97 @@ public final class Database {
         return p + 1;
     }
 
-    static byte[] embeddedKey(byte[] e) {
-        int ks = keyStart(e);
-        int len = ks == 1 ? e[0] : keyLength(e);
-        return Arrays.copyOfRange(e, ks, ks + len);
+    private static int keyLength(byte[] e) {
+        return head(e) >>> 1;
     }
 
-    static byte[] embeddedValue(byte[] e) {
-        int ks = keyStart(e);
-        int len = ks == 1 ? e[0] : keyLength(e);
-        return Arrays.copyOfRange(e, ks + len, e.length);
+    /** Offset of the key bytes in an entry. */
+    private static int keyStart(byte[] e) {
+        int b = e[0];
+        if (b >= 0) {
+            return 1 + ACCESS_BYTES + ((b & 1) << 3);
+        }
+        return headSize(e) + ACCESS_BYTES + ((head(e) & 1) << 3);
     }
 
-    /** Whether embedded entry {@code e} holds {@code key}. */
-    private static boolean embeddedKeyEquals(byte[] e, byte[] key) {
+    /** An entry's absolute expiry in unix ms, 0 when it has none. */
+    private static long expiry(byte[] e) {
+        int b = e[0];
+        if (b >= 0) {
+            return (b & 1) == 0 ? 0 : (long) LONGS.get(e, 1 + ACCESS_BYTES);
+        }
+        return (head(e) & 1) == 0 ? 0 : (long) LONGS.get(e, headSize(e) + ACCESS_BYTES);
+    }
+
+    /** Overwrites the expiry field of an entry that has one. */
+    private static void writeExpiry(byte[] e, long expireAt) {
+        LONGS.set(e, headSize(e) + ACCESS_BYTES, expireAt);
+    }
+
+    /** An entry's access field (LRU clock or LFU minutes and counter). */
+    private static int access(byte[] e) {
+        return readAccess(e, headSize(e));
+    }
+
+    private static void setAccess(byte[] e, int a) {
+        writeAccess(e, headSize(e), a);
+    }
+
+    private static int readAccess(byte[] e, int p) {
+        return (e[p] & 0xFF) | (e[p + 1] & 0xFF) << 8 | (e[p + 2] & 0xFF) << 16;
+    }
+
+    private static void writeAccess(byte[] e, int p, int a) {
+        e[p] = (byte) a;
+        e[p + 1] = (byte) (a >>> 8);
+        e[p + 2] = (byte) (a >>> 16);
+    }
+
+    /** A copy of an entry's key. */
+    static byte[] entryKey(byte[] e) {
+        int ks = keyStart(e);
+        return Arrays.copyOfRange(e, ks, ks + keyLength(e));
+    }
+
+    /** The full hash of an entry's key (not stored: recomputed for moves and SCAN). */
+    private static int entryHash(byte[] e) {
+        return hash(e, keyStart(e), keyLength(e));
+    }
+
+    /** Whether entry {@code e} holds {@code key}. */
+    private static boolean keyEquals(byte[] e, byte[] key) {
         int len = key.length;
         int b = e[0];
         if (b >= 0) {
-            return b == len && Arrays.equals(e, 1, 1 + len, key, 0, len);
+            int ks = 1 + ACCESS_BYTES + ((b & 1) << 3);
+            return b >>> 1 == len && Arrays.equals(e, ks, ks + len, key, 0, len);
         }
         int ks = keyStart(e);
         return keyLength(e) == len && Arrays.equals(e, ks, ks + len, key, 0, len);
     }
 
+    /** The bits of a hash a control byte keeps (the high ones: the home slot uses the low ones). */
+    private static int fragment(int h) {
+        return (h >>> 27) & FRAGMENT;
+    }
+
     /** 32-bit seeded hash of the key bytes, 8 bytes at a time. */
     static int hash(byte[] key) {
-        int len = key.length;
+        return hash(key, 0, key.length);
+    }
+
+    /** {@link #hash(byte[])} of {@code a[off, off + len)}. */
+    static int hash(byte[] a, int off, int len) {
         long h = SEED ^ (len * 0x9E3779B97F4A7C15L);
         int i = 0;
         for (; i + 8 <= len; i += 8) {
-            long w = (long) LONGS.get(key, i);
+            long w = (long) LONGS.get(a, off + i);
             h = Long.rotateLeft(h ^ (w * 0x87C37B91114253D5L), 31) * 0x4CF5AD432745937FL;
         }
         if (i < len) {
             long w = 0;
             for (int s = 0; i < len; i++, s += 8) {
-                w |= (key[i] & 0xFFL) << s;
+                w |= (a[off + i] & 0xFFL) << s;
             }
             h = Long.rotateLeft(h ^ (w * 0x87C37B91114253D5L), 31) * 0x4CF5AD432745937FL;
         }
@@ -1319,42 +1359,38 @@ public final class Database {
 
     /** One table's parallel arrays. Confined to the owning database's shard thread. */
     private static final class Table {
-        /** The key, or the embedded entry when meta has EMBEDDED; null = empty, MOVED = tombstone. */
+        /** The entry; null = empty, MOVED = tombstone. */
         final byte[][] keys;
-        /** The value by reference; null for embedded entries. */
-        final Object[] values;
-        /** Low 32 bits: hash; then the access clock (CLOCK_BITS); then flags (EMBEDDED). */
-        final long[] meta;
-        /** Absolute expiry in unix ms, 0 = none; allocated when the first expiry is set. */
-        long[] expires;
+        /** Control bytes: hash fragment, VOLATILE, RAW, SAVED; 0 for empty slots and tombstones. */
+        final byte[] ctrl;
+        /** Values held by reference (RAW entries); null until the table holds one. */
+        Object[] values;
         /** The snapshot this table's pending entries go to, or null when none is in progress. */
         SnapshotSink sink;
         /** The value of the SAVED bit that means "saved" (or "not part of the snapshot") in this table. */
-        long parity;
+        int parity;
         final int mask;
         final int maxLive;
         int live;
 
         Table(int capacity) {
             keys = new byte[capacity][];
-            values = new Object[capacity];
-            meta = new long[capacity];
+            ctrl = new byte[capacity];
             mask = capacity - 1;
             maxLive = capacity - (capacity >>> 2);
         }
 
         int find(byte[] key, int h) {
             byte[][] ks = keys;
-            long[] ms = meta;
+            byte[] cs = ctrl;
             int m = mask;
+            int f = fragment(h);
             for (int i = h & m; ; i = (i + 1) & m) {
                 byte[] k = ks[i];
                 if (k == null) {
                     return -1;
                 }
-                long mi = ms[i];
-                if ((int) mi == h && k != MOVED
-                        && ((mi & EMBEDDED) != 0 ? embeddedKeyEquals(k, key) : Arrays.equals(k, key))) {
+                if ((cs[i] & FRAGMENT) == f && k != MOVED && keyEquals(k, key)) {
                     return i;
                 }
             }
@@ -1371,20 +1407,20 @@ public final class Database {
             return i;
         }
 
-        long[] ensureExpires() {
-            long[] ex = expires;
-            if (ex == null) {
-                ex = expires = new long[keys.length];
+        Object[] ensureValues() {
+            Object[] vs = values;
+            if (vs == null) {
+                vs = values = new Object[keys.length];
             }
-            return ex;
+            return vs;
         }
 
-        /** Bytes of the arrays: two of references (4 bytes, compressed), meta (8), plus 8 per slot for expiries. */
+        /** Bytes of the arrays: entry references (compressed), control bytes, value references once allocated. */
         long bytes() {
-            long n = keys.length;
-            long b = 32 + 3 * 16 + 16 * n;
-            if (expires != null) {
-                b += 16 + 8 * n;
+            int n = keys.length;
+            long b = 48 + MemoryCost.references(n) + MemoryCost.bytes(n);
+            if (values != null) {
+                b += MemoryCost.references(n);
             }
             return b;
         }

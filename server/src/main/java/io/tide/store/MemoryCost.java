@@ -2,8 +2,9 @@ package io.tide.store;
 
 /**
  * Thread-safe (pure functions). Memory estimates used by the keyspace's incremental accounting:
- * a byte array costs a 16-byte header plus its length rounded up to 8, a {@link Long} costs 16 bytes
- * unless it is a {@linkplain SharedIntegers shared} instance, a {@link Sized} value reports itself.
+ * a byte array costs its header (12 bytes with compact object headers, the launcher's default; 16 without) plus its
+ * length, rounded up to 8; a {@link Long} costs 16 bytes unless it is a {@linkplain SharedIntegers shared} instance; a
+ * {@link Sized} value reports itself. References are counted as compressed (4 bytes), as they are below 32 GB of heap.
  */
 public final class MemoryCost {
 
@@ -32,8 +33,26 @@ public final class MemoryCost {
         return bytes(key.length);
     }
 
-    /** A byte array of {@code length}: 16-byte header plus the payload rounded up to 8. */
+    /** Bytes of an array's header in this JVM. */
+    static final int ARRAY_HEADER = compactHeaders() ? 12 : 16;
+
+    /** A byte array of {@code length}: header plus payload, rounded up to 8. */
     public static long bytes(int length) {
-        return 16 + ((length + 7L) & ~7L);
+        return (ARRAY_HEADER + length + 7L) & ~7L;
+    }
+
+    /** An array of {@code n} references. */
+    public static long references(int n) {
+        return (ARRAY_HEADER + 4L * n + 7L) & ~7L;
+    }
+
+    private static boolean compactHeaders() {
+        try {
+            var vm = java.lang.management.ManagementFactory.getPlatformMXBean(
+                    com.sun.management.HotSpotDiagnosticMXBean.class);
+            return vm != null && Boolean.parseBoolean(vm.getVMOption("UseCompactObjectHeaders").getValue());
+        } catch (RuntimeException | LinkageError e) {
+            return false; // not HotSpot, or no such option: assume the classic 16-byte array header
+        }
     }
 }

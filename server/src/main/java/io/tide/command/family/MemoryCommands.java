@@ -81,7 +81,7 @@ public final class MemoryCommands {
         Database db = ctx.db(key);
         long entry = db.entryBytes(key);
         if (entry < 0) return Reply.NULL;
-        long tables = db.tableBytes(false) + db.tableBytes(true);
+        long tables = db.tableBytes(false); // the expiry field, if any, is in the entry
         return Reply.integer(entry + Math.ceilDiv(tables, Math.max(1, db.size())));
     }
 

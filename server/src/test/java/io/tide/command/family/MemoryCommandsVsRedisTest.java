@@ -103,7 +103,9 @@ class MemoryCommandsVsRedisTest extends VsRedis {
         assertThat(field(f, "dataset.bytes") + field(f, "overhead.total")).isEqualTo(total);
         long dataset = 0;
         for (int i = 0; i < 100; i++) {
-            dataset += MemoryCost.ofKey(k("key" + i).getBytes(StandardCharsets.UTF_8)) + MemoryCost.bytes(50);
+            // A raw value: the entry [varint][3-byte access field][key], and the value's own array.
+            dataset += MemoryCost.bytes(1 + 3 + k("key" + i).getBytes(StandardCharsets.UTF_8).length)
+                    + MemoryCost.bytes(50);
         }
         assertThat(field(f, "dataset.bytes")).isEqualTo(dataset);
         assertThat(field(f, "peak.allocated")).isGreaterThanOrEqualTo(total);
@@ -125,9 +127,9 @@ class MemoryCommandsVsRedisTest extends VsRedis {
         t().call("SET", key, "x".repeat(32));
         byte[] kb = key.getBytes(StandardCharsets.UTF_8);
         Database db = tide().context().shards().shardOf(kb).db(0);
-        long share = Math.ceilDiv(db.tableBytes(false) + db.tableBytes(true), db.size());
-        // Embedded: [varint key length][key][value] in one array.
-        long embedded = MemoryCost.bytes(1 + kb.length + 32);
+        long share = Math.ceilDiv(db.tableBytes(false), db.size());
+        // Embedded: [varint key length][3-byte access field][key][value] in one array.
+        long embedded = MemoryCost.bytes(1 + 3 + kb.length + 32);
         assertThat(t().call("MEMORY", "USAGE", key)).isEqualTo(":" + (embedded + share) + "\r\n");
 
         String list = k("list");
@@ -136,8 +138,8 @@ class MemoryCommandsVsRedisTest extends VsRedis {
         t().call(push.toArray(String[]::new));
         byte[] lb = list.getBytes(StandardCharsets.UTF_8);
         Database ldb = tide().context().shards().shardOf(lb).db(0);
-        long expected = MemoryCost.ofKey(lb) + MemoryCost.of(ldb.peek(lb, System.currentTimeMillis()))
-                + Math.ceilDiv(ldb.tableBytes(false) + ldb.tableBytes(true), ldb.size());
+        long expected = MemoryCost.bytes(1 + 3 + lb.length) + MemoryCost.of(ldb.peek(lb, System.currentTimeMillis()))
+                + Math.ceilDiv(ldb.tableBytes(false), ldb.size());
         assertThat(t().call("MEMORY", "USAGE", list)).isEqualTo(":" + expected + "\r\n");
         assertThat(t().call("MEMORY", "USAGE", list, "SAMPLES", "0")).isEqualTo(":" + expected + "\r\n");
         assertThat(t().call("MEMORY", "USAGE", list, "SAMPLES", "1")).isEqualTo(":" + expected + "\r\n");
