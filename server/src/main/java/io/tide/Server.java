@@ -67,6 +67,7 @@ public final class Server implements AutoCloseable {
             throw e;
         }
         context.tcpPort(port);
+        context.startHeapGovernor();
         // SHUTDOWN arrives on a shard thread, which cannot wait for its own loop to stop: it calls from a thread
         // of its own.
         context.onShutdownRequest(this::shutdown);
@@ -213,6 +214,7 @@ public final class Server implements AutoCloseable {
             network.stop(2000);
             context.closeMigrateSockets(); // the threads that own them have stopped
             context.lazyFree().close();
+            context.stopHeapGovernor();
         } finally {
             terminated.countDown();
         }

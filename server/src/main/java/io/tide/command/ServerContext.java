@@ -168,6 +168,22 @@ public final class ServerContext {
     public KeyspaceEvents keyspaceEvents() { return keyspaceEvents; }
     /** The lazy freer (UNLINK, FLUSH ... ASYNC, lazyfree-lazy-*): its thread and INFO's lazyfree counters. */
     public io.tide.shard.LazyFree lazyFree() { return lazyFree; }
+
+    private volatile io.tide.util.HeapGovernor heapGovernor;
+
+    /** Starts the heap governor where the JVM allows one (see {@link io.tide.util.HeapGovernor}); by the server. */
+    public void startHeapGovernor() {
+        heapGovernor = io.tide.util.HeapGovernor.startIfConcurrent(memory::used);
+    }
+
+    /** The heap governor, or null where it does not run. */
+    public io.tide.util.HeapGovernor heapGovernor() { return heapGovernor; }
+
+    /** Stops the heap governor; by the server as it stops. */
+    public void stopHeapGovernor() {
+        io.tide.util.HeapGovernor g = heapGovernor;
+        if (g != null) g.close();
+    }
     /** The MONITOR clients. */
     public Monitor monitor() { return monitor; }
     /** CLIENT TRACKING's key and prefix tables. */

@@ -101,7 +101,10 @@ public final class Database {
     /** Keys whose values have elements with their own expiry (see {@link FieldExpiring}); null until one does. */
     private ByteMap fieldExpiryKeys;
     private int fieldExpiryCursor;
-    /** Scratch result of {@link #locate}: the table holding the slot it returned. */
+    /**
+     * Scratch result of {@link #locate}: the table holding the slot it returned. Reset whenever a table is dropped, so
+     * that it never keeps a flushed or drained table (and every value in it) reachable.
+     */
     private Table found;
 
     public Database(int id) {
@@ -409,6 +412,7 @@ public final class Database {
         observer.flushing(this);
         cur = new Table(MIN_CAPACITY);
         old = null;
+        found = null;
         rehashIdx = 0;
         volatileCount = 0;
         dataBytes = 0;
@@ -430,6 +434,7 @@ public final class Database {
         int cap = Math.max(MIN_CAPACITY, tableSizeFor((int) want));
         if (cap > cur.keys.length) {
             cur = new Table(cap);
+            found = null;
             expireCursor = 0;
         }
     }
@@ -517,6 +522,7 @@ public final class Database {
         long vc = volatileCount, db = dataBytes, ttl = avgTtlMs;
         ByteMap fk = fieldExpiryKeys;
         cur = other.cur;
+        found = null;
         old = other.old;
         rehashIdx = other.rehashIdx;
         expireCursor = other.expireCursor;
@@ -524,6 +530,7 @@ public final class Database {
         dataBytes = other.dataBytes;
         avgTtlMs = other.avgTtlMs;
         other.cur = c;
+        other.found = null;
         other.old = o;
         other.rehashIdx = ri;
         other.expireCursor = ec;
@@ -991,6 +998,7 @@ public final class Database {
         rehashIdx = idx;
         if (idx >= end || o.live == 0) {
             old = null;
+            found = null;
         }
     }
 
@@ -1023,6 +1031,7 @@ public final class Database {
         }
         cur = t;
         old = null;
+        found = null;
         rehashIdx = 0;
         expireCursor = 0;
     }
@@ -1034,6 +1043,7 @@ public final class Database {
         expireCursor = 0;
         if (old.live == 0) {
             old = null;
+            found = null;
         }
     }
 
@@ -1127,6 +1137,7 @@ public final class Database {
     private void afterRemove() {
         if (old != null && old.live == 0) {
             old = null;
+            found = null;
         }
         if (old == null) {
             int cap = cur.keys.length;

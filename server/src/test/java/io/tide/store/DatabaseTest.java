@@ -773,6 +773,47 @@ class DatabaseTest {
         assertThat(db.usedBytes()).isBetween(baseline, baseline + 16 + 8L * Database.MIN_CAPACITY);
     }
 
+    /**
+     * A flushed, swapped-away or drained table is unreachable: the database keeps no scratch reference to it (a lookup's
+     * last table once kept every value of a flushed database alive).
+     */
+    @Test
+    void droppedTables_andTheirValues_areNotKeptReachable() throws InterruptedException {
+        Database flushedDb = new Database(0);
+        java.lang.ref.WeakReference<byte[]> flushed = putAndWatch(flushedDb, "a");
+        flushedDb.get(k("a"), NOW); // the lookup's table is the one clear() drops
+        flushedDb.clear();
+
+        Database swappedDb = new Database(1);
+        Database other = new Database(2);
+        java.lang.ref.WeakReference<byte[]> swapped = putAndWatch(swappedDb, "b");
+        swappedDb.get(k("b"), NOW);
+        swappedDb.swapContents(other);
+        other.get(k("b"), NOW);
+        other.clear();
+
+        Database resizedDb = new Database(3);
+        for (int i = 0; i < 12; i++) resizedDb.put(k("grow" + i), bytes(1, i), 0, NOW);
+        java.lang.ref.WeakReference<byte[]> resized = putAndWatch(resizedDb, "c"); // the 13th key: the table grows
+        assertThat(resizedDb.isRehashing()).isTrue();
+        resizedDb.remove(k("c"));
+        while (resizedDb.rehashStep(1000)) { }
+
+        for (int i = 0; i < 20 && (flushed.get() != null || swapped.get() != null || resized.get() != null); i++) {
+            System.gc();
+            Thread.sleep(20);
+        }
+        assertThat(flushed.get()).as("value of a flushed table").isNull();
+        assertThat(swapped.get()).as("value of a table swapped away and flushed").isNull();
+        assertThat(resized.get()).as("value removed while its table was being drained").isNull();
+    }
+
+    private static java.lang.ref.WeakReference<byte[]> putAndWatch(Database db, String key) {
+        byte[] v = bytes(100, 3);
+        db.putRaw(k(key), v, 0, NOW);
+        return new java.lang.ref.WeakReference<>(v);
+    }
+
     @Test
     void overwriteOfEmbeddedValue_withSameSize_isInvisibleToEarlierReaders() {
         Database db = new Database(0);

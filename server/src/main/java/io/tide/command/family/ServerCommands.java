@@ -259,6 +259,8 @@ public final class ServerCommands {
         line(sb, "tide_heap_committed", rt.totalMemory());
         line(sb, "tide_heap_max", rt.maxMemory());
         line(sb, "tide_memory_limit", memory.limit());
+        io.tide.util.HeapGovernor governor = ctx.server().heapGovernor();
+        if (governor != null) line(sb, "tide_heap_governor_cycles", governor.requests());
     }
 
     /** Redis's "%.2f%%" of part over whole (0 when whole is 0). */

@@ -1,0 +1,109 @@
+package io.tide.util;
+
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Thread-safe. Keeps G1's old generation near the live data (docs/decisions/0009). Keys that live a second or two
+ * (TTL churn) survive a few young collections and die in the old generation, where G1 reclaims them only after a
+ * concurrent marking cycle; it starts one when the old generation reaches a share of the <em>heap</em>, which with a
+ * default heap (a quarter of the machine) lets a few MB of live keys drag gigabytes of dead ones. The governor compares
+ * the old generation's occupancy with what the server holds (used_memory plus the heap the process had at start) every
+ * {@value #PERIOD_MS} ms, and when the old generation holds more than {@value #RATIO}x that plus
+ * {@value #HEADROOM_MB} MB it asks for a concurrent cycle ({@code System.gc()} under
+ * {@code -XX:+ExplicitGCInvokesConcurrent}); the mixed collections that follow free the dead regions and G1 gives
+ * the memory back (MaxHeapFreeRatio).
+ *
+ * <p>It runs only where {@code System.gc()} is concurrent: under G1 with {@code ExplicitGCInvokesConcurrent}, which the
+ * launcher sets. Embedded in a JVM without the flag it does nothing, because there {@code System.gc()} is a full
+ * stop-the-world collection of the host's heap.
+ */
+public final class HeapGovernor implements AutoCloseable {
+
+    static final long PERIOD_MS = 250;
+    static final int RATIO = 2;
+    static final int HEADROOM_MB = 64;
+    /** At most one request per this many ms: a cycle and its mixed collections take a while to free anything. */
+    private static final long MIN_INTERVAL_MS = 2000;
+
+    private static final Logger LOG = LoggerFactory.getLogger("tide");
+
+    private final LongSupplier live;
+    private final MemoryPoolMXBean oldGen;
+    private final long startHeap;
+    private final AtomicLong requests = new AtomicLong();
+    private final Thread thread;
+    private volatile boolean closed;
+
+    private HeapGovernor(LongSupplier live, MemoryPoolMXBean oldGen) {
+        this.live = live;
+        this.oldGen = oldGen;
+        this.startHeap = oldGen.getUsage().getUsed();
+        this.thread = Thread.ofPlatform().daemon().name("tide-heap-governor").unstarted(this::run);
+    }
+
+    /**
+     * Starts a governor for a server whose held bytes {@code live} reports, or returns null where it cannot work
+     * (another collector, or {@code System.gc()} would stop the world).
+     */
+    public static HeapGovernor startIfConcurrent(LongSupplier live) {
+        MemoryPoolMXBean old = null;
+        for (MemoryPoolMXBean p : ManagementFactory.getMemoryPoolMXBeans()) {
+            if (p.getName().equals("G1 Old Gen")) old = p;
+        }
+        if (old == null || !explicitGcIsConcurrent()) return null;
+        HeapGovernor g = new HeapGovernor(live, old);
+        g.thread.start();
+        return g;
+    }
+
+    private static boolean explicitGcIsConcurrent() {
+        try {
+            var vm = ManagementFactory.getPlatformMXBean(com.sun.management.HotSpotDiagnosticMXBean.class);
+            return vm != null && !Boolean.parseBoolean(vm.getVMOption("DisableExplicitGC").getValue())
+                    && Boolean.parseBoolean(vm.getVMOption("ExplicitGCInvokesConcurrent").getValue());
+        } catch (RuntimeException | LinkageError e) {
+            return false;
+        }
+    }
+
+    /** The old-generation occupancy over which a cycle is asked for, given the bytes the server holds. */
+    static long threshold(long liveBytes, long startHeap) {
+        return RATIO * (liveBytes + startHeap) + HEADROOM_MB * 1024L * 1024;
+    }
+
+    /** Concurrent cycles asked for so far (INFO memory's tide_heap_governor_cycles). */
+    public long requests() {
+        return requests.get();
+    }
+
+    private void run() {
+        long last = 0;
+        while (!closed) {
+            try {
+                Thread.sleep(PERIOD_MS);
+                long now = System.currentTimeMillis();
+                if (now - last < MIN_INTERVAL_MS) continue;
+                if (oldGen.getUsage().getUsed() > threshold(live.getAsLong(), startHeap)) {
+                    last = now;
+                    requests.incrementAndGet();
+                    System.gc(); // concurrent: starts a marking cycle and returns (or waits for it) without a pause
+                }
+            } catch (InterruptedException e) {
+                return;
+            } catch (RuntimeException e) {
+                LOG.warn("heap governor: {}", e.toString());
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        thread.interrupt();
+    }
+}
