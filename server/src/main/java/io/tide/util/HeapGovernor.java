@@ -13,7 +13,7 @@ import org.slf4j.LoggerFactory;
  * concurrent marking cycle; it starts one when the old generation reaches a share of the <em>heap</em>, which with a
  * default heap (a quarter of the machine) lets a few MB of live keys drag gigabytes of dead ones. The governor compares
  * the old generation's occupancy with what the server holds (used_memory plus the heap the process had at start) every
- * {@value #PERIOD_MS} ms, and when the old generation holds more than {@value #RATIO}x that plus
+ * {@value #PERIOD_MS} ms, and when the old generation holds more than 1.5 times that plus
  * {@value #HEADROOM_MB} MB it asks for a concurrent cycle ({@code System.gc()} under
  * {@code -XX:+ExplicitGCInvokesConcurrent}); the mixed collections that follow free the dead regions and G1 gives
  * the memory back (MaxHeapFreeRatio).
@@ -25,8 +25,7 @@ import org.slf4j.LoggerFactory;
 public final class HeapGovernor implements AutoCloseable {
 
     static final long PERIOD_MS = 250;
-    static final int RATIO = 2;
-    static final int HEADROOM_MB = 64;
+    static final int HEADROOM_MB = 32;
     /** At most one request per this many ms: a cycle and its mixed collections take a while to free anything. */
     private static final long MIN_INTERVAL_MS = 2000;
 
@@ -73,7 +72,8 @@ public final class HeapGovernor implements AutoCloseable {
 
     /** The old-generation occupancy over which a cycle is asked for, given the bytes the server holds. */
     static long threshold(long liveBytes, long startHeap) {
-        return RATIO * (liveBytes + startHeap) + HEADROOM_MB * 1024L * 1024;
+        long held = liveBytes + startHeap;
+        return held + held / 2 + HEADROOM_MB * 1024L * 1024;
     }
 
     /** Concurrent cycles asked for so far (INFO memory's tide_heap_governor_cycles). */

@@ -17,9 +17,9 @@ class HeapGovernorTest {
     }
 
     @Test
-    void threshold_isTwiceWhatTheServerHoldsPlusHeadroom() {
+    void threshold_isOneAndAHalfTimesWhatTheServerHoldsPlusHeadroom() {
         long mb = 1024L * 1024;
-        assertThat(HeapGovernor.threshold(0, 0)).isEqualTo(64 * mb);
-        assertThat(HeapGovernor.threshold(100 * mb, 20 * mb)).isEqualTo(304 * mb);
+        assertThat(HeapGovernor.threshold(0, 0)).isEqualTo(32 * mb);
+        assertThat(HeapGovernor.threshold(100 * mb, 20 * mb)).isEqualTo(212 * mb);
     }
 }
