@@ -805,7 +805,7 @@ public final class Database {
 
     /** Estimated bytes held: keys, values and table arrays. Maintained incrementally. */
     public long usedBytes() {
-        return dataBytes + cur.bytes() + (old == null ? 0 : old.bytes());
+        return dataBytes + cur.bytes + (old == null ? 0 : old.bytes);
     }
 
     /**
@@ -813,7 +813,7 @@ public final class Database {
      * one, counted in the entries' bytes); without, the bytes of the table arrays.
      */
     public long tableBytes(boolean expires) {
-        return expires ? 8L * volatileCount : cur.bytes() + (old == null ? 0 : old.bytes());
+        return expires ? 8L * volatileCount : cur.bytes + (old == null ? 0 : old.bytes);
     }
 
     /**
@@ -1389,6 +1389,7 @@ public final class Database {
             ctrl = new byte[capacity];
             mask = capacity - 1;
             maxLive = capacity - (capacity >>> 2);
+            bytes = 48 + MemoryCost.references(capacity) + MemoryCost.bytes(capacity);
         }
 
         int find(byte[] key, int h) {
@@ -1422,18 +1423,15 @@ public final class Database {
             Object[] vs = values;
             if (vs == null) {
                 vs = values = new Object[keys.length];
+                bytes += MemoryCost.references(keys.length);
             }
             return vs;
         }
 
-        /** Bytes of the arrays: entry references (compressed), control bytes, value references once allocated. */
-        long bytes() {
-            int n = keys.length;
-            long b = 48 + MemoryCost.references(n) + MemoryCost.bytes(n);
-            if (values != null) {
-                b += MemoryCost.references(n);
-            }
-            return b;
-        }
+        /**
+         * Bytes of the arrays: entry references (compressed), control bytes, value references once allocated. Kept
+         * in a field: the memory check before every write sums it over all databases.
+         */
+        long bytes;
     }
 }
