@@ -9,6 +9,8 @@ import io.tide.store.Database;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Thread-safe: {@code maxmemory} for the whole instance. Before a command that may grow memory, the dispatcher asks
@@ -23,6 +25,8 @@ import java.util.List;
  * running the heap out (docs/decisions/0009).
  */
 public final class MemoryGuard {
+
+    private static final Logger LOG = LoggerFactory.getLogger("tide");
 
     /** Share of the maximum heap the dataset may take when no maxmemory is set. */
     static final int IMPLICIT_HEAP_SHARE_PERCENT = 70;
@@ -43,6 +47,10 @@ public final class MemoryGuard {
     private volatile List<byte[]> protectedPrefixes = List.of();
     private volatile long clientBytes;
     private volatile long clientBytesAt;
+    /** maxmemory-clients: a percentage of maxmemory, or -1 when it is {@link #clientsBytes}. */
+    private volatile int clientsPercent = -1;
+    private volatile long clientsBytes;
+    private final java.util.concurrent.atomic.AtomicLong evictedClients = new java.util.concurrent.atomic.AtomicLong();
     /** Redis's pre_command_oom_state: whether the last check found memory over the limit with nothing to evict. */
     private volatile boolean oom;
 
@@ -54,7 +62,7 @@ public final class MemoryGuard {
         read();
         constructed = true;
         for (String p : List.of("maxmemory", "maxmemory-policy", "maxmemory-samples", "maxmemory-eviction-tenacity",
-                "lfu-log-factor", "lfu-decay-time", "maxmemory-protect-prefix")) {
+                "lfu-log-factor", "lfu-decay-time", "maxmemory-protect-prefix", "maxmemory-clients")) {
             config.onChange(p, v -> read());
         }
         applyAccess(true);
@@ -102,6 +110,9 @@ public final class MemoryGuard {
         access = a;
         if (constructed) applyAccess(false);
         maxmemory = config.getLong("maxmemory");
+        String clients = config.get("maxmemory-clients"); // canonical: bytes, or N%
+        clientsPercent = clients.endsWith("%") ? Integer.parseInt(clients.substring(0, clients.length() - 1)) : -1;
+        clientsBytes = clientsPercent >= 0 ? 0 : Long.parseLong(clients);
         if (before != p) {
             for (Shard s : shards.all()) s.executeOnData(() -> { s.eviction().clearPool(); s.eviction().rearm(); });
         }
@@ -255,5 +266,63 @@ public final class MemoryGuard {
     /** For the shard cron: evicts if the instance is over its limit (writes elsewhere, growing client buffers). */
     public void cron(Shard s) {
         if (maxmemory > 0) background(s, currentShare(s));
+        if (s.id() == 0) evictClients();
+    }
+
+    // ---------------------------------------------------------------- client eviction
+
+    /** maxmemory-clients in bytes (a percentage resolved against maxmemory); 0 when client eviction is off. */
+    public long clientsLimit() {
+        int pct = clientsPercent;
+        return pct >= 0 ? maxmemory / 100 * pct : clientsBytes;
+    }
+
+    /** INFO stats evicted_clients: connections closed by client eviction. */
+    public long evictedClients() {
+        return evictedClients.get();
+    }
+
+    /**
+     * CLIENT LIST's {@code tot-mem}: the client's query buffer (filled and allocated), the arguments of its running
+     * command, its queued MULTI commands, its reply buffer and its pending output.
+     */
+    public static long totalMemory(ClientSession s) {
+        ClientConnection conn = s.connection();
+        long obl = conn.replyBufferBytes();
+        return conn.queryBufferBytes() + conn.queryBufferFree() + s.argvBytes() + s.queuedBytes()
+                + Math.max(conn.replyBufferSize(), obl) + conn.outputBufferBytes() - obl;
+    }
+
+    /**
+     * Redis's client eviction, from shard 0's cron (every 1/hz s): while all clients together use more than
+     * maxmemory-clients, closes the one using the most, skipping clients with CLIENT NO-EVICT on.
+     */
+    void evictClients() {
+        long limit = clientsLimit();
+        if (limit <= 0) return;
+        long total = 0;
+        List<ClientSession> candidates = new ArrayList<>();
+        List<Long> sizes = new ArrayList<>();
+        for (ClientSession c : clients.values()) {
+            long m = totalMemory(c);
+            total += m;
+            if (!c.noEvict()) {
+                candidates.add(c);
+                sizes.add(m);
+            }
+        }
+        if (total <= limit) return;
+        Integer[] order = new Integer[candidates.size()];
+        for (int i = 0; i < order.length; i++) order[i] = i;
+        java.util.Arrays.sort(order, (a, b) -> Long.compare(sizes.get(b), sizes.get(a)));
+        for (int i = 0; i < order.length && total > limit; i++) {
+            ClientSession c = candidates.get(order[i]);
+            long m = sizes.get(order[i]);
+            if (m == 0) break;
+            LOG.info("Evicting client: id={} addr={} tot-mem={}", c.id(), c.connection().remoteAddress(), m);
+            c.connection().close();
+            total -= m;
+            evictedClients.incrementAndGet();
+        }
     }
 }

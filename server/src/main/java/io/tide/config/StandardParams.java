@@ -154,6 +154,11 @@ final class StandardParams {
                 integer("lfu-decay-time", 0, INT_MAX, "1")
                         .description("An LFU counter loses one for every this many minutes the key was not "
                                 + "accessed; 0 = never decay.").build(),
+                ConfigParam.builder("maxmemory-clients", Type.STRING).defaultValue("0")
+                        .check(StandardParams::memoryOrPercent)
+                        .description("Memory all client connections together may use (bytes, or N% of maxmemory), as "
+                                + "CLIENT LIST's tot-mem counts it; above it the connections using the most are "
+                                + "closed (Redis's client eviction; CLIENT NO-EVICT on exempts one). 0 = off.").build(),
                 ConfigParam.builder("maxmemory-protect-prefix", Type.STRING).defaultValue("")
                         .description("Tide: space-separated key prefixes never chosen for eviction (locks, "
                                 + "sessions, rate-limit counters); once only protected keys remain, writes get "
@@ -225,6 +230,24 @@ final class StandardParams {
     }
 
     /** Resolves against the current dir (as Redis's chdir would) and requires an existing directory. */
+    /** Redis's MEMORY_CONFIG | PERCENT_CONFIG: bytes with a unit, or {@code N%} (0-100), printed as bytes or N%. */
+    private static String memoryOrPercent(String value, String current) {
+        if (value.endsWith("%")) {
+            String n = value.substring(0, value.length() - 1);
+            if (n.isEmpty() || n.length() > 18 || !n.chars().allMatch(c -> c >= '0' && c <= '9')) {
+                throw ConfigException.invalid("argument must be a memory or percent value");
+            }
+            long pct = Long.parseLong(n);
+            if (pct > 100) throw ConfigException.invalid("percentage argument must be less or equal to 100");
+            return pct == 0 ? "0" : pct + "%";
+        }
+        try {
+            return Long.toString(ConfigParam.parseMemory(value));
+        } catch (ConfigException e) {
+            throw ConfigException.invalid("argument must be a memory or percent value");
+        }
+    }
+
     private static String dir(String value, String current) {
         Path p;
         try {

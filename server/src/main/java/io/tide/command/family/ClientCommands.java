@@ -365,7 +365,7 @@ public final class ClientCommands {
         sb.append(" obl=").append(obl);
         sb.append(" oll=").append(conn.pendingWrites());
         sb.append(" omem=").append(total);
-        sb.append(" tot-mem=").append(qbuf + qfree + argvMem + multiMem + Math.max(rbs, obl) + total - obl);
+        sb.append(" tot-mem=").append(io.tide.command.MemoryGuard.totalMemory(s));
         sb.append(" events=");
         if (conn.reading()) sb.append('r');
         if (total > obl) sb.append('w');

@@ -398,6 +398,7 @@ public final class ServerCommands {
         line(sb, "rejected_connections", ctx.server().rejectedConnections().get());
         line(sb, "expired_keys", sum.expiredKeys);
         line(sb, "evicted_keys", sum.evictedKeys);
+        line(sb, "evicted_clients", ctx.server().memory().evictedClients());
         line(sb, "keyspace_hits", sum.keyspaceHits);
         line(sb, "keyspace_misses", sum.keyspaceMisses);
         line(sb, "pubsub_channels", ctx.server().pubSub().size(io.tide.pubsub.PubSub.Kind.CHANNEL));
