@@ -13,10 +13,11 @@ import org.slf4j.LoggerFactory;
  * concurrent marking cycle; it starts one when the old generation reaches a share of the <em>heap</em>, which with a
  * default heap (a quarter of the machine) lets a few MB of live keys drag gigabytes of dead ones. The governor compares
  * the old generation's occupancy with what the server holds (used_memory plus the heap the process had at start) every
- * {@value #PERIOD_MS} ms, and when the old generation holds more than 1.5 times that plus
+ * {@value #PERIOD_MS} ms, and when the old generation holds more than 1.25 times that plus
  * {@value #HEADROOM_MB} MB it asks for a concurrent cycle ({@code System.gc()} under
- * {@code -XX:+ExplicitGCInvokesConcurrent}); the mixed collections that follow free the dead regions and G1 gives
- * the memory back (MaxHeapFreeRatio).
+ * {@code -XX:+ExplicitGCInvokesConcurrent}); the mixed collections that follow free the dead regions (driven by the
+ * governor itself when the server is idle, see {@link #drainWhileIdle}) and G1 gives the memory back
+ * (MaxHeapFreeRatio).
  *
  * <p>It runs only where {@code System.gc()} is concurrent: under G1 with {@code ExplicitGCInvokesConcurrent}, which the
  * launcher sets. Embedded in a JVM without the flag it does nothing, because there {@code System.gc()} is a full
@@ -28,11 +29,18 @@ public final class HeapGovernor implements AutoCloseable {
     static final int HEADROOM_MB = 32;
     /** At most one request per this many ms: a cycle and its mixed collections take a while to free anything. */
     private static final long MIN_INTERVAL_MS = 2000;
+    /** Young generations filled at most per cycle to drive its mixed collections (G1MixedGCCountTarget is 8). */
+    static final int MAX_NUDGES = 10;
+    private static final int NUDGE_ARRAY = 32 << 10;
 
     private static final Logger LOG = LoggerFactory.getLogger("tide");
 
     private final LongSupplier live;
     private final MemoryPoolMXBean oldGen;
+    private final MemoryPoolMXBean eden;
+    private final java.lang.management.GarbageCollectorMXBean young;
+    /** Where {@link #drainWhileIdle} drops its arrays (a field, so that the allocation is not optimised away). */
+    private volatile Object sink;
     private final long startHeap;
     private final AtomicLong requests = new AtomicLong();
     private final Thread thread;
@@ -41,6 +49,16 @@ public final class HeapGovernor implements AutoCloseable {
     private HeapGovernor(LongSupplier live, MemoryPoolMXBean oldGen) {
         this.live = live;
         this.oldGen = oldGen;
+        MemoryPoolMXBean e = null;
+        for (MemoryPoolMXBean p : ManagementFactory.getMemoryPoolMXBeans()) {
+            if (p.getName().equals("G1 Eden Space")) e = p;
+        }
+        this.eden = e;
+        java.lang.management.GarbageCollectorMXBean y = null;
+        for (var gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+            if (gc.getName().equals("G1 Young Generation")) y = gc;
+        }
+        this.young = y;
         this.startHeap = oldGen.getUsage().getUsed();
         this.thread = Thread.ofPlatform().daemon().name("tide-heap-governor").unstarted(this::run);
     }
@@ -73,7 +91,7 @@ public final class HeapGovernor implements AutoCloseable {
     /** The old-generation occupancy over which a cycle is asked for, given the bytes the server holds. */
     static long threshold(long liveBytes, long startHeap) {
         long held = liveBytes + startHeap;
-        return held + held / 2 + HEADROOM_MB * 1024L * 1024;
+        return held + held / 4 + HEADROOM_MB * 1024L * 1024;
     }
 
     /** Concurrent cycles asked for so far (INFO memory's tide_heap_governor_cycles). */
@@ -88,10 +106,11 @@ public final class HeapGovernor implements AutoCloseable {
                 Thread.sleep(PERIOD_MS);
                 long now = System.currentTimeMillis();
                 if (now - last < MIN_INTERVAL_MS) continue;
-                if (oldGen.getUsage().getUsed() > threshold(live.getAsLong(), startHeap)) {
+                if (overThreshold()) {
                     last = now;
                     requests.incrementAndGet();
-                    System.gc(); // concurrent: starts a marking cycle and returns (or waits for it) without a pause
+                    System.gc(); // concurrent: a marking cycle, without a pause of its length; returns when it is done
+                    drainWhileIdle();
                 }
             } catch (InterruptedException e) {
                 return;
@@ -99,6 +118,40 @@ public final class HeapGovernor implements AutoCloseable {
                 LOG.warn("heap governor: {}", e.toString());
             }
         }
+    }
+
+    private boolean overThreshold() {
+        return oldGen.getUsage().getUsed() > threshold(live.getAsLong(), startHeap);
+    }
+
+    /**
+     * After a marking cycle, G1 frees the old regions that hold no live object at once, and the others in the mixed
+     * collections that ride on the next young collections. A server that allocates nothing (idle after a burst)
+     * has no young collections, so it would keep that garbage resident: while the old generation stays over the
+     * threshold and no young collection came in a period, this fills the young generation once (32 KB arrays, dropped
+     * at once) so that the next mixed collection runs. At most {@value #MAX_NUDGES} times per cycle.
+     */
+    private void drainWhileIdle() throws InterruptedException {
+        long young = youngCollections();
+        for (int nudges = 0; nudges < MAX_NUDGES && !closed; ) {
+            Thread.sleep(PERIOD_MS);
+            if (!overThreshold()) return;
+            long now = youngCollections();
+            if (now != young) { // the server's own allocation drives the collections
+                young = now;
+                continue;
+            }
+            long fill = eden == null ? 32L << 20 : Math.max(eden.getUsage().getCommitted(), 1L << 20);
+            // Small arrays: one of half a region (1 MB regions at a 1-2 GB heap) would be humongous, in the old generation.
+            for (long done = 0; done <= fill; done += NUDGE_ARRAY) sink = new byte[NUDGE_ARRAY];
+            sink = null;
+            nudges++;
+            young = youngCollections();
+        }
+    }
+
+    private long youngCollections() {
+        return young == null ? 0 : young.getCollectionCount();
     }
 
     @Override

@@ -17,9 +17,9 @@ class HeapGovernorTest {
     }
 
     @Test
-    void threshold_isOneAndAHalfTimesWhatTheServerHoldsPlusHeadroom() {
+    void threshold_isAQuarterMoreThanWhatTheServerHoldsPlusHeadroom() {
         long mb = 1024L * 1024;
         assertThat(HeapGovernor.threshold(0, 0)).isEqualTo(32 * mb);
-        assertThat(HeapGovernor.threshold(100 * mb, 20 * mb)).isEqualTo(212 * mb);
+        assertThat(HeapGovernor.threshold(100 * mb, 20 * mb)).isEqualTo(182 * mb);
     }
 }
