@@ -136,11 +136,7 @@ public final class HeapGovernor implements AutoCloseable {
         for (int nudges = 0; nudges < MAX_NUDGES && !closed; ) {
             Thread.sleep(PERIOD_MS);
             if (!overThreshold()) return;
-            long now = youngCollections();
-            if (now != young) { // the server's own allocation drives the collections
-                young = now;
-                continue;
-            }
+            if (youngCollections() != young) return; // the server allocates: its own collections do the mixing
             long fill = eden == null ? 32L << 20 : Math.max(eden.getUsage().getCommitted(), 1L << 20);
             // Small arrays: one of half a region (1 MB regions at a 1-2 GB heap) would be humongous, in the old generation.
             for (long done = 0; done <= fill; done += NUDGE_ARRAY) sink = new byte[NUDGE_ARRAY];
