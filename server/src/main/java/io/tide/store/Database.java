@@ -311,10 +311,15 @@ public final class Database {
             } else {
                 t.keys[i] = entry(key, 0, key.length, expiry, clock, embed ? (byte[]) value : null);
             }
+            boolean wasRaw = (c & RAW) != 0;
             if (embed) {
-                if (t.values != null) t.values[i] = null;
+                if (wasRaw) {
+                    t.values[i] = null;
+                    t.rawRemoved();
+                }
             } else {
                 t.ensureValues()[i] = value;
+                if (!wasRaw) t.raw++;
             }
             t.ctrl[i] = (byte) ((c & (FRAGMENT | SAVED)) | (embed ? 0 : RAW) | (expiry != 0 ? VOLATILE : 0));
             if (had != (expiry != 0)) volatileCount += had ? -1 : 1;
@@ -987,8 +992,12 @@ public final class Database {
                 saveIfPending(o, idx);
                 transfer(o, idx, c);
                 o.keys[idx] = MOVED;
-                if (o.values != null) o.values[idx] = null;
+                boolean raw = (o.ctrl[idx] & RAW) != 0;
                 o.ctrl[idx] = 0;
+                if (raw) {
+                    o.values[idx] = null;
+                    o.rawRemoved();
+                }
                 o.live--;
                 maxMoves--;
             }
@@ -1009,7 +1018,10 @@ public final class Database {
         to.keys[j] = e;
         to.ctrl[j] = (byte) ((from.ctrl[i] & ~SAVED) | to.parity); // saved (or irrelevant) in the table it moves to
         Object v = rawValue(from, i);
-        if (v != null) to.ensureValues()[j] = v;
+        if (v != null) {
+            to.ensureValues()[j] = v;
+            to.raw++;
+        }
         to.live++;
     }
 
@@ -1064,6 +1076,7 @@ public final class Database {
         dataBytes += MemoryCost.bytes(e.length);
         if (!embed) {
             t.ensureValues()[i] = value;
+            t.raw++;
             dataBytes += MemoryCost.of(value);
         }
         t.live++;
@@ -1101,11 +1114,13 @@ public final class Database {
             volatileCount--;
         }
         t.live--;
+        boolean raw = (t.ctrl[i] & RAW) != 0;
         Object[] vs = t.values;
         if (t == old) {
             t.keys[i] = MOVED;
             if (vs != null) vs[i] = null;
             t.ctrl[i] = 0;
+            if (raw) t.rawRemoved();
             return;
         }
         int m = t.mask;
@@ -1132,6 +1147,7 @@ public final class Database {
         ks[hole] = null;
         cs[hole] = 0;
         if (vs != null) vs[hole] = null;
+        if (raw) t.rawRemoved();
     }
 
     private void afterRemove() {
@@ -1417,6 +1433,16 @@ public final class Database {
                 i = (i + 1) & m;
             }
             return i;
+        }
+
+        /** Slots holding a RAW entry: when none is left, {@link #values} goes. */
+        int raw;
+
+        void rawRemoved() {
+            if (--raw == 0 && values != null) {
+                values = null;
+                bytes -= MemoryCost.references(keys.length);
+            }
         }
 
         Object[] ensureValues() {
