@@ -1221,6 +1221,9 @@ public final class Database {
      * {@code value} embedded after the key unless null.
      */
     private static byte[] entry(byte[] src, int off, int len, long expireAt, int access, byte[] value) {
+        if (len >= 1 << 30) {
+            throw new IllegalArgumentException("key of " + len + " bytes: at most 1 GB - 1"); // len << 1 must fit
+        }
         boolean vol = expireAt != 0;
         int head = len << 1 | (vol ? 1 : 0);
         int hs = varintSize(head);
