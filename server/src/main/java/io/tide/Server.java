@@ -209,6 +209,7 @@ public final class Server implements AutoCloseable {
                 }
             }
             context.appendOnly().close();
+            context.replication().close();
             shards.close();
             network.stop(2000);
             context.closeMigrateSockets(); // the threads that own them have stopped

@@ -153,6 +153,10 @@ public final class Dispatcher {
                 return;
             }
         }
+        if ((spec.has(CommandSpec.WRITE) || (spec == execSpec && c.inMulti() && queuesWrite(c))) && !goodReplicas()) {
+            reject(c, spec, home, Errors.NOREPLICAS, silent);
+            return;
+        }
         if ((c.inMulti() || spec == execSpec) && !server.memory().admit(home) && rejectsOnOom(c, spec)) {
             reject(c, spec, home, Errors.OOM, silent);
             return;
@@ -630,6 +634,16 @@ public final class Dispatcher {
      * answers "all keys") and an EXEC that queues one. They run on the coordinator thread with the shard parked,
      * so that a script past busy-reply-threshold can hand the shard thread back to answer -BUSY and SCRIPT KILL.
      */
+    /** min-replicas-to-write / min-replicas-max-lag (Redis's checkGoodReplicasStatus). */
+    private boolean goodReplicas() {
+        return !server.replication().refusesWrites();
+    }
+
+    private static boolean queuesWrite(ClientSession c) {
+        for (ClientSession.Queued q : c.queued()) if (q.spec().has(CommandSpec.WRITE)) return true;
+        return false;
+    }
+
     private boolean needsCoordinator(ClientSession c, CommandSpec spec, byte[][] argv) {
         if (spec.keyFinder() != null) return spec.keyFinder().keys(argv) == CommandSpec.ALL_KEYS;
         if (spec != execSpec || !c.inMulti()) return false;

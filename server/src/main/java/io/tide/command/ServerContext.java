@@ -50,6 +50,7 @@ public final class ServerContext {
     private final long startupMemory;
     private final io.tide.persistence.Persistence persistence;
     private final io.tide.persistence.AppendOnly appendOnly;
+    private final io.tide.replication.Primary replication;
     /** CLIENT PAUSE in force, or null: one volatile read on every command's path, no lock. */
     private final java.util.concurrent.atomic.AtomicReference<Pause> pause = new java.util.concurrent.atomic.AtomicReference<>();
     private volatile Runnable unpauseHook = () -> { };
@@ -68,6 +69,7 @@ public final class ServerContext {
         this.persistence = new io.tide.persistence.Persistence(config, shards, version,
                 () -> scripting.functions().libraries().stream().map(io.tide.script.Library::code).toList());
         this.appendOnly = new io.tide.persistence.AppendOnly(config, shards, persistence);
+        this.replication = new io.tide.replication.Primary(config, shards, persistence);
         groupSeq.set(System.currentTimeMillis() * 1000); // group numbers keep growing across restarts
         byte[] r = new byte[20];
         new SecureRandom().nextBytes(r);
@@ -143,6 +145,9 @@ public final class ServerContext {
     public ConfigRegistry config() { return config; }
     /** The append-only file. */
     public io.tide.persistence.AppendOnly appendOnly() { return appendOnly; }
+
+    /** The primary side of replication: the stream, its backlog and the replicas. */
+    public io.tide.replication.Primary replication() { return replication; }
 
     /**
      * MIGRATE's connection cache of a thread: shard {@code thread}'s, or the coordinator's for {@code shards().size()}.

@@ -160,7 +160,7 @@ public final class ServerCommands {
                 case "memory" -> memorySection(ctx, sb);
                 case "persistence" -> persistenceSection(ctx, sb);
                 case "stats" -> statsSection(ctx, sb);
-                case "replication" -> replicationSection(sb);
+                case "replication" -> replicationSection(ctx, sb);
                 case "cpu" -> cpuSection(sb);
                 case "commandstats" -> commandStatsSection(ctx, sb);
                 case "keyspace" -> keyspaceSection(ctx, sb);
@@ -394,6 +394,9 @@ public final class ServerCommands {
         line(sb, "instantaneous_input_kbps", String.format(Locale.ROOT, "%.2f", inPerSec / 1024.0));
         line(sb, "instantaneous_output_kbps", String.format(Locale.ROOT, "%.2f", outPerSec / 1024.0));
         line(sb, "rejected_connections", ctx.server().rejectedConnections().get());
+        line(sb, "sync_full", ctx.server().replication().syncFull());
+        line(sb, "sync_partial_ok", ctx.server().replication().syncPartialOk());
+        line(sb, "sync_partial_err", ctx.server().replication().syncPartialErr());
         line(sb, "expired_keys", sum.expiredKeys);
         line(sb, "evicted_keys", sum.evictedKeys);
         line(sb, "keyspace_hits", sum.keyspaceHits);
@@ -403,10 +406,31 @@ public final class ServerCommands {
         line(sb, "pubsubshard_channels", ctx.server().pubSub().size(io.tide.pubsub.PubSub.Kind.SHARD));
     }
 
-    private static void replicationSection(StringBuilder sb) {
+    /** Redis 7.0's replication section of a primary, from the replication thread's last published state. */
+    private static void replicationSection(CommandContext ctx, StringBuilder sb) {
+        io.tide.replication.Primary p = ctx.server().replication();
+        io.tide.replication.Primary.Info r = p.info();
+        ConfigRegistry config = ctx.server().config();
         sb.append("# Replication\r\n");
         line(sb, "role", "master");
-        line(sb, "connected_slaves", 0);
+        line(sb, "connected_slaves", r.replicas().size());
+        if (config.getLong("min-replicas-to-write") > 0 && config.getLong("min-replicas-max-lag") > 0) {
+            line(sb, "min_slaves_good_slaves", p.goodReplicas());
+        }
+        int i = 0;
+        for (io.tide.replication.Primary.Replica x : r.replicas()) {
+            line(sb, "slave" + i++, "ip=" + x.ip() + ",port=" + x.port() + ",state=" + x.state() + ",offset="
+                    + x.offset() + ",lag=" + x.lagSeconds());
+        }
+        line(sb, "master_failover_state", "no-failover");
+        line(sb, "master_replid", r.replid());
+        line(sb, "master_replid2", r.replid2());
+        line(sb, "master_repl_offset", r.offset());
+        line(sb, "second_repl_offset", r.secondOffset());
+        line(sb, "repl_backlog_active", r.backlogActive() ? 1 : 0);
+        line(sb, "repl_backlog_size", r.backlogSize());
+        line(sb, "repl_backlog_first_byte_offset", r.backlogFirstByte());
+        line(sb, "repl_backlog_histlen", r.backlogHistlen());
     }
 
     private static void cpuSection(StringBuilder sb) {
@@ -522,6 +546,7 @@ public final class ServerCommands {
         ctx.server().connectionsReceived().set(0);
         ctx.server().rejectedConnections().set(0);
         ctx.server().lazyFree().resetStats();
+        ctx.server().replication().resetStats();
         return Reply.OK;
     }
 
@@ -688,9 +713,16 @@ public final class ServerCommands {
 
     // ------------------------------------------------------------------------------------------ ROLE, MODULE, LOLWUT
 
-    /** Tide has no replication yet: always a master at offset 0 with no replicas, in Redis's shape. */
+    /** ROLE of a primary: its offset and, per replica, ip, listening port and acknowledged offset (as strings). */
     static Reply role(CommandContext ctx, byte[][] argv) {
-        return Reply.array(Reply.bulk("master"), Reply.ZERO, Reply.EMPTY_ARRAY);
+        io.tide.replication.Primary.Info r = ctx.server().replication().info();
+        List<Reply> replicas = new ArrayList<>();
+        for (io.tide.replication.Primary.Replica x : r.replicas()) {
+            if (!x.state().equals("online")) continue; // Redis lists only replicas past the sync
+            replicas.add(Reply.array(Reply.bulk(x.ip()), Reply.bulk(Integer.toString(x.port())),
+                    Reply.bulk(Long.toString(x.offset()))));
+        }
+        return Reply.array(Reply.bulk("master"), Reply.integer(r.offset()), Reply.array(replicas));
     }
 
     /** Redis's MODULE HELP. */
