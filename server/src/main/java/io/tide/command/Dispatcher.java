@@ -271,6 +271,8 @@ public final class Dispatcher {
                 c.complete(slot, ok ? r : Reply.error(aofError(home)));
                 c.connection().flush();
             });
+        } else if (o.reply instanceof Reply.Later later) {
+            answerLater(c, c.reserve(silent), later);
         } else {
             c.reply(o.reply, silent);
         }
@@ -448,8 +450,25 @@ public final class Dispatcher {
             blocked(waiter, System.currentTimeMillis());
             return;
         }
+        if (o.reply instanceof Reply.Later later) {
+            answerLater(c, slot, later);
+            return;
+        }
         c.complete(slot, o.reply);
         resume(c);
+    }
+
+    /**
+     * A reply known later (WAIT): the client is blocked as Redis blocks it (its next requests wait) until the answer
+     * arrives, from any thread; then it is answered in order on its home shard and its held requests run.
+     */
+    private void answerLater(ClientSession c, ClientSession.Slot slot, Reply.Later later) {
+        c.barrierInFlight = true;
+        later.reply().whenComplete((r, err) -> c.home().loop().execute(() -> {
+            if (c.isClosed()) return;
+            c.complete(slot, err != null ? Reply.error("ERR " + err.getMessage()) : r);
+            resume(c);
+        }));
     }
 
     /** On the home shard: lets requests held back behind a multi-shard or blocking command run. */

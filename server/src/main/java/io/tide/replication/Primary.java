@@ -141,6 +141,8 @@ public final class Primary implements AutoCloseable {
     private long offset;
     private Backlog backlog;
     private final List<ReplicaLink> links = new ArrayList<>();
+    /** PSYNCs that arrived while the sinks were being taken off the journals. */
+    private final List<Psync> deferred = new ArrayList<>();
     private final List<Object[]> waiters = new ArrayList<>(); // {Wait, target offset}
     private final Map<Long, List<List<Effect>>> groups = new HashMap<>();
     private int streamDb = -1;
@@ -304,11 +306,17 @@ public final class Primary implements AutoCloseable {
             }
             case Psync p -> {
                 distribute();
-                psync(p);
+                if (detaching) deferred.add(p); // after the backlog is gone: a full sync attaches again
+                else psync(p);
             }
             case Ack a -> {
                 if (a.offset > a.link.ackOffset) a.link.ackOffset = a.offset;
                 a.link.ackTimeMs = System.currentTimeMillis();
+                if (a.link.awaitingFirstAck && !a.link.closed) {
+                    distribute();
+                    a.link.awaitingFirstAck = false;
+                    sendHeld(a.link);
+                }
                 answerWaiters(false);
             }
             case Lost l -> {
@@ -348,13 +356,14 @@ public final class Primary implements AutoCloseable {
             case Detached d -> {
                 distribute();
                 detaching = false;
-                if (!links.isEmpty()) return; // a replica came meanwhile: it will attach again
                 backlog = null;
                 replid2 = ZERO_ID;
                 secondOffset = -1;
                 replid = newId();
                 LOG.info("Replication backlog freed after {} seconds without connected replicas.",
                         config.getLong("repl-backlog-ttl"));
+                for (Psync p : deferred) psync(p);
+                deferred.clear();
             }
             case Resize r -> {
                 if (backlog != null) backlog.resize(backlogSize());
@@ -483,7 +492,7 @@ public final class Primary implements AutoCloseable {
         offset += bytes.length;
         for (int i = links.size() - 1; i >= 0; i--) {
             ReplicaLink l = links.get(i);
-            if (l.state == ReplicaLink.State.ONLINE) {
+            if (l.state == ReplicaLink.State.ONLINE && !l.awaitingFirstAck) {
                 l.writeStream(bytes, this);
             } else if (l.state != ReplicaLink.State.WAIT_BGSAVE_START) {
                 l.held.add(bytes);
@@ -667,12 +676,25 @@ public final class Primary implements AutoCloseable {
             }
             l.state = ReplicaLink.State.ONLINE;
             l.ackTimeMs = System.currentTimeMillis();
-            byte[] b;
-            while ((b = l.held.poll()) != null) l.writeStream(b, this);
-            l.heldBytes = 0;
-            LOG.info("Synchronization with replica {}:{} succeeded", l.ip(), l.listeningPort());
+            if (s.diskless) {
+                // The replica finds the end of an EOF-marked RDB only as the last bytes it has read: nothing may
+                // follow the mark until it says it loaded the image (its first ACK), as Redis's
+                // repl_start_cmd_stream_on_ack.
+                l.awaitingFirstAck = true;
+                LOG.info("Streamed RDB transfer with replica {}:{} succeeded (socket). Waiting for REPLCONF ACK "
+                        + "from replica to enable streaming", l.ip(), l.listeningPort());
+            } else {
+                sendHeld(l);
+                LOG.info("Synchronization with replica {}:{} succeeded", l.ip(), l.listeningPort());
+            }
         }
         maybeStartSync(System.currentTimeMillis());
+    }
+
+    private void sendHeld(ReplicaLink l) {
+        byte[] b;
+        while ((b = l.held.poll()) != null) l.writeStream(b, this);
+        l.heldBytes = 0;
     }
 
     /** The snapshot writer's target in a disk-less sync: chunks go to the replicas through the queue, in order. */

@@ -49,7 +49,10 @@ public final class ReplicaLink {
     volatile long ackOffset;
     volatile long ackTimeMs = System.currentTimeMillis();
     long waitingSinceMs;
-    boolean closed;
+    /** Set by the replication thread; read by the snapshot's writer too. */
+    volatile boolean closed;
+    /** Online after a disk-less sync: the stream is held until the replica's first ACK. */
+    boolean awaitingFirstAck;
     /** PSYNC (not the old SYNC): the full sync opens with +FULLRESYNC. */
     boolean psync;
     /** Stream bytes kept for the replica while its RDB is being produced and sent (Redis's output buffer then). */

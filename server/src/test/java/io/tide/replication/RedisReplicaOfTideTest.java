@@ -394,4 +394,108 @@ class RedisReplicaOfTideTest {
             }
         }
     }
+
+    @ParameterizedTest(name = "shards={0}")
+    @ValueSource(ints = {1, 4})
+    void fullSyncDuringWrites_replicaConverges(int shards) throws Exception {
+        try (Server tide = TestServers.start(shards, "--repl-diskless-sync-delay", "0");
+             Jedis t = TestServers.jedis(tide.port(), 2)) {
+            redis.clients.jedis.Pipeline p = t.pipelined();
+            for (int i = 0; i < 60_000; i++) p.set("pre" + i, "v" + i);
+            p.sync();
+            AtomicBoolean stop = new AtomicBoolean();
+            AtomicReference<Throwable> failed = new AtomicReference<>();
+            Thread writer = new Thread(() -> {
+                try (Jedis w = TestServers.jedis(tide.port(), 2)) {
+                    java.util.Random rnd = new java.util.Random(1);
+                    for (int n = 0; !stop.get(); n++) {
+                        int k = rnd.nextInt(60_000);
+                        switch (n % 4) {
+                            case 0 -> w.set("pre" + k, "w" + n);
+                            case 1 -> w.del("pre" + k);
+                            case 2 -> w.mset("pre" + k, "m" + n, "pre" + rnd.nextInt(60_000), "m" + n);
+                            default -> w.incr("counter");
+                        }
+                    }
+                } catch (Throwable e) {
+                    failed.set(e);
+                }
+            });
+            writer.start();
+            try (RealRedis r = replicaOf(tide); Jedis rj = TestServers.jedis(r.port(), 2)) {
+                awaitLinkUp(rj);
+                Thread.sleep(500);
+                stop.set(true);
+                writer.join();
+                assertEquals(null, failed.get());
+                assertEquals(1, t.waitReplicas(1, 10_000));
+                awaitCaughtUp(t, rj);
+                assertEquals(t.dbSize(), rj.dbSize());
+                String[] keys = t.keys("*").toArray(new String[0]);
+                for (int i = 0; i < keys.length; i += 1000) {
+                    String[] batch = java.util.Arrays.copyOfRange(keys, i, Math.min(keys.length, i + 1000));
+                    assertEquals(t.mget(batch), rj.mget(batch));
+                }
+            }
+        }
+    }
+
+    @Test
+    void backlog_isFreedAfterTtlWithoutReplicas_andTheReplidChanges() throws Exception {
+        try (Server tide = TestServers.start(2, "--repl-diskless-sync-delay", "0", "--repl-backlog-ttl", "1");
+             Jedis t = TestServers.jedis(tide.port(), 2)) {
+            assertEquals("0", field(t, "replication", "repl_backlog_active"));
+            String id;
+            try (RealRedis r = replicaOf(tide); Jedis rj = TestServers.jedis(r.port(), 2)) {
+                awaitLinkUp(rj);
+                t.set("a", "1");
+                assertEquals(1, t.waitReplicas(1, 5000));
+                assertEquals("1", field(t, "replication", "repl_backlog_active"));
+                id = field(t, "replication", "master_replid");
+            }
+            await("the backlog to go", 10_000, () -> "0".equals(field(t, "replication", "repl_backlog_active")));
+            long offset = Long.parseLong(field(t, "replication", "master_repl_offset"));
+            t.set("b", "2"); // no backlog: nothing is streamed
+            assertEquals(offset, Long.parseLong(field(t, "replication", "master_repl_offset")));
+            assertTrue(!id.equals(field(t, "replication", "master_replid")));
+        }
+    }
+
+    @Test
+    void wait_blocksTheClientsLaterCommands() throws Exception {
+        try (Server tide = TestServers.start(2); Jedis t = TestServers.jedis(tide.port(), 2);
+             Jedis other = TestServers.jedis(tide.port(), 2)) {
+            redis.clients.jedis.Pipeline p = t.pipelined();
+            var waited = p.waitReplicas(1, 400);
+            p.set("after-wait", "1");
+            p.sync();
+            assertEquals(0L, waited.get());
+        }
+        try (Server tide = TestServers.start(2); Jedis other = TestServers.jedis(tide.port(), 2);
+             RawPipeline raw = new RawPipeline(tide.port())) {
+            raw.send("WAIT 1 500\r\nSET after-wait 1\r\n");
+            Thread.sleep(200);
+            assertEquals(null, other.get("after-wait")); // held behind the blocked WAIT, as in Redis
+            await("the SET after the WAIT", 5000, () -> "1".equals(other.get("after-wait")));
+        }
+    }
+
+    /** A socket that sends raw pipelines and leaves the replies unread. */
+    private static final class RawPipeline implements AutoCloseable {
+        private final java.net.Socket socket;
+
+        RawPipeline(int port) throws java.io.IOException {
+            socket = new java.net.Socket("127.0.0.1", port);
+        }
+
+        void send(String s) throws java.io.IOException {
+            socket.getOutputStream().write(s.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            socket.getOutputStream().flush();
+        }
+
+        @Override
+        public void close() throws java.io.IOException {
+            socket.close();
+        }
+    }
 }
