@@ -88,6 +88,8 @@ public final class Server implements AutoCloseable {
         java.util.function.Consumer<byte[]> function = code -> context.scripting().functions().restore(
                 java.util.List.of(code), io.tide.script.FunctionLibraries.RestorePolicy.APPEND);
         config.onChange("appendonly", v -> context.appendOnly().configured(config.getBool("appendonly")));
+        context.replica().bind(dispatcher::replay, context::limits, function,
+                () -> context.scripting().functions().flush());
         persistence.removeTempFiles();
         try {
             if (config.getBool("appendonly")) {
@@ -99,6 +101,11 @@ public final class Server implements AutoCloseable {
             stop();
             String what = config.getBool("appendonly") ? "the append only file" : persistence.rdbPath().toString();
             throw new IllegalStateException("could not load " + what + ": " + e.getMessage(), e);
+        }
+        String replicaof = config.get("replicaof").trim();
+        if (!replicaof.isEmpty()) {
+            String[] hp = replicaof.split("\\s+");
+            context.replica().replicaOf(hp[0], Integer.parseInt(hp[1]));
         }
     }
 
@@ -209,6 +216,7 @@ public final class Server implements AutoCloseable {
                 }
             }
             context.appendOnly().close();
+            context.replica().close();
             context.replication().close();
             shards.close();
             network.stop(2000);

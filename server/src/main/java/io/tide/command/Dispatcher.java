@@ -153,7 +153,13 @@ public final class Dispatcher {
                 return;
             }
         }
-        if ((spec.has(CommandSpec.WRITE) || (spec == execSpec && c.inMulti() && queuesWrite(c))) && !goodReplicas()) {
+        if ((spec.has(CommandSpec.WRITE) || (spec == execSpec && c.inMulti() && queuesWrite(c)))
+                && server.replica().refusesWrites()) {
+            reject(c, spec, home, Errors.READONLY, silent);
+            return;
+        }
+        if ((spec.has(CommandSpec.WRITE) || (spec == execSpec && c.inMulti() && queuesWrite(c))) && !goodReplicas()
+                && !server.replica().active()) {
             reject(c, spec, home, Errors.NOREPLICAS, silent);
             return;
         }

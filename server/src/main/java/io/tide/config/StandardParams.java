@@ -158,6 +158,19 @@ final class StandardParams {
                         .description("Tide: space-separated key prefixes never chosen for eviction (locks, "
                                 + "sessions, rate-limit counters); once only protected keys remain, writes get "
                                 + "-OOM as under noeviction.").build(),
+                ConfigParam.builder("replicaof", Type.STRING).defaultValue("").immutable().aliases("slaveof")
+                        .check(StandardParams::replicaof)
+                        .description("<host> <port>: start as a replica of that primary (REPLICAOF at run time).")
+                        .build(),
+                ConfigParam.builder("replica-read-only", Type.BOOL).defaultValue("yes").aliases("slave-read-only")
+                        .description("A replica refuses client writes with -READONLY.").build(),
+                ConfigParam.builder("masterauth", Type.STRING).defaultValue("")
+                        .description("Password a replica sends its primary (AUTH) before the handshake.").build(),
+                ConfigParam.builder("masteruser", Type.STRING).defaultValue("")
+                        .description("User name a replica sends with masterauth (AUTH user password).").build(),
+                integer("replica-priority", 0, INT_MAX, "100").aliases("slave-priority")
+                        .description("Shown in INFO replication (slave_priority) for Sentinel's choice of a "
+                                + "replica to promote; Tide itself does nothing with it.").build(),
                 memory("repl-backlog-size", 16 * 1024, Long.MAX_VALUE, "1mb")
                         .description("Bytes of the replication stream kept for replicas that reconnect (partial "
                                 + "resync with PSYNC CONTINUE while the gap is still held).").build(),
@@ -237,6 +250,21 @@ final class StandardParams {
                         .description("Most entries in a node of a stream's radix tree (0 = no limit).").build(),
                 memory("hll-sparse-max-bytes", 0, Long.MAX_VALUE, "3000")
                         .description("Largest HyperLogLog kept in the sparse representation.").build());
+    }
+
+    /** {@code replicaof}: empty, or a host and a port. */
+    private static String replicaof(String value, String current) {
+        String v = value.trim();
+        if (v.isEmpty()) return "";
+        String[] w = v.split("\\s+");
+        if (w.length != 2) throw ConfigException.invalid("wrong number of arguments");
+        try {
+            int p = Integer.parseInt(w[1]);
+            if (p < 0 || p > 65535) throw new NumberFormatException();
+        } catch (NumberFormatException e) {
+            throw ConfigException.invalid("Invalid master port");
+        }
+        return w[0] + " " + w[1];
     }
 
     private static ConfigParam.Builder integer(String name, long min, long max, String def) {

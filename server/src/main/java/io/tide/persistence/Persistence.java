@@ -150,6 +150,14 @@ public final class Persistence {
         return s.done();
     }
 
+    /**
+     * A replica's full sync: loads the primary's image from {@code file} into the (just flushed) shards, clients
+     * getting -LOADING meanwhile, as at startup.
+     */
+    public void loadReplicaImage(Path file, EncodingLimits limits, Consumer<byte[]> function) throws IOException {
+        loadRdb(file, limits, function);
+    }
+
     /** Whether a snapshot (a save, a replication image or an AOF rewrite) is running: a new one must wait. */
     public boolean snapshotRunning() {
         AppendOnly aof = appendOnly;

@@ -87,6 +87,10 @@ public final class Primary implements AutoCloseable {
 
     private record Resize() {}
 
+    private record DropAll() {}
+
+    private record Promoted(String replid, long offset) {}
+
     /** One full sync: the replicas it feeds and how. */
     private static final class Sync {
         final List<ReplicaLink> links;
@@ -193,6 +197,11 @@ public final class Primary implements AutoCloseable {
         offer(new Psync(link, replid, offset));
     }
 
+    /** REPLICAOF: every replica of this server is disconnected (as Redis's disconnectSlaves). */
+    public void disconnectReplicas() {
+        offer(new DropAll());
+    }
+
     /** REPLCONF ACK from a replica. */
     public void ack(ReplicaLink link, long offset) {
         offer(new Ack(link, offset));
@@ -222,6 +231,15 @@ public final class Primary implements AutoCloseable {
     public boolean refusesWrites() {
         long min = minToWrite;
         return min > 0 && maxLag > 0 && goodReplicas < min;
+    }
+
+    /**
+     * REPLICAOF NO ONE after following a primary: this server's history continues that primary's, as Redis's
+     * shiftReplicationId (a new replid, the old one as replid2 up to {@code offset}). Tide keeps no backlog of the
+     * stream it applied, so its replicas resync fully.
+     */
+    public void continueHistory(String masterReplid, long offset) {
+        offer(new Promoted(masterReplid, offset));
     }
 
     /** Online replicas whose last acknowledgement is at most min-replicas-max-lag seconds old. */
@@ -364,6 +382,17 @@ public final class Primary implements AutoCloseable {
                         config.getLong("repl-backlog-ttl"));
                 for (Psync p : deferred) psync(p);
                 deferred.clear();
+            }
+            case Promoted p -> {
+                replid2 = p.replid;
+                secondOffset = p.offset + 1;
+                replid = newId();
+                offset = Math.max(offset, p.offset);
+                if (backlog != null) backlog = new Backlog(backlogSize(), offset);
+            }
+            case DropAll d -> {
+                distribute();
+                for (ReplicaLink l : new ArrayList<>(links)) drop(l, "this server became a replica");
             }
             case Resize r -> {
                 if (backlog != null) backlog.resize(backlogSize());

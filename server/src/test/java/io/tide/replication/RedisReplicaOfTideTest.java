@@ -38,7 +38,7 @@ class RedisReplicaOfTideTest {
         return RealRedis.startWith(args.toArray(new String[0]));
     }
 
-    private static void await(String what, long ms, BooleanSupplier cond) throws InterruptedException {
+    static void await(String what, long ms, BooleanSupplier cond) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms);
         while (!cond.getAsBoolean()) {
             if (System.nanoTime() > deadline) fail("timed out waiting for " + what);
@@ -46,19 +46,19 @@ class RedisReplicaOfTideTest {
         }
     }
 
-    private static String field(Jedis j, String section, String name) {
+    static String field(Jedis j, String section, String name) {
         for (String line : j.info(section).split("\r\n")) {
             if (line.startsWith(name + ":")) return line.substring(name.length() + 1);
         }
         return null;
     }
 
-    private static void awaitLinkUp(Jedis replica) throws InterruptedException {
+    static void awaitLinkUp(Jedis replica) throws InterruptedException {
         await("master_link_status:up", 20_000, () -> "up".equals(field(replica, "replication", "master_link_status")));
     }
 
     /** Waits until the replica has applied everything Tide has streamed so far. */
-    private static void awaitCaughtUp(Jedis tide, Jedis replica) throws InterruptedException {
+    static void awaitCaughtUp(Jedis tide, Jedis replica) throws InterruptedException {
         await("the replica to catch up", 20_000, () -> {
             String off = field(tide, "replication", "master_repl_offset");
             return off != null && off.equals(field(replica, "replication", "slave_repl_offset"));
@@ -75,7 +75,7 @@ class RedisReplicaOfTideTest {
     }
 
     /** Every key of databases 0..3 of {@code a} exists in {@code b} with the same type, value and (about) TTL. */
-    private static void assertSameData(Jedis a, Jedis b) {
+    static void assertSameData(Jedis a, Jedis b) {
         for (int db = 0; db < 4; db++) {
             a.select(db);
             b.select(db);
@@ -110,7 +110,7 @@ class RedisReplicaOfTideTest {
     }
 
     /** Writes of every type in several databases, with TTLs, transactions, scripts and cross-shard commands. */
-    private static void mixedWrites(Jedis j, int round) {
+    static void mixedWrites(Jedis j, int round) {
         String r = Integer.toString(round);
         j.select(0);
         for (int i = 0; i < 50; i++) j.set("s" + i, r + ":" + i);

@@ -27,6 +27,11 @@ public final class ReplicationCommands {
                 "An internal command used in replication.", ReplicationCommands::sync);
         t.add("replconf", -1, "admin noscript loading stale allow_busy", 0, 0, 0, "@admin @slow @dangerous", "3.0.0",
                 "An internal command for configuring the replication stream.", ReplicationCommands::replconf);
+        t.add("replicaof", 3, "admin noscript stale no_async_loading", 0, 0, 0, "@admin @slow @dangerous", "5.0.0",
+                "Configures a server as replica of another, or promotes it to a master.", ReplicationCommands::replicaof);
+        t.add("slaveof", 3, "admin noscript stale no_async_loading", 0, 0, 0, "@admin @slow @dangerous", "1.0.0",
+                "Sets a Redis server as a replica of another, or promotes it to being a master.",
+                ReplicationCommands::replicaof);
         t.group("generic");
         // allshards: every shard's journal is flushed at one instant after the client's earlier commands ran, so
         // the offset WAIT waits for covers all of them (hops included).
@@ -70,7 +75,30 @@ public final class ReplicationCommands {
         return Reply.OK;
     }
 
+    /** REPLICAOF host port | NO ONE (and SLAVEOF). */
+    static Reply replicaof(CommandContext ctx, byte[][] argv) {
+        io.tide.replication.Replica replica = ctx.server().replica();
+        if (Args.is(argv[1], "no") && Args.is(argv[2], "one")) {
+            replica.noOne();
+            return Reply.OK;
+        }
+        if (ctx.client() != null && ctx.client().isReplica()) {
+            throw Errors.error("ERR Command is not valid when client is a replica.");
+        }
+        Long port = Args.parseLongOrNull(argv[2]);
+        if (port == null || port < 0 || port > 65535) throw Errors.error("ERR Invalid master port");
+        if (!replica.replicaOf(Args.text(argv[1]), port.intValue())) {
+            return new Reply.Simple("OK Already connected to specified master");
+        }
+        ctx.server().replication().disconnectReplicas(); // they follow this server's old history: resync
+        return Reply.OK;
+    }
+
     private static void start(CommandContext ctx, ClientSession c, String replid, long offset) {
+        if (ctx.server().replica().active()) {
+            // Chained replication would need this replica's own stream and backlog of what it applies: not built.
+            throw Errors.error("ERR Tide does not serve replicas while it is a replica itself");
+        }
         ReplicaLink l = link(c);
         c.suppressCurrentReply(); // the replication thread answers, on the socket itself
         c.markReplica();

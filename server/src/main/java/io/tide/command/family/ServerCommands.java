@@ -412,7 +412,34 @@ public final class ServerCommands {
         io.tide.replication.Primary.Info r = p.info();
         ConfigRegistry config = ctx.server().config();
         sb.append("# Replication\r\n");
-        line(sb, "role", "master");
+        io.tide.replication.Replica rep = ctx.server().replica();
+        String host = rep.host();
+        if (host == null) {
+            line(sb, "role", "master");
+        } else {
+            line(sb, "role", "slave");
+            line(sb, "master_host", host);
+            line(sb, "master_port", rep.port());
+            line(sb, "master_link_status", rep.linkUp() ? "up" : "down");
+            line(sb, "master_last_io_seconds_ago", rep.linkUp() ? rep.lastIoSecondsAgo() : -1);
+            line(sb, "master_sync_in_progress", rep.syncing() ? 1 : 0);
+            line(sb, "slave_read_repl_offset", rep.readOffset());
+            line(sb, "slave_repl_offset", rep.offset());
+            if (rep.syncing()) {
+                long total = rep.syncTotalBytes();
+                long read = rep.syncReadBytes();
+                line(sb, "master_sync_total_bytes", total);
+                line(sb, "master_sync_read_bytes", read);
+                line(sb, "master_sync_left_bytes", total < 0 ? -1 : total - read);
+                line(sb, "master_sync_perc", String.format(Locale.ROOT, "%.2f",
+                        total <= 0 ? 0.0 : read * 100.0 / total));
+                line(sb, "master_sync_last_io_seconds_ago", rep.lastIoSecondsAgo());
+            }
+            if (!rep.linkUp()) line(sb, "master_link_down_since_seconds", rep.linkDownSinceSeconds());
+            line(sb, "slave_priority", config.getLong("replica-priority"));
+            line(sb, "slave_read_only", config.getBool("replica-read-only") ? 1 : 0);
+            line(sb, "replica_announced", 1);
+        }
         line(sb, "connected_slaves", r.replicas().size());
         if (config.getLong("min-replicas-to-write") > 0 && config.getLong("min-replicas-max-lag") > 0) {
             line(sb, "min_slaves_good_slaves", p.goodReplicas());
@@ -423,9 +450,9 @@ public final class ServerCommands {
                     + x.offset() + ",lag=" + x.lagSeconds());
         }
         line(sb, "master_failover_state", "no-failover");
-        line(sb, "master_replid", r.replid());
+        line(sb, "master_replid", host != null && !rep.masterReplid().equals("?") ? rep.masterReplid() : r.replid());
         line(sb, "master_replid2", r.replid2());
-        line(sb, "master_repl_offset", r.offset());
+        line(sb, "master_repl_offset", host != null ? rep.offset() : r.offset());
         line(sb, "second_repl_offset", r.secondOffset());
         line(sb, "repl_backlog_active", r.backlogActive() ? 1 : 0);
         line(sb, "repl_backlog_size", r.backlogSize());
@@ -715,6 +742,12 @@ public final class ServerCommands {
 
     /** ROLE of a primary: its offset and, per replica, ip, listening port and acknowledged offset (as strings). */
     static Reply role(CommandContext ctx, byte[][] argv) {
+        io.tide.replication.Replica rep = ctx.server().replica();
+        String host = rep.host();
+        if (host != null) {
+            return Reply.array(Reply.bulk("slave"), Reply.bulk(host), Reply.integer(rep.port()),
+                    Reply.bulk(rep.linkState()), Reply.integer(rep.linkUp() ? rep.offset() : -1));
+        }
         io.tide.replication.Primary.Info r = ctx.server().replication().info();
         List<Reply> replicas = new ArrayList<>();
         for (io.tide.replication.Primary.Replica x : r.replicas()) {

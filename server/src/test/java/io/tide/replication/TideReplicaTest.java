@@ -1,0 +1,105 @@
+package io.tide.replication;
+
+import static io.tide.replication.RedisReplicaOfTideTest.assertSameData;
+import static io.tide.replication.RedisReplicaOfTideTest.await;
+import static io.tide.replication.RedisReplicaOfTideTest.awaitLinkUp;
+import static io.tide.replication.RedisReplicaOfTideTest.field;
+import static io.tide.replication.RedisReplicaOfTideTest.mixedWrites;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.tide.Server;
+import io.tide.testing.RealRedis;
+import io.tide.testing.TestServers;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.exceptions.JedisDataException;
+
+/** Tide as a replica: of a real redis-server 7 (disk-less and disk-based full sync) and of another Tide. */
+class TideReplicaTest {
+
+    /** Waits until the replica's applied offset equals the primary's, after the primary expired its short keys. */
+    private static void awaitApplied(Jedis primary, Jedis replica) throws InterruptedException {
+        Thread.sleep(100);
+        for (int round = 0; round < 10; round++) primary.get("short" + round); // expired: the DEL is streamed
+        primary.select(0);
+        await("the replica to apply the stream", 20_000, () -> {
+            String off = field(primary, "replication", "master_repl_offset");
+            return off != null && off.equals(field(replica, "replication", "master_repl_offset"));
+        });
+    }
+
+    @ParameterizedTest(name = "diskless={0}")
+    @ValueSource(strings = {"yes", "no"})
+    void tideReplicaOfRedis_followsEveryWrite_andIsReadOnly(String diskless) throws Exception {
+        try (RealRedis redis = RealRedis.startWith("--repl-diskless-sync", diskless, "--repl-diskless-sync-delay", "0");
+             Jedis p = TestServers.jedis(redis.port(), 2)) {
+            for (int round = 0; round < 3; round++) mixedWrites(p, round);
+            try (Server tide = TestServers.start(4, "--replicaof", "127.0.0.1 " + redis.port());
+                 Jedis t = TestServers.jedis(tide.port(), 2)) {
+                awaitLinkUp(t);
+                for (int round = 3; round < 8; round++) mixedWrites(p, round);
+                awaitApplied(p, t);
+                assertEquals(1, p.waitReplicas(1, 10_000)); // Tide's REPLCONF ACKs count
+                assertSameData(p, t);
+                JedisDataException e = assertThrows(JedisDataException.class, () -> t.set("k", "v"));
+                assertEquals("READONLY You can't write against a read only replica.", e.getMessage());
+                assertEquals("slave", field(t, "replication", "role"));
+                assertEquals(field(p, "replication", "master_replid"), field(t, "replication", "master_replid"));
+                List<Object> role = t.role();
+                assertEquals(List.of("slave", "127.0.0.1", (long) redis.port(), "connected"), role.subList(0, 4));
+                assertEquals("OK", t.replicaofNoOne());
+                assertEquals("OK", t.set("k", "v")); // a primary now
+                assertEquals("master", field(t, "replication", "role"));
+            }
+        }
+    }
+
+    @Test
+    void replica_keepsExpiredKeysUntilThePrimarysDel_butReadsMissThem() throws Exception {
+        try (Server primary = TestServers.start(1, "--repl-diskless-sync-delay", "0", "--hz", "1");
+             Server replica = TestServers.start(2, "--replicaof", "127.0.0.1 " + primary.port());
+             Jedis p = TestServers.jedis(primary.port(), 2);
+             Jedis r = TestServers.jedis(replica.port(), 2)) {
+            awaitLinkUp(r);
+            p.psetex("soon", 100, "v");
+            awaitApplied(p, r);
+            assertEquals(1, p.waitReplicas(1, 5000));
+            // The primary's active cycle runs once a second (hz 1) and nobody reads the key there: its DEL waits.
+            Thread.sleep(200);
+            assertEquals(null, r.get("soon")); // logically expired on the replica
+            assertEquals(1L, r.dbSize()); // yet kept until the primary's DEL
+            p.get("soon"); // the primary expires it now and streams the DEL
+            await("the primary's DEL", 5000, () -> r.dbSize() == 0);
+        }
+    }
+
+    @Test
+    void tideReplicaOfTide_followsAndContinuesPartiallyAfterALinkCut() throws Exception {
+        try (Server primary = TestServers.start(4, "--repl-diskless-sync-delay", "0");
+             Server replica = TestServers.start(2);
+             Jedis p = TestServers.jedis(primary.port(), 2);
+             Jedis r = TestServers.jedis(replica.port(), 2)) {
+            for (int round = 0; round < 2; round++) mixedWrites(p, round);
+            assertEquals("OK", r.replicaof("127.0.0.1", primary.port()));
+            assertEquals("OK Already connected to specified master", r.replicaof("127.0.0.1", primary.port()));
+            awaitLinkUp(r);
+            for (int round = 2; round < 6; round++) mixedWrites(p, round);
+            awaitApplied(p, r);
+            assertEquals(1, p.waitReplicas(1, 10_000));
+            assertSameData(p, r);
+            p.clientKill(new redis.clients.jedis.params.ClientKillParams().type(redis.clients.jedis.args.ClientType.REPLICA));
+            for (int round = 6; round < 8; round++) mixedWrites(p, round);
+            await("the partial resync", 10_000, () -> "1".equals(field(p, "stats", "sync_partial_ok")));
+            assertEquals("1", field(p, "stats", "sync_full"));
+            awaitApplied(p, r);
+            assertEquals(1, p.waitReplicas(1, 10_000));
+            assertSameData(p, r);
+            assertTrue(field(p, "replication", "slave0").contains("state=online"));
+        }
+    }
+}
