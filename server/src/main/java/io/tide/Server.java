@@ -89,7 +89,19 @@ public final class Server implements AutoCloseable {
                 java.util.List.of(code), io.tide.script.FunctionLibraries.RestorePolicy.APPEND);
         config.onChange("appendonly", v -> context.appendOnly().configured(config.getBool("appendonly")));
         context.replica().bind(dispatcher::replay, context::limits, function,
-                () -> context.scripting().functions().flush());
+                () -> context.scripting().functions().flush(), () -> {
+                    // The loaded image bypassed the journal: with an AOF, rewrite it from the new dataset (as Redis
+                    // restarts its AOF after a full sync).
+                    if (!context.appendOnly().enabled()) return;
+                    shards.coordinator().run(shards.all(), () -> {
+                        try {
+                            if (context.persistence().snapshotRunning()) context.appendOnly().scheduleRewrite();
+                            else context.appendOnly().beginRewrite();
+                        } catch (java.io.IOException e) {
+                            LOG.warn("could not rewrite the AOF after a full sync: {}", e.toString());
+                        }
+                    }, () -> { });
+                });
         persistence.removeTempFiles();
         try {
             if (config.getBool("appendonly")) {

@@ -53,6 +53,7 @@ public final class Replica implements AutoCloseable {
     private volatile Supplier<EncodingLimits> limits;
     private volatile Consumer<byte[]> function;
     private volatile Runnable flushFunctions;
+    private volatile Runnable afterLoad = () -> { };
 
     /** The link's generation: a new REPLICAOF or NO ONE ends the previous link thread. */
     private volatile long generation;
@@ -84,11 +85,13 @@ public final class Replica implements AutoCloseable {
     }
 
     /**
-     * Wires what applies the stream and loads the image: the dispatcher's replay, the encoding limits, and how
-     * functions of the image are restored and flushed. Called once at startup, before any REPLICAOF.
+     * Wires what applies the stream and loads the image: the dispatcher's replay, the encoding limits, how functions
+     * of the image are restored and flushed, and what runs once an image is loaded (an AOF rewrite, so the AOF holds
+     * the new dataset). Called once at startup, before any REPLICAOF.
      */
     public void bind(AppendOnly.Replayer replayer, Supplier<EncodingLimits> limits, Consumer<byte[]> function,
-                     Runnable flushFunctions) {
+                     Runnable flushFunctions, Runnable afterLoad) {
+        this.afterLoad = afterLoad;
         this.replayer = replayer;
         this.limits = limits;
         this.function = function;
@@ -154,14 +157,8 @@ public final class Replica implements AutoCloseable {
                 // closing
             }
         }
-        Thread t = thread;
-        if (t != null && t != Thread.currentThread()) {
-            try {
-                t.join(5000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        // Not joined: REPLICAOF runs on a shard thread, and the link thread may be waiting for the coordinator to park
+        // that very shard. The old thread sees its generation is over at its next step and applies nothing more.
         thread = null;
     }
 
@@ -293,9 +290,10 @@ public final class Replica implements AutoCloseable {
                 }
             }
         }
-        if (gen != generation) return;
+        if (gen != generation) throw new IOException("the link was replaced");
         LOG.info("MASTER <-> REPLICA sync: Flushing old data");
         load(temp);
+        afterLoad.run();
         if (!config.get("save").isEmpty()) {
             Files.move(temp, persistence.rdbPath(), StandardCopyOption.REPLACE_EXISTING); // as Redis keeps it
         } else {
@@ -374,7 +372,7 @@ public final class Replica implements AutoCloseable {
                 String name = new String(c.argv[0], StandardCharsets.US_ASCII).toLowerCase(java.util.Locale.ROOT);
                 if (name.equals("replconf") && c.argv.length >= 2
                         && new String(c.argv[1], StandardCharsets.US_ASCII).equalsIgnoreCase("getack")) {
-                    apply(batch, db);
+                    apply(batch, db, gen);
                     sendAck(out); // the offset before this command, as Redis's reply to GETACK
                     offset += c.bytes;
                     continue;
@@ -382,7 +380,7 @@ public final class Replica implements AutoCloseable {
                 if (name.equals("multi")) multiDepth = 1;
                 batch.add(c);
                 if (name.equals("exec") || name.equals("discard")) multiDepth = 0;
-                if (multiDepth == 0 && (batch.size() >= BATCH || in.available() == 0)) apply(batch, db);
+                if (multiDepth == 0 && (batch.size() >= BATCH || in.available() == 0)) apply(batch, db, gen);
             }
         } finally {
             acker.interrupt();
@@ -395,12 +393,17 @@ public final class Replica implements AutoCloseable {
     }
 
     /** Applies the gathered commands with every shard parked, in order; then the offset covers them. */
-    private void apply(List<Command> batch, int[] db) throws IOException {
+    private void apply(List<Command> batch, int[] db, long gen) throws IOException {
         if (batch.isEmpty()) return;
+        if (gen != generation) throw new IOException("the link was replaced");
         List<Command> todo = List.copyOf(batch);
         batch.clear();
         CompletableFuture<Void> done = new CompletableFuture<>();
         shards.coordinator().run(shards.all(), () -> {
+            if (gen != generation) {
+                done.completeExceptionally(new IOException("the link was replaced"));
+                return;
+            }
             for (Command c : todo) {
                 if (c.argv.length == 0) continue;
                 String name = new String(c.argv[0], StandardCharsets.US_ASCII).toLowerCase(java.util.Locale.ROOT);
