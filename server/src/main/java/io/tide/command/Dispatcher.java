@@ -142,6 +142,11 @@ public final class Dispatcher {
             reject(c, spec, home, Errors.LOADING, silent);
             return;
         }
+        if (server.replica().refusesStale() && (!spec.has(CommandSpec.STALE) || (spec == execSpec && c.inMulti()
+                && queuesNonStale(c)))) {
+            reject(c, spec, home, Errors.MASTERDOWN, silent);
+            return;
+        }
         if (spec.has(CommandSpec.WRITE) && !c.inMulti()) {
             if (persistence.writesRefused()) {
                 reject(c, spec, home, Errors.MISCONF, silent);
@@ -662,6 +667,11 @@ public final class Dispatcher {
     /** min-replicas-to-write / min-replicas-max-lag (Redis's checkGoodReplicasStatus). */
     private boolean goodReplicas() {
         return !server.replication().refusesWrites();
+    }
+
+    private static boolean queuesNonStale(ClientSession c) {
+        for (ClientSession.Queued q : c.queued()) if (!q.spec().has(CommandSpec.STALE)) return true;
+        return false;
     }
 
     private static boolean queuesWrite(ClientSession c) {

@@ -164,6 +164,10 @@ final class StandardParams {
                         .build(),
                 ConfigParam.builder("replica-read-only", Type.BOOL).defaultValue("yes").aliases("slave-read-only")
                         .description("A replica refuses client writes with -READONLY.").build(),
+                ConfigParam.builder("replica-serve-stale-data", Type.BOOL).defaultValue("yes")
+                        .aliases("slave-serve-stale-data")
+                        .description("A replica whose link to its primary is down still answers (yes), or answers "
+                                + "-MASTERDOWN to every command not flagged stale (no).").build(),
                 ConfigParam.builder("masterauth", Type.STRING).defaultValue("")
                         .description("Password a replica sends its primary (AUTH) before the handshake.").build(),
                 ConfigParam.builder("masteruser", Type.STRING).defaultValue("")

@@ -67,7 +67,8 @@ public final class Replica implements AutoCloseable {
     private volatile boolean linkUp;
     private volatile boolean syncing;
     private volatile long lastIoMs;
-    private volatile long linkDownSinceMs = System.currentTimeMillis();
+    /** When the link last went down (0: it never was up). */
+    private volatile long linkDownSinceMs;
     private volatile long readOffset;
     /** The primary's replid and the offset applied (-1: nothing yet, a full sync is needed). */
     private volatile String masterReplid = "?";
@@ -103,6 +104,14 @@ public final class Replica implements AutoCloseable {
         return host != null;
     }
 
+    /**
+     * Whether commands not flagged stale get -MASTERDOWN: a replica whose link is not up, with
+     * replica-serve-stale-data no.
+     */
+    public boolean refusesStale() {
+        return host != null && !linkUp && !config.getBool("replica-serve-stale-data");
+    }
+
     /** Whether client writes get -READONLY: a replica with replica-read-only yes. */
     public boolean refusesWrites() {
         return host != null && config.getBool("replica-read-only");
@@ -114,7 +123,9 @@ public final class Replica implements AutoCloseable {
     public boolean syncing() { return syncing; }
     public String linkState() { return linkState; }
     public long lastIoSecondsAgo() { return lastIoMs == 0 ? -1 : (System.currentTimeMillis() - lastIoMs) / 1000; }
-    public long linkDownSinceSeconds() { return (System.currentTimeMillis() - linkDownSinceMs) / 1000; }
+    public long linkDownSinceSeconds() {
+        return linkDownSinceMs == 0 ? -1 : (System.currentTimeMillis() - linkDownSinceMs) / 1000;
+    }
     public long readOffset() { return Math.max(0, readOffset); }
     public long offset() { return Math.max(0, offset); }
     public String masterReplid() { return masterReplid; }

@@ -103,6 +103,28 @@ class TideReplicaTest {
     }
 
     @Test
+    void replicaWithoutItsPrimary_answersMasterdownAsRedisWhenStaleDataIsOff() throws Exception {
+        int nobody = RealRedis.freePort();
+        String redisError;
+        String redisDownSince;
+        try (RealRedis redis = RealRedis.startWith("--replicaof", "127.0.0.1", Integer.toString(nobody),
+                "--replica-serve-stale-data", "no");
+             Jedis rj = TestServers.jedis(redis.port(), 2)) {
+            redisError = assertThrows(JedisDataException.class, () -> rj.get("k")).getMessage();
+            redisDownSince = field(rj, "replication", "master_link_down_since_seconds");
+        }
+        try (Server tide = TestServers.start(2, "--replicaof", "127.0.0.1 " + nobody,
+                "--replica-serve-stale-data", "no");
+             Jedis t = TestServers.jedis(tide.port(), 2)) {
+            assertEquals(redisError, assertThrows(JedisDataException.class, () -> t.get("k")).getMessage());
+            assertEquals("down", field(t, "replication", "master_link_status")); // INFO is flagged stale
+            assertEquals(redisDownSince, field(t, "replication", "master_link_down_since_seconds"));
+            t.configSet("replica-serve-stale-data", "yes");
+            assertEquals(null, t.get("k"));
+        }
+    }
+
+    @Test
     void tideReplicaOfTide_followsAndContinuesPartiallyAfterALinkCut() throws Exception {
         try (Server primary = TestServers.start(4, "--repl-diskless-sync-delay", "0");
              Server replica = TestServers.start(2);
