@@ -175,6 +175,8 @@ public final class Primary implements AutoCloseable {
         for (int i = 0; i < sinks.length; i++) sinks[i] = new ReplicationSink(this);
         publish();
         config.onChange("repl-backlog-size", v -> offer(new Resize()));
+        replicaLimits = parseReplicaLimits();
+        config.onChange("client-output-buffer-limit", v -> replicaLimits = parseReplicaLimits());
         minToWrite = config.getLong("min-replicas-to-write");
         maxLag = config.getLong("min-replicas-max-lag");
         config.onChange("min-replicas-to-write", v -> minToWrite = config.getLong("min-replicas-to-write"));
@@ -786,7 +788,14 @@ public final class Primary implements AutoCloseable {
         }
     }
 
+    private volatile long[] replicaLimits;
+
     private long[] replicaLimits() {
+        return replicaLimits;
+    }
+
+    /** The replica class of client-output-buffer-limit (canonically named {@code slave}): hard, soft, seconds. */
+    private long[] parseReplicaLimits() {
         String[] w = config.get("client-output-buffer-limit").trim().split("\\s+");
         for (int i = 0; i + 3 < w.length; i += 4) {
             if (w[i].equals("slave") || w[i].equals("replica")) {

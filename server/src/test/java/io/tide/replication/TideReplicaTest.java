@@ -125,6 +125,36 @@ class TideReplicaTest {
     }
 
     @Test
+    void replicationCommandErrors_asRedis() throws Exception {
+        int nobody = RealRedis.freePort();
+        List<java.util.function.Function<Jedis, Object>> calls = List.of(
+                j -> j.waitReplicas(0, 0),
+                j -> j.replicaof("127.0.0.1", 70000),
+                j -> j.sendCommand(redis.clients.jedis.Protocol.Command.REPLICAOF, "127.0.0.1", "abc"),
+                j -> j.replicaof("127.0.0.1", nobody),
+                j -> j.sendCommand((redis.clients.jedis.commands.ProtocolCommand) () -> "REPLCONF".getBytes(), "foo", "bar"),
+                j -> j.sendCommand((redis.clients.jedis.commands.ProtocolCommand) () -> "REPLCONF".getBytes(), "ack"));
+        List<String> redisAnswers = new java.util.ArrayList<>();
+        try (RealRedis redis = RealRedis.startWith("--replicaof", "127.0.0.1", Integer.toString(nobody));
+             Jedis rj = TestServers.jedis(redis.port(), 2)) {
+            for (var c : calls) redisAnswers.add(answer(rj, c));
+        }
+        try (Server tide = TestServers.start(2, "--replicaof", "127.0.0.1 " + nobody);
+             Jedis t = TestServers.jedis(tide.port(), 2)) {
+            for (int i = 0; i < calls.size(); i++) assertEquals(redisAnswers.get(i), answer(t, calls.get(i)), "call " + i);
+        }
+    }
+
+    private static String answer(Jedis j, java.util.function.Function<Jedis, Object> call) {
+        try {
+            Object r = call.apply(j);
+            return r instanceof byte[] b ? new String(b, java.nio.charset.StandardCharsets.UTF_8) : String.valueOf(r);
+        } catch (JedisDataException e) {
+            return "-" + e.getMessage();
+        }
+    }
+
+    @Test
     void tideReplicaOfTide_followsAndContinuesPartiallyAfterALinkCut() throws Exception {
         try (Server primary = TestServers.start(4, "--repl-diskless-sync-delay", "0");
              Server replica = TestServers.start(2);

@@ -157,6 +157,11 @@ public final class ReplicationCommands {
      * {@code numreplicas} have or when the timeout (milliseconds, 0 = none) passes. The client waits; no shard does.
      */
     static Reply waitCommand(CommandContext ctx, byte[][] argv) {
+        if (ctx.server().replica().active()) {
+            throw Errors.error("ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 "
+                    + "if a replica is configured to be writable (which is not the default) writes to replicas are "
+                    + "just local and are not propagated.");
+        }
         long n = Args.parseLong(argv[1]);
         long deadline = Args.timeoutMillis(argv[2], ctx.now());
         for (Shard s : ctx.coordinated() ? ctx.shards().all() : new Shard[] {ctx.client().home()}) {
