@@ -155,6 +155,43 @@ class TideReplicaTest {
     }
 
     @Test
+    void multiShardTideReplica_appliesCrossShardWritesWhole() throws Exception {
+        try (Server primary = TestServers.start(4, "--repl-diskless-sync-delay", "0");
+             Server replica = TestServers.start(4);
+             Jedis p = TestServers.jedis(primary.port(), 2);
+             Jedis r = TestServers.jedis(replica.port(), 2)) {
+            String[] keys = new String[8];
+            for (int i = 0; i < keys.length; i++) keys[i] = "whole" + i; // spread over the 4 shards
+            r.replicaof("127.0.0.1", primary.port());
+            awaitLinkUp(r);
+            java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+            java.util.concurrent.atomic.AtomicReference<String> torn = new java.util.concurrent.atomic.AtomicReference<>();
+            Thread observer = new Thread(() -> {
+                try (Jedis o = TestServers.jedis(replica.port(), 2)) {
+                    while (!stop.get() && torn.get() == null) {
+                        List<String> v = o.mget(keys);
+                        if (v.stream().distinct().count() > 1) torn.set(v.toString());
+                    }
+                }
+            });
+            observer.start();
+            for (int n = 0; n < 2000; n++) {
+                String[] kv = new String[keys.length * 2];
+                for (int i = 0; i < keys.length; i++) {
+                    kv[2 * i] = keys[i];
+                    kv[2 * i + 1] = Integer.toString(n);
+                }
+                p.mset(kv);
+            }
+            awaitApplied(p, r);
+            stop.set(true);
+            observer.join();
+            assertEquals(null, torn.get(), "the replica showed half of a cross-shard MSET");
+            assertEquals("1999", r.get(keys[7]));
+        }
+    }
+
+    @Test
     void tideReplicaOfTide_followsAndContinuesPartiallyAfterALinkCut() throws Exception {
         try (Server primary = TestServers.start(4, "--repl-diskless-sync-delay", "0");
              Server replica = TestServers.start(2);
