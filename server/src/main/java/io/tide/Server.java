@@ -101,7 +101,7 @@ public final class Server implements AutoCloseable {
                             LOG.warn("could not rewrite the AOF after a full sync: {}", e.toString());
                         }
                     }, () -> { });
-                });
+                }, context::tcpPort);
         persistence.removeTempFiles();
         try {
             if (config.getBool("appendonly")) {

@@ -168,6 +168,12 @@ final class StandardParams {
                         .aliases("slave-serve-stale-data")
                         .description("A replica whose link to its primary is down still answers (yes), or answers "
                                 + "-MASTERDOWN to every command not flagged stale (no).").build(),
+                ConfigParam.builder("replica-announce-ip", Type.STRING).defaultValue("").aliases("slave-announce-ip")
+                        .description("Address a replica announces to its primary (REPLCONF ip-address); empty = "
+                                + "the one the primary sees.").build(),
+                integer("replica-announce-port", 0, 65535, "0").aliases("slave-announce-port")
+                        .description("Port a replica announces to its primary (REPLCONF listening-port); 0 = the "
+                                + "port it listens on.").build(),
                 ConfigParam.builder("masterauth", Type.STRING).defaultValue("")
                         .description("Password a replica sends its primary (AUTH) before the handshake.").build(),
                 ConfigParam.builder("masteruser", Type.STRING).defaultValue("")

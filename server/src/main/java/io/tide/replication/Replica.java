@@ -54,6 +54,7 @@ public final class Replica implements AutoCloseable {
     private volatile Consumer<byte[]> function;
     private volatile Runnable flushFunctions;
     private volatile Runnable afterLoad = () -> { };
+    private volatile java.util.function.IntSupplier boundPort = () -> 0;
 
     /** The link's generation: a new REPLICAOF or NO ONE ends the previous link thread. */
     private volatile long generation;
@@ -91,8 +92,9 @@ public final class Replica implements AutoCloseable {
      * the new dataset). Called once at startup, before any REPLICAOF.
      */
     public void bind(AppendOnly.Replayer replayer, Supplier<EncodingLimits> limits, Consumer<byte[]> function,
-                     Runnable flushFunctions, Runnable afterLoad) {
+                     Runnable flushFunctions, Runnable afterLoad, java.util.function.IntSupplier boundPort) {
         this.afterLoad = afterLoad;
+        this.boundPort = boundPort;
         this.replayer = replayer;
         this.limits = limits;
         this.function = function;
@@ -227,6 +229,11 @@ public final class Replica implements AutoCloseable {
             }
             send(out, "REPLCONF", "listening-port", Integer.toString(listeningPort()));
             expectOk(readLine(in), "REPLCONF listening-port", false);
+            String announceIp = config.get("replica-announce-ip");
+            if (!announceIp.isEmpty()) {
+                send(out, "REPLCONF", "ip-address", announceIp);
+                expectOk(readLine(in), "REPLCONF ip-address", false);
+            }
             send(out, "REPLCONF", "capa", "eof", "capa", "psync2");
             expectOk(readLine(in), "REPLCONF capa", false);
             String id = offset < 0 ? "?" : masterReplid;
@@ -265,8 +272,10 @@ public final class Replica implements AutoCloseable {
         }
     }
 
+    /** What REPLCONF listening-port announces: replica-announce-port, else the port actually bound. */
     private int listeningPort() {
-        return config.getInt("port");
+        int announced = config.getInt("replica-announce-port");
+        return announced != 0 ? announced : boundPort.getAsInt();
     }
 
     /** The RDB: {@code $<size>} or {@code $EOF:<mark>}, into a file in {@code dir}, then loaded in place of the data. */

@@ -1,0 +1,118 @@
+package io.tide.replication;
+
+import static io.tide.replication.RedisReplicaOfTideTest.await;
+import static io.tide.replication.RedisReplicaOfTideTest.awaitLinkUp;
+import static io.tide.replication.RedisReplicaOfTideTest.field;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.tide.Server;
+import io.tide.testing.RealRedis;
+import io.tide.testing.TestServers;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.JedisSentinelPool;
+
+/**
+ * Redis Sentinel 7 (redis-server --sentinel) manages Tide: a Tide primary with two Tide replicas; the primary stops;
+ * Sentinel promotes a replica (REPLICAOF NO ONE), points the other at it, and a Jedis Sentinel pool follows; no
+ * write acknowledged with WAIT 1 is lost.
+ */
+class SentinelFailoverTest {
+
+    @Test
+    void sentinelPromotesATideReplica_andClientsFollow() throws Exception {
+        String bin = RealRedis.binary();
+        if (bin == null) Assumptions.abort("redis-server is not installed");
+        Path dir = Files.createTempDirectory("tide-sentinel");
+        Server primary = TestServers.start(2, "--repl-diskless-sync-delay", "0");
+        Process sentinel = null;
+        try (Server a = TestServers.start(2, "--repl-diskless-sync-delay", "0", "--replicaof", "127.0.0.1 " + primary.port());
+             Server b = TestServers.start(2, "--repl-diskless-sync-delay", "0", "--replicaof", "127.0.0.1 " + primary.port());
+             Jedis ja = TestServers.jedis(a.port(), 2);
+             Jedis jb = TestServers.jedis(b.port(), 2)) {
+            awaitLinkUp(ja);
+            awaitLinkUp(jb);
+            int sport = RealRedis.freePort();
+            Files.writeString(dir.resolve("sentinel.conf"), String.join("\n",
+                    "port " + sport, "bind 127.0.0.1", "dir " + dir,
+                    "sentinel monitor mymaster 127.0.0.1 " + primary.port() + " 1",
+                    "sentinel down-after-milliseconds mymaster 1000",
+                    "sentinel failover-timeout mymaster 5000", ""));
+            sentinel = new ProcessBuilder(bin, dir.resolve("sentinel.conf").toString(), "--sentinel")
+                    .redirectErrorStream(true).redirectOutput(dir.resolve("sentinel.log").toFile()).start();
+            Process s = sentinel;
+            await("sentinel to see both replicas", 20_000, () -> {
+                try (Jedis sj = new Jedis("127.0.0.1", sport, 1000)) {
+                    List<Map<String, String>> reps = sj.sentinelReplicas("mymaster");
+                    return reps.size() == 2 && reps.stream().allMatch(r -> r.get("flags").equals("slave"));
+                } catch (Exception e) {
+                    return false;
+                }
+            });
+            Map<String, String> acked = new ConcurrentHashMap<>();
+            try (JedisSentinelPool pool = new JedisSentinelPool("mymaster", Set.of("127.0.0.1:" + sport))) {
+                try (Jedis w = pool.getResource()) {
+                    for (int i = 0; i < 200; i++) {
+                        w.set("k" + i, "v" + i);
+                        if (w.waitReplicas(1, 0) >= 1) acked.put("k" + i, "v" + i);
+                    }
+                }
+                primary.close(); // the primary is gone (its port refuses connections)
+                await("the failover", 30_000, () -> {
+                    try (Jedis sj = new Jedis("127.0.0.1", sport, 1000)) {
+                        int p = Integer.parseInt(sj.sentinelGetMasterAddrByName("mymaster").get(1));
+                        return p == a.port() || p == b.port();
+                    } catch (Exception e) {
+                        return false;
+                    }
+                });
+                boolean isA;
+                try (Jedis sj = new Jedis("127.0.0.1", sport, 1000)) {
+                    isA = Integer.parseInt(sj.sentinelGetMasterAddrByName("mymaster").get(1)) == a.port();
+                }
+                // Sentinel's CLIENT KILL TYPE normal closed the connections made before: new ones.
+                Jedis promoted = TestServers.jedis(isA ? a.port() : b.port(), 2);
+                Jedis other = TestServers.jedis(isA ? b.port() : a.port(), 2);
+                await("the promotion", 10_000, () -> "master".equals(promoted.role().get(0)));
+                for (Map.Entry<String, String> e : acked.entrySet()) assertEquals(e.getValue(), promoted.get(e.getKey()));
+                assertEquals(200, acked.size());
+                // Sentinel points the other replica at the new primary.
+                await("the other replica to follow the new primary", 30_000, () ->
+                        Integer.toString(isA ? a.port() : b.port()).equals(field(other, "replication", "master_port"))
+                                && "up".equals(field(other, "replication", "master_link_status")));
+                // The pool follows the switch.
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                while (true) {
+                    try (Jedis w = pool.getResource()) {
+                        w.set("after", "failover");
+                        assertEquals(1, w.waitReplicas(1, 5000));
+                        break;
+                    } catch (redis.clients.jedis.exceptions.JedisException e) {
+                        if (System.nanoTime() > deadline) throw e;
+                        Thread.sleep(100);
+                    }
+                }
+                assertEquals("failover", promoted.get("after"));
+                await("the write on the other replica", 5000, () -> "failover".equals(other.get("after")));
+                promoted.close();
+                other.close();
+            }
+            assertTrue(s.isAlive());
+        } finally {
+            primary.close();
+            if (sentinel != null) {
+                sentinel.destroy();
+                if (!sentinel.waitFor(5, TimeUnit.SECONDS)) sentinel.destroyForcibly().waitFor();
+            }
+        }
+    }
+}
