@@ -28,6 +28,15 @@ import redis.clients.jedis.JedisSentinelPool;
  */
 class SentinelFailoverTest {
 
+    /** {@code f} on a new connection to {@code port}; null when the connection fails. */
+    private static Object fresh(int port, java.util.function.Function<Jedis, Object> f) {
+        try (Jedis j = TestServers.jedis(port, 2)) {
+            return f.apply(j);
+        } catch (redis.clients.jedis.exceptions.JedisConnectionException e) {
+            return null;
+        }
+    }
+
     @Test
     void sentinelPromotesATideReplica_andClientsFollow() throws Exception {
         String bin = RealRedis.binary();
@@ -79,16 +88,19 @@ class SentinelFailoverTest {
                 try (Jedis sj = new Jedis("127.0.0.1", sport, 1000)) {
                     isA = Integer.parseInt(sj.sentinelGetMasterAddrByName("mymaster").get(1)) == a.port();
                 }
-                // Sentinel's CLIENT KILL TYPE normal closed the connections made before: new ones.
-                Jedis promoted = TestServers.jedis(isA ? a.port() : b.port(), 2);
-                Jedis other = TestServers.jedis(isA ? b.port() : a.port(), 2);
-                await("the promotion", 10_000, () -> "master".equals(promoted.role().get(0)));
-                for (Map.Entry<String, String> e : acked.entrySet()) assertEquals(e.getValue(), promoted.get(e.getKey()));
+                // Sentinel's CLIENT KILL TYPE normal closes client connections of the servers it reconfigures: every
+                // check below opens its own.
+                int promotedPort = isA ? a.port() : b.port();
+                int otherPort = isA ? b.port() : a.port();
+                await("the promotion", 10_000, () -> "master".equals(fresh(promotedPort, j -> j.role().get(0))));
                 assertEquals(200, acked.size());
                 // Sentinel points the other replica at the new primary.
-                await("the other replica to follow the new primary", 30_000, () ->
-                        Integer.toString(isA ? a.port() : b.port()).equals(field(other, "replication", "master_port"))
-                                && "up".equals(field(other, "replication", "master_link_status")));
+                await("the other replica to follow the new primary", 30_000, () -> Boolean.TRUE.equals(fresh(otherPort,
+                        j -> Integer.toString(promotedPort).equals(field(j, "replication", "master_port"))
+                                && "up".equals(field(j, "replication", "master_link_status")))));
+                Jedis promoted = TestServers.jedis(promotedPort, 2);
+                Jedis other = TestServers.jedis(otherPort, 2);
+                for (Map.Entry<String, String> e : acked.entrySet()) assertEquals(e.getValue(), promoted.get(e.getKey()));
                 // The pool follows the switch.
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
                 while (true) {
@@ -102,7 +114,7 @@ class SentinelFailoverTest {
                     }
                 }
                 assertEquals("failover", promoted.get("after"));
-                await("the write on the other replica", 5000, () -> "failover".equals(other.get("after")));
+                await("the write on the other replica", 5000, () -> "failover".equals(fresh(otherPort, j -> j.get("after"))));
                 promoted.close();
                 other.close();
             }
