@@ -91,6 +91,14 @@ public final class Primary implements AutoCloseable {
 
     private record Promoted(String replid, long offset) {}
 
+    /** A replica's full sync began a new history: the primary's replid and the FULLRESYNC offset. */
+    private record MirrorReset(String replid, long offset) {}
+
+    /** Bytes of the primary's stream a replica applied, kept verbatim in the backlog (as Redis's replicas do). */
+    private record Mirror(byte[] bytes) {}
+
+    private record History(CompletableFuture<String[]> answer) {}
+
     /** One full sync: the replicas it feeds and how. */
     private static final class Sync {
         final List<ReplicaLink> links;
@@ -137,6 +145,8 @@ public final class Primary implements AutoCloseable {
     private volatile boolean closed;
     /** Whether the sinks are on the journals; changed on the coordinator with every shard parked. */
     private volatile boolean attached;
+    /** While this server is a replica: the backlog holds the primary's stream, and is never freed by the TTL. */
+    private volatile boolean mirroring;
 
     // The replication thread's.
     private String replid = newId();
@@ -233,6 +243,56 @@ public final class Primary implements AutoCloseable {
     public boolean refusesWrites() {
         long min = minToWrite;
         return min > 0 && maxLag > 0 && goodReplicas < min;
+    }
+
+    /**
+     * A replica's full sync from a primary with {@code replid} at {@code offset}: the backlog restarts there and is fed
+     * with the stream the replica applies ({@link #mirror}), so that after a promotion the other replicas of the old
+     * primary can continue from this one (PSYNC2). On the coordinator or the link thread, before any {@link #mirror}.
+     */
+    public void mirrorReset(String replid, long offset) {
+        mirroring = true;
+        offer(new MirrorReset(replid, offset));
+    }
+
+    /** Bytes of the stream a replica applied, in order (from the coordinator, as each batch is applied). */
+    public void mirror(byte[] bytes) {
+        offer(new Mirror(bytes));
+    }
+
+    /**
+     * REPLICAOF host port on a server that was a primary, with every shard parked: the sinks come off the journals
+     * (a replica's history is the primary's stream, mirrored) and this server's own history is returned, {replid,
+     * offset, backlog?}, so that the link can ask its new primary to continue it (Redis's
+     * replicationCacheMasterUsingMyself). Waits for the replication thread (which never waits for the coordinator).
+     */
+    public String[] becomeReplica() {
+        if (attached) {
+            for (Shard sh : shards.all()) {
+                sinks[sh.id()].flush();
+                sh.writes().journal().removeSink(sinks[sh.id()]);
+            }
+            attached = false;
+        }
+        mirroring = true;
+        CompletableFuture<String[]> f = new CompletableFuture<>();
+        offer(new DropAll());
+        offer(new History(f));
+        try {
+            return f.get(10, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (Exception e) {
+            return null;
+        }
+    }
+
+    /**
+     * REPLICAOF NO ONE, with every shard parked (or on the only shard): the sinks go on the journals, so the writes
+     * this server accepts from now on extend the mirrored history its old primary's replicas can continue.
+     */
+    public void attachParked() {
+        if (attached) return;
+        for (Shard sh : shards.all()) sh.writes().journal().addSink(sinks[sh.id()]);
+        attached = true;
     }
 
     /**
@@ -386,11 +446,33 @@ public final class Primary implements AutoCloseable {
                 deferred.clear();
             }
             case Promoted p -> {
+                // Redis's shiftReplicationId: the primary's history is ours up to the offset, under a new replid.
+                distribute();
+                mirroring = false;
                 replid2 = p.replid;
                 secondOffset = p.offset + 1;
                 replid = newId();
-                offset = Math.max(offset, p.offset);
-                if (backlog != null) backlog = new Backlog(backlogSize(), offset);
+                if (backlog == null || offset != p.offset) backlog = attached ? new Backlog(backlogSize(), p.offset) : null;
+                offset = p.offset;
+                streamDb = -1;
+                noReplicasSinceMs = System.currentTimeMillis();
+            }
+            case MirrorReset m -> {
+                distribute();
+                replid = m.replid;
+                replid2 = ZERO_ID;
+                secondOffset = -1;
+                offset = m.offset;
+                backlog = new Backlog(backlogSize(), m.offset);
+            }
+            case Mirror m -> {
+                if (!mirroring || backlog == null) return;
+                backlog.append(m.bytes, 0, m.bytes.length);
+                offset += m.bytes.length;
+            }
+            case History h -> {
+                distribute();
+                h.answer.complete(new String[] {replid, Long.toString(offset), backlog == null ? "0" : "1"});
             }
             case DropAll d -> {
                 distribute();
@@ -857,7 +939,7 @@ public final class Primary implements AutoCloseable {
         }
         goodReplicas = good;
         long ttl = config.getLong("repl-backlog-ttl");
-        if (links.isEmpty() && backlog != null && ttl > 0 && !detaching && sync == null && !syncStarting
+        if (links.isEmpty() && backlog != null && ttl > 0 && !detaching && sync == null && !syncStarting && !mirroring
                 && noReplicasSinceMs > 0 && now - noReplicasSinceMs >= ttl * 1000) {
             detaching = true;
             shards.coordinator().run(shards.all(), () -> {

@@ -134,6 +134,24 @@ public final class Replica implements AutoCloseable {
     public long syncTotalBytes() { return syncTotal; }
     public long syncReadBytes() { return syncRead; }
 
+    /** Whether this replica has a history to continue (a completed sync): REPLICAOF NO ONE then keeps it. */
+    public boolean hasHistory() {
+        return host != null && offset >= 0;
+    }
+
+    /**
+     * Before the first REPLICAOF of a server that was a primary: the link asks to continue this history (PSYNC with
+     * our own replid and offset + 1), as Redis's replicationCacheMasterUsingMyself; {@code history} is what
+     * {@link Primary#becomeReplica} returned.
+     */
+    public void adoptHistory(String[] history) {
+        if (history == null || history[0] == null) return;
+        masterReplid = history[0];
+        offset = Long.parseLong(history[1]);
+        readOffset = offset;
+        streamDb[0] = 0;
+    }
+
     /** REPLICAOF host port: returns false when already replicating from exactly that primary. */
     public synchronized boolean replicaOf(String h, int p) {
         if (h.equals(host) && p == port) return false;
@@ -253,6 +271,7 @@ public final class Replica implements AutoCloseable {
                 offset = newOffset;
                 readOffset = newOffset;
                 streamDb[0] = 0;
+                primary.mirrorReset(newId, newOffset);
             } else if (reply.startsWith("+CONTINUE")) {
                 String[] w = reply.split(" ");
                 if (w.length > 1 && !w[1].equals(masterReplid)) masterReplid = w[1];
@@ -385,16 +404,16 @@ public final class Replica implements AutoCloseable {
                 Command c = readCommand(in);
                 lastIoMs = System.currentTimeMillis();
                 readOffset += c.bytes;
-                if (c.argv.length == 0) { // a newline
-                    offsetOnly(batch, c);
+                if (c.argv.length == 0) { // a newline: in the offset and the mirrored backlog, nothing to apply
+                    batch.add(c);
                     continue;
                 }
                 String name = new String(c.argv[0], StandardCharsets.US_ASCII).toLowerCase(java.util.Locale.ROOT);
                 if (name.equals("replconf") && c.argv.length >= 2
                         && new String(c.argv[1], StandardCharsets.US_ASCII).equalsIgnoreCase("getack")) {
+                    batch.add(c);
                     apply(batch, db, gen);
-                    sendAck(out); // the offset before this command, as Redis's reply to GETACK
-                    offset += c.bytes;
+                    send(out, "REPLCONF", "ACK", Long.toString(offset - c.bytes)); // before GETACK, as Redis
                     continue;
                 }
                 if (name.equals("multi")) multiDepth = 1;
@@ -405,11 +424,6 @@ public final class Replica implements AutoCloseable {
         } finally {
             acker.interrupt();
         }
-    }
-
-    private void offsetOnly(List<Command> batch, Command c) {
-        if (batch.isEmpty()) offset += c.bytes;
-        else batch.add(c);
     }
 
     /** Applies the gathered commands with every shard parked, in order; then the offset covers them. */
@@ -436,12 +450,31 @@ public final class Replica implements AutoCloseable {
                     }
                 }
             }
+            primary.mirror(encode(todo)); // in order with a REPLICAOF NO ONE, which also runs here
             done.complete(null);
         }, () -> done.completeExceptionally(new IOException("the server is stopping")));
         await(done);
         long n = 0;
         for (Command c : todo) n += c.bytes;
         offset += n;
+    }
+
+    /** The commands as the primary sent them (RESP arrays of bulk strings, as Redis and Tide write the stream). */
+    private static byte[] encode(List<Command> cmds) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (Command c : cmds) {
+            if (c.argv.length == 0) {
+                out.write('\n');
+                continue;
+            }
+            out.writeBytes(b("*" + c.argv.length + "\r\n"));
+            for (byte[] a : c.argv) {
+                out.writeBytes(b("$" + a.length + "\r\n"));
+                out.writeBytes(a);
+                out.writeBytes(b("\r\n"));
+            }
+        }
+        return out.toByteArray();
     }
 
     private static void await(CompletableFuture<Void> f) throws IOException {

@@ -191,6 +191,53 @@ class TideReplicaTest {
         }
     }
 
+    private static void signal(long pid, String sig) throws Exception {
+        assertEquals(0, new ProcessBuilder("kill", "-" + sig, Long.toString(pid)).inheritIO().start().waitFor());
+    }
+
+    @Test
+    void promotedTideReplica_continuesTheOtherReplicasPartially_psync2() throws Exception {
+        try (Server primary = TestServers.start(4, "--repl-diskless-sync-delay", "0");
+             Server a = TestServers.start(2, "--repl-diskless-sync-delay", "0");
+             Jedis p = TestServers.jedis(primary.port(), 2);
+             Jedis ja = TestServers.jedis(a.port(), 2)) {
+            ja.replicaof("127.0.0.1", primary.port());
+            awaitLinkUp(ja);
+            try (RealRedis b = RealRedis.startWith("--replicaof", "127.0.0.1", Integer.toString(primary.port()));
+                 Jedis jb = TestServers.jedis(b.port(), 2)) {
+                awaitLinkUp(jb);
+                for (int round = 0; round < 4; round++) mixedWrites(p, round);
+                awaitApplied(p, ja);
+                assertEquals(2, p.waitReplicas(2, 10_000));
+                RedisReplicaOfTideTest.awaitCaughtUp(p, jb);
+                String oldId = field(p, "replication", "master_replid");
+                // B falls behind: only A gets the last writes before the primary goes.
+                long bPid = Long.parseLong(field(jb, "server", "process_id"));
+                signal(bPid, "STOP");
+                try {
+                    for (int round = 4; round < 6; round++) mixedWrites(p, round);
+                    awaitApplied(p, ja);
+                    assertEquals(1, p.waitReplicas(1, 10_000));
+                    // The failover: the primary goes, A is promoted.
+                    primary.close();
+                    assertEquals("OK", ja.replicaofNoOne());
+                } finally {
+                    signal(bPid, "CONT");
+                }
+                assertEquals(oldId, field(ja, "replication", "master_replid2"));
+                // B (a real Redis) follows A, which holds what B missed in its backlog: a partial resync.
+                jb.replicaof("127.0.0.1", a.port());
+                awaitLinkUp(jb);
+                await("B's partial resync with A", 10_000, () -> "1".equals(field(ja, "stats", "sync_partial_ok")));
+                assertEquals("0", field(ja, "stats", "sync_full"));
+                for (int round = 6; round < 8; round++) mixedWrites(ja, round);
+                assertEquals(1, ja.waitReplicas(1, 10_000));
+                RedisReplicaOfTideTest.awaitCaughtUp(ja, jb);
+                assertSameData(ja, jb);
+            }
+        }
+    }
+
     @Test
     void tideReplicaOfTide_followsAndContinuesPartiallyAfterALinkCut() throws Exception {
         try (Server primary = TestServers.start(4, "--repl-diskless-sync-delay", "0");

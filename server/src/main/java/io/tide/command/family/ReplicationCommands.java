@@ -27,9 +27,10 @@ public final class ReplicationCommands {
                 "An internal command used in replication.", ReplicationCommands::sync);
         t.add("replconf", -1, "admin noscript loading stale allow_busy", 0, 0, 0, "@admin @slow @dangerous", "3.0.0",
                 "An internal command for configuring the replication stream.", ReplicationCommands::replconf);
-        t.add("replicaof", 3, "admin noscript stale no_async_loading", 0, 0, 0, "@admin @slow @dangerous", "5.0.0",
+        // allshards: the journal sinks change with the role at one instant, with every shard parked.
+        t.add("replicaof", 3, "admin noscript stale no_async_loading allshards", 0, 0, 0, "@admin @slow @dangerous", "5.0.0",
                 "Configures a server as replica of another, or promotes it to a master.", ReplicationCommands::replicaof);
-        t.add("slaveof", 3, "admin noscript stale no_async_loading", 0, 0, 0, "@admin @slow @dangerous", "1.0.0",
+        t.add("slaveof", 3, "admin noscript stale no_async_loading allshards", 0, 0, 0, "@admin @slow @dangerous", "1.0.0",
                 "Sets a Redis server as a replica of another, or promotes it to being a master.",
                 ReplicationCommands::replicaof);
         t.group("generic");
@@ -78,7 +79,9 @@ public final class ReplicationCommands {
     /** REPLICAOF host port | NO ONE (and SLAVEOF). */
     static Reply replicaof(CommandContext ctx, byte[][] argv) {
         io.tide.replication.Replica replica = ctx.server().replica();
+        io.tide.replication.Primary primary = ctx.server().replication();
         if (Args.is(argv[1], "no") && Args.is(argv[2], "one")) {
+            if (replica.hasHistory()) primary.attachParked(); // before any write this server accepts as a primary
             replica.noOne();
             return Reply.OK;
         }
@@ -87,10 +90,14 @@ public final class ReplicationCommands {
         }
         Long port = Args.parseLongOrNull(argv[2]);
         if (port == null || port < 0 || port > 65535) throw Errors.error("ERR Invalid master port");
-        if (!replica.replicaOf(Args.text(argv[1]), port.intValue())) {
+        String host = Args.text(argv[1]);
+        if (host.equals(replica.host()) && port == replica.port()) {
             return new Reply.Simple("OK Already connected to specified master");
         }
-        ctx.server().replication().disconnectReplicas(); // they follow this server's old history: resync
+        // A primary becoming a replica: its replicas are dropped, its sinks come off, and its own history is what it
+        // asks the new primary to continue.
+        if (!replica.active()) replica.adoptHistory(primary.becomeReplica());
+        replica.replicaOf(host, port.intValue());
         return Reply.OK;
     }
 
