@@ -347,7 +347,7 @@ public final class Primary implements AutoCloseable {
                     any = true;
                 }
                 distribute();
-                if (getAckDue) {
+                if (getAckDue && !mirroring) {
                     getAckDue = false;
                     emitRaw(-1, new byte[][] {b("REPLCONF"), b("GETACK"), b("*")});
                     distribute();
@@ -448,6 +448,8 @@ public final class Primary implements AutoCloseable {
             case Promoted p -> {
                 // Redis's shiftReplicationId: the primary's history is ours up to the offset, under a new replid.
                 distribute();
+                // Its replicas must learn the new replid: they reconnect and continue (Redis's replicationUnsetMaster).
+                for (ReplicaLink l : new ArrayList<>(links)) drop(l, "the replication ID changed");
                 mirroring = false;
                 replid2 = p.replid;
                 secondOffset = p.offset + 1;
@@ -459,6 +461,8 @@ public final class Primary implements AutoCloseable {
             }
             case MirrorReset m -> {
                 distribute();
+                // A new history from the primary: this server's own replicas must resync (Redis's disconnectSlaves).
+                for (ReplicaLink l : new ArrayList<>(links)) drop(l, "its primary's replica did a full sync");
                 replid = m.replid;
                 replid2 = ZERO_ID;
                 secondOffset = -1;
@@ -467,8 +471,8 @@ public final class Primary implements AutoCloseable {
             }
             case Mirror m -> {
                 if (!mirroring || backlog == null) return;
-                backlog.append(m.bytes, 0, m.bytes.length);
-                offset += m.bytes.length;
+                out.writeBytes(m.bytes); // to the backlog and to this replica's own replicas (chained replication)
+                distribute();
             }
             case History h -> {
                 distribute();
@@ -689,6 +693,13 @@ public final class Primary implements AutoCloseable {
             offer(new SyncBusy(s));
             return;
         }
+        if (mirroring) { // a replica: the stream is its primary's, mirrored from the batches applied on this thread
+            offer(new SyncBegun(s));
+            CompletableFuture<Long> f = persistence.beginReplicationSnapshot(s.diskless ? new RdbChannel(s) : null);
+            if (f == null) offer(new SyncImageDone(s, new IOException("a snapshot is in progress")));
+            else f.whenComplete((size, err) -> offer(new SyncImageDone(s, err)));
+            return;
+        }
         if (!attached) {
             for (Shard sh : shards.all()) sh.writes().journal().addSink(sinks[sh.id()]);
             attached = true;
@@ -706,6 +717,10 @@ public final class Primary implements AutoCloseable {
     private void syncBegun(Sync s) {
         syncStarting = false;
         sync = s;
+        if (backlog == null && mirroring) { // a replica that has not synced yet: nothing to offer
+            for (ReplicaLink l : s.links) drop(l, "this replica has no data from its primary yet");
+            return;
+        }
         if (backlog == null) {
             // A new history: a new replication ID, and no secondary one (Redis's createReplicationBacklog in SYNC).
             replid = newId();
@@ -911,7 +926,7 @@ public final class Primary implements AutoCloseable {
     private void tick(long now) {
         answerWaiters(true);
         long period = Math.max(1, config.getLong("repl-ping-replica-period")) * 1000;
-        if (!links.isEmpty() && now - lastPingMs >= period) {
+        if (!links.isEmpty() && !mirroring && now - lastPingMs >= period) { // a replica forwards its primary's
             lastPingMs = now;
             emitRaw(-1, new byte[][] {b("PING")});
         }

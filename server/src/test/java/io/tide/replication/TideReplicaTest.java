@@ -239,6 +239,36 @@ class TideReplicaTest {
     }
 
     @Test
+    void chainedReplication_redisFollowsATideReplicaOfTide() throws Exception {
+        try (Server primary = TestServers.start(4, "--repl-diskless-sync-delay", "0");
+             Server middle = TestServers.start(2, "--repl-diskless-sync-delay", "0");
+             Jedis p = TestServers.jedis(primary.port(), 2);
+             Jedis m = TestServers.jedis(middle.port(), 2)) {
+            for (int round = 0; round < 2; round++) mixedWrites(p, round);
+            m.replicaof("127.0.0.1", primary.port());
+            awaitLinkUp(m);
+            try (RealRedis leaf = RealRedis.startWith("--replicaof", "127.0.0.1", Integer.toString(middle.port()));
+                 Jedis l = TestServers.jedis(leaf.port(), 2)) {
+                awaitLinkUp(l);
+                for (int round = 2; round < 5; round++) mixedWrites(p, round);
+                awaitApplied(p, m);
+                assertEquals(1, p.waitReplicas(1, 10_000));
+                // The leaf follows the middle's mirror of the primary's stream: same replid, same offsets.
+                RedisReplicaOfTideTest.awaitCaughtUp(p, l);
+                assertEquals(field(p, "replication", "master_replid"), field(l, "replication", "master_replid"));
+                assertSameData(p, l);
+                // The leaf's link to the middle is cut: it continues from the middle's backlog.
+                m.clientKill(new redis.clients.jedis.params.ClientKillParams().type(redis.clients.jedis.args.ClientType.REPLICA));
+                mixedWrites(p, 5);
+                await("the leaf's partial resync", 10_000, () -> "1".equals(field(m, "stats", "sync_partial_ok")));
+                awaitApplied(p, m);
+                RedisReplicaOfTideTest.awaitCaughtUp(p, l);
+                assertSameData(p, l);
+            }
+        }
+    }
+
+    @Test
     void tideReplicaOfTide_followsAndContinuesPartiallyAfterALinkCut() throws Exception {
         try (Server primary = TestServers.start(4, "--repl-diskless-sync-delay", "0");
              Server replica = TestServers.start(2);

@@ -102,9 +102,8 @@ public final class ReplicationCommands {
     }
 
     private static void start(CommandContext ctx, ClientSession c, String replid, long offset) {
-        if (ctx.server().replica().active()) {
-            // Chained replication would need this replica's own stream and backlog of what it applies: not built.
-            throw Errors.error("ERR Tide does not serve replicas while it is a replica itself");
+        if (ctx.server().replica().active() && !ctx.server().replica().linkUp()) {
+            throw Errors.error("NOMASTERLINK Can't SYNC while not connected with my master");
         }
         ReplicaLink l = link(c);
         c.suppressCurrentReply(); // the replication thread answers, on the socket itself
