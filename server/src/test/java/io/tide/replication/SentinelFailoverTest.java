@@ -75,6 +75,7 @@ class SentinelFailoverTest {
                         if (w.waitReplicas(1, 0) >= 1) acked.put("k" + i, "v" + i);
                     }
                 }
+                int oldPort = primary.port();
                 primary.close(); // the primary is gone (its port refuses connections)
                 await("the failover", 30_000, () -> {
                     try (Jedis sj = new Jedis("127.0.0.1", sport, 1000)) {
@@ -117,6 +118,15 @@ class SentinelFailoverTest {
                 await("the write on the other replica", 5000, () -> "failover".equals(fresh(otherPort, j -> j.get("after"))));
                 promoted.close();
                 other.close();
+                // The old primary comes back on its port: Sentinel makes it a replica of the new one.
+                Path oldDir = Files.createTempDirectory("tide-old-primary");
+                try (Server rejoined = io.tide.Tide.start(new String[] {"--port", Integer.toString(oldPort), "--shards",
+                        "2", "--dir", oldDir.toString(), "--loglevel", "warning"})) {
+                    await("the old primary to rejoin as a replica", 30_000, () -> Boolean.TRUE.equals(fresh(oldPort,
+                            j -> Integer.toString(promotedPort).equals(field(j, "replication", "master_port"))
+                                    && "up".equals(field(j, "replication", "master_link_status")))));
+                    assertEquals("failover", fresh(oldPort, j -> j.get("after")));
+                }
             }
             assertTrue(s.isAlive());
         } finally {
