@@ -1,9 +1,9 @@
 package io.tide.replication;
 
 /**
- * The replication backlog: the last {@code size} bytes of the replication stream in a ring, with the global offset
- * of its first byte, so that a replica that reconnects can continue from where it was. Confined to the replication
- * thread.
+ * Confined to the replication thread. The replication backlog: the last {@code size} bytes of the replication stream
+ * in a ring, with the global offset of its first byte, so that a replica that reconnects can continue from where it
+ * was.
  */
 final class Backlog {
 

@@ -29,10 +29,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The primary side of replication: turns the shards' journals into one ordered stream with a global offset, keeps
- * the backlog, and feeds the replicas (full sync, partial resync, acknowledgements, WAIT). Thread-safe: other threads
- * only {@link #offer} events into a lock-free queue; one thread ({@code tide-repl}) owns every piece of state, except
- * the volatile figures INFO, ROLE and the write gate read.
+ * Thread-safe: other threads only {@link #offer} events into a lock-free queue; one thread ({@code tide-repl}) owns
+ * every piece of state, except the volatile figures INFO, ROLE and the write gate read. The primary side of
+ * replication: turns the shards' journals into one ordered stream with a global offset, keeps the backlog, and feeds
+ * the replicas (full sync, partial resync, acknowledgements, WAIT); on a replica, it keeps and forwards the
+ * primary's stream instead (see {@link Replica}).
  *
  * <p><b>One stream out of many journals.</b> Each shard's {@link ReplicationSink} gathers its records and, when its
  * journal is flushed (before any reply acknowledging them leaves the shard), appends them as one batch to the queue.
@@ -349,7 +350,7 @@ public final class Primary implements AutoCloseable {
                 distribute();
                 if (getAckDue && !mirroring) {
                     getAckDue = false;
-                    emitRaw(-1, new byte[][] {b("REPLCONF"), b("GETACK"), b("*")});
+                    emitRaw(new byte[][] {b("REPLCONF"), b("GETACK"), b("*")});
                     distribute();
                 }
                 long now = System.nanoTime();
@@ -573,7 +574,7 @@ public final class Primary implements AutoCloseable {
     }
 
     /** A command that applies to no database (PING, REPLCONF GETACK), as Redis feeds them. */
-    private void emitRaw(int db, byte[][] argv) {
+    private void emitRaw(byte[][] argv) {
         if (backlog == null) return;
         command(argv);
     }
@@ -928,7 +929,7 @@ public final class Primary implements AutoCloseable {
         long period = Math.max(1, config.getLong("repl-ping-replica-period")) * 1000;
         if (!links.isEmpty() && !mirroring && now - lastPingMs >= period) { // a replica forwards its primary's
             lastPingMs = now;
-            emitRaw(-1, new byte[][] {b("PING")});
+            emitRaw(new byte[][] {b("PING")});
         }
         if (now - lastNewlineMs >= 1000) {
             lastNewlineMs = now;
@@ -936,7 +937,7 @@ public final class Primary implements AutoCloseable {
                 boolean waitingImage = l.state == ReplicaLink.State.WAIT_BGSAVE_START
                         || (l.state == ReplicaLink.State.WAIT_BGSAVE_END && sync != null && !sync.diskless
                             && sync.links.contains(l));
-                if (waitingImage) l.writeRdb(CRLF_NEWLINE, this);
+                if (waitingImage) l.writeRdb(NEWLINE, this);
             }
         }
         long timeoutMs = config.getLong("repl-timeout") * 1000;
@@ -945,7 +946,7 @@ public final class Primary implements AutoCloseable {
         for (int i = links.size() - 1; i >= 0; i--) {
             ReplicaLink l = links.get(i);
             if (l.state != ReplicaLink.State.ONLINE) continue;
-            if (timeoutsOn(timeoutMs) && now - l.ackTimeMs > timeoutMs && !l.rdbOnly()) {
+            if (timeoutMs > 0 && now - l.ackTimeMs > timeoutMs && !l.rdbOnly()) {
                 drop(l, "timeout (no acknowledgement for " + (now - l.ackTimeMs) / 1000 + " seconds)");
                 continue;
             }
@@ -971,11 +972,7 @@ public final class Primary implements AutoCloseable {
         maybeStartSync(now);
     }
 
-    private static boolean timeoutsOn(long ms) {
-        return ms > 0;
-    }
-
-    private static final byte[] CRLF_NEWLINE = {'\n'};
+    private static final byte[] NEWLINE = {'\n'};
 
     private int backlogSize() {
         return (int) Math.min(Integer.MAX_VALUE - 16, Math.max(16 * 1024, config.getLong("repl-backlog-size")));

@@ -28,7 +28,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The replica side of replication: REPLICAOF's link to a primary (a Redis or a Tide), its handshake, the full sync
+ * Thread-safe (see below for who owns what). The replica side of replication: REPLICAOF's link to a primary (a Redis or a Tide), its handshake, the full sync
  * (the primary's RDB, received into a file and loaded as at startup), partial resync with the cached replid and
  * offset, and the command stream, applied through the dispatcher. Thread-safe: one link thread ({@code tide-replica})
  * owns the socket; what INFO and ROLE read is volatile; {@link #replicaOf} and {@link #noOne} may be called from

@@ -5,7 +5,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 /**
- * One replica connection as the primary sees it: what its handshake announced (REPLCONF listening-port, ip-address,
+ * Thread-safe as described below. One replica connection as the primary sees it: what its handshake announced (REPLCONF listening-port, ip-address,
  * capa) and, once PSYNC made it a replica, its state in the sync, its acknowledged offset and the bytes queued for
  * it. The handshake fields are written on the connection's home shard before PSYNC hands the link to the replication
  * thread (the hand-over through the primary's queue publishes them); from then on the state is the replication

@@ -6,9 +6,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
+ * Confined to the thread that owns the shard (its loop, or the coordinator while it is parked), as the journal is.
  * One shard's journal sink for replication: gathers the shard's records and, at each journal flush (before any reply
- * that acknowledges them leaves), hands them to the {@link Primary} as one batch. Confined to the thread that owns the
- * shard (its loop, or the coordinator while it is parked), as the journal is.
+ * that acknowledges them leaves), hands them to the {@link Primary} as one batch.
  */
 final class ReplicationSink implements JournalSink {
 

@@ -12,8 +12,9 @@ import io.tide.shard.Shard;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The primary side's replication commands: PSYNC, SYNC, REPLCONF and WAIT. Thread-safe (stateless); each runs on
- * the client's home shard, WAIT on the coordinator with every shard parked when there are several.
+ * Thread-safe (stateless). Replication's commands: PSYNC, SYNC, REPLCONF and WAIT on the primary side, REPLICAOF and
+ * SLAVEOF; each runs on the client's home shard, WAIT, REPLICAOF and SLAVEOF on the coordinator with every shard
+ * parked when there are several.
  */
 public final class ReplicationCommands {
 
