@@ -137,4 +137,91 @@ class SentinelFailoverTest {
             }
         }
     }
+
+    @Test
+    void threeSentinels_failOverASigkilledTidePrimary_withoutLosingWaitAcknowledgedWrites() throws Exception {
+        String bin = RealRedis.binary();
+        if (bin == null) Assumptions.abort("redis-server is not installed");
+        Path dir = Files.createTempDirectory("tide-sentinels");
+        int primaryPort = RealRedis.freePort();
+        Process primary = WaitFailoverTest.launchPrimary(dir, primaryPort);
+        List<Process> sentinels = new java.util.ArrayList<>();
+        try (Server a = TestServers.start(2, "--repl-diskless-sync-delay", "0", "--replicaof", "127.0.0.1 " + primaryPort);
+             Server b = TestServers.start(2, "--repl-diskless-sync-delay", "0", "--replicaof", "127.0.0.1 " + primaryPort);
+             Jedis ja = TestServers.jedis(a.port(), 2);
+             Jedis jb = TestServers.jedis(b.port(), 2)) {
+            awaitLinkUp(ja);
+            awaitLinkUp(jb);
+            Set<String> addrs = new java.util.HashSet<>();
+            for (int i = 0; i < 3; i++) {
+                int sport = RealRedis.freePort();
+                Path sd = Files.createDirectories(dir.resolve("s" + i));
+                Files.writeString(sd.resolve("sentinel.conf"), String.join("\n",
+                        "port " + sport, "bind 127.0.0.1", "dir " + sd,
+                        "sentinel monitor mymaster 127.0.0.1 " + primaryPort + " 2",
+                        "sentinel down-after-milliseconds mymaster 1000",
+                        "sentinel failover-timeout mymaster 5000", ""));
+                sentinels.add(new ProcessBuilder(bin, sd.resolve("sentinel.conf").toString(), "--sentinel")
+                        .redirectErrorStream(true).redirectOutput(sd.resolve("sentinel.log").toFile()).start());
+                addrs.add("127.0.0.1:" + sport);
+            }
+            int firstSentinel = Integer.parseInt(addrs.iterator().next().split(":")[1]);
+            // The sentinels find each other through the __sentinel__:hello channel on the Tide servers.
+            await("the sentinels to know the replicas and each other", 30_000, () -> {
+                try (Jedis sj = new Jedis("127.0.0.1", firstSentinel, 1000)) {
+                    return sj.sentinelReplicas("mymaster").size() == 2 && sj.sentinelSentinels("mymaster").size() == 2;
+                } catch (Exception e) {
+                    return false;
+                }
+            });
+            Map<String, String> acked = new ConcurrentHashMap<>();
+            java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+            try (JedisSentinelPool pool = new JedisSentinelPool("mymaster", addrs)) {
+                Thread writer = new Thread(() -> {
+                    for (int n = 0; n < 100_000; n++) {
+                        try (Jedis w = pool.getResource()) {
+                            w.set("w" + n, "v" + n);
+                            if (w.waitReplicas(1, 0) >= 1) acked.put("w" + n, "v" + n);
+                            if (stop.get()) return;
+                        } catch (redis.clients.jedis.exceptions.JedisException e) {
+                            try {
+                                Thread.sleep(50); // the primary is gone: the pool moves on after the failover
+                            } catch (InterruptedException ie) {
+                                return;
+                            }
+                        }
+                    }
+                });
+                writer.start();
+                Thread.sleep(500);
+                primary.destroyForcibly(); // SIGKILL
+                primary.waitFor();
+                await("the failover", 30_000, () -> {
+                    try (Jedis sj = new Jedis("127.0.0.1", firstSentinel, 1000)) {
+                        int p = Integer.parseInt(sj.sentinelGetMasterAddrByName("mymaster").get(1));
+                        return p == a.port() || p == b.port();
+                    } catch (Exception e) {
+                        return false;
+                    }
+                });
+                int before = acked.size();
+                await("writes through the pool to the new primary", 30_000, () -> acked.size() > before + 20);
+                stop.set(true);
+                writer.join(10_000);
+                int promotedPort;
+                try (Jedis sj = new Jedis("127.0.0.1", firstSentinel, 1000)) {
+                    promotedPort = Integer.parseInt(sj.sentinelGetMasterAddrByName("mymaster").get(1));
+                }
+                for (Map.Entry<String, String> e : acked.entrySet()) {
+                    assertEquals(e.getValue(), fresh(promotedPort, j -> j.get(e.getKey())), "acknowledged " + e.getKey());
+                }
+            }
+        } finally {
+            primary.destroyForcibly();
+            for (Process p : sentinels) {
+                p.destroy();
+                if (!p.waitFor(5, TimeUnit.SECONDS)) p.destroyForcibly().waitFor();
+            }
+        }
+    }
 }

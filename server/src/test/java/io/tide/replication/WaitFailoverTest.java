@@ -24,7 +24,7 @@ import redis.clients.jedis.exceptions.JedisException;
  */
 class WaitFailoverTest {
 
-    private static Process launchPrimary(Path dir, int port) throws Exception {
+    static Process launchPrimary(Path dir, int port) throws Exception {
         List<String> cmd = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "--sun-misc-unsafe-memory-access=allow", "--enable-native-access=ALL-UNNAMED",
