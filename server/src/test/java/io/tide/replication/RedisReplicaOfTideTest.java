@@ -321,17 +321,32 @@ class RedisReplicaOfTideTest {
         }
     }
 
+    /** The replies (or errors) of writes refused under min-replicas-to-write: plain, in a script, in MULTI. */
+    private static List<String> refusedWrites(Jedis j) {
+        List<String> out = new ArrayList<>();
+        out.add(assertThrowsMessage(() -> j.set("k", "v")));
+        out.add(assertThrowsMessage(() -> j.eval("return redis.call('set','k','v')", 0)));
+        out.add(String.valueOf(j.eval("return redis.pcall('set','k','v')['err']", 0)));
+        Transaction tx = j.multi();
+        tx.set("a", "1");
+        out.add(assertThrowsMessage(tx::exec));
+        return out;
+    }
+
     @Test
     void minReplicasToWrite_refusesWritesAsRedisDoes() throws Exception {
         String redisError;
+        List<String> redisRefusals;
         try (RealRedis redis = RealRedis.start(); Jedis rj = TestServers.jedis(redis.port(), 2)) {
             rj.configSet("min-replicas-to-write", "1");
             redisError = assertThrowsMessage(() -> rj.set("k", "v"));
+            redisRefusals = refusedWrites(rj);
         }
         try (Server tide = TestServers.start(4, "--repl-diskless-sync-delay", "0");
              Jedis t = TestServers.jedis(tide.port(), 2)) {
             t.configSet("min-replicas-to-write", "1");
             assertEquals(redisError, assertThrowsMessage(() -> t.set("k", "v")));
+            assertEquals(redisRefusals, refusedWrites(t));
             assertEquals(redisError, assertThrowsMessage(() -> t.mset("a", "1", "b", "2")));
             assertEquals("0", field(t, "replication", "min_slaves_good_slaves"));
             assertEquals(null, t.get("k")); // reads are served

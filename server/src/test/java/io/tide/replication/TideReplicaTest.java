@@ -48,6 +48,10 @@ class TideReplicaTest {
                 assertSameData(p, t);
                 JedisDataException e = assertThrows(JedisDataException.class, () -> t.set("k", "v"));
                 assertEquals("READONLY You can't write against a read only replica.", e.getMessage());
+                e = assertThrows(JedisDataException.class, () -> t.eval("return redis.call('set','k','v')", 0));
+                assertTrue(e.getMessage().startsWith("READONLY You can't write against a read only replica. script: "),
+                        e.getMessage());
+                assertEquals(null, t.eval("return redis.call('get','nosuch')", 0)); // reads are fine
                 assertEquals("slave", field(t, "replication", "role"));
                 assertEquals(field(p, "replication", "master_replid"), field(t, "replication", "master_replid"));
                 List<Object> role = t.role();
