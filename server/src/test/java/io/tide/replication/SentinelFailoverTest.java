@@ -122,9 +122,16 @@ class SentinelFailoverTest {
                 Path oldDir = Files.createTempDirectory("tide-old-primary");
                 try (Server rejoined = io.tide.Tide.start(new String[] {"--port", Integer.toString(oldPort), "--shards",
                         "2", "--dir", oldDir.toString(), "--loglevel", "warning"})) {
-                    await("the old primary to rejoin as a replica", 30_000, () -> Boolean.TRUE.equals(fresh(oldPort,
-                            j -> Integer.toString(promotedPort).equals(field(j, "replication", "master_port"))
-                                    && "up".equals(field(j, "replication", "master_link_status")))));
+                    // Sentinel converts it once it has seen it up again (its INFO period, 10 s), then it syncs.
+                    try {
+                        await("the old primary to rejoin as a replica", 60_000, () -> Boolean.TRUE.equals(fresh(oldPort,
+                                j -> Integer.toString(promotedPort).equals(field(j, "replication", "master_port"))
+                                        && "up".equals(field(j, "replication", "master_link_status")))));
+                    } catch (AssertionError e) {
+                        throw new AssertionError(e.getMessage() + "; its INFO replication: "
+                                + fresh(oldPort, j -> j.info("replication")) + "; sentinel log: "
+                                + Files.readString(dir.resolve("sentinel.log")), e);
+                    }
                     assertEquals("failover", fresh(oldPort, j -> j.get("after")));
                 }
             }
