@@ -89,6 +89,20 @@ public final class Server implements AutoCloseable {
         java.util.function.Consumer<byte[]> function = code -> context.scripting().functions().restore(
                 java.util.List.of(code), io.tide.script.FunctionLibraries.RestorePolicy.APPEND);
         config.onChange("appendonly", v -> context.appendOnly().configured(config.getBool("appendonly")));
+        context.replica().bind(dispatcher::replay, context::limits, function,
+                () -> context.scripting().functions().flush(), () -> {
+                    // The loaded image bypassed the journal: with an AOF, rewrite it from the new dataset (as Redis
+                    // restarts its AOF after a full sync).
+                    if (!context.appendOnly().enabled()) return;
+                    shards.coordinator().run(shards.all(), () -> {
+                        try {
+                            if (context.persistence().snapshotRunning()) context.appendOnly().scheduleRewrite();
+                            else context.appendOnly().beginRewrite();
+                        } catch (java.io.IOException e) {
+                            LOG.warn("could not rewrite the AOF after a full sync: {}", e.toString());
+                        }
+                    }, () -> { });
+                }, context::tcpPort);
         persistence.removeTempFiles();
         try {
             if (config.getBool("appendonly")) {
@@ -100,6 +114,11 @@ public final class Server implements AutoCloseable {
             stop();
             String what = config.getBool("appendonly") ? "the append only file" : persistence.rdbPath().toString();
             throw new IllegalStateException("could not load " + what + ": " + e.getMessage(), e);
+        }
+        String replicaof = config.get("replicaof").trim();
+        if (!replicaof.isEmpty()) {
+            String[] hp = replicaof.split("\\s+");
+            context.replica().replicaOf(hp[0], Integer.parseInt(hp[1]));
         }
     }
 
@@ -210,6 +229,8 @@ public final class Server implements AutoCloseable {
                 }
             }
             context.appendOnly().close();
+            context.replica().close();
+            context.replication().close();
             shards.close();
             network.stop(2000);
             context.closeMigrateSockets(); // the threads that own them have stopped

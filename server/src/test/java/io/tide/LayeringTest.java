@@ -64,6 +64,12 @@ class LayeringTest {
     }
 
     @Test
+    void replication_importsNoNetworkCommandOrNetty() throws IOException {
+        assertThat(violations("replication", List.of("io.tide.command", "io.tide.network", "io.netty"), List.of()))
+                .isEmpty();
+    }
+
+    @Test
     void storeAndShardData_takeNoLocks() throws IOException {
         assertThat(violations("store", List.of("java.util.concurrent.locks"), List.of("synchronized", "volatile")))
                 .isEmpty();

@@ -52,4 +52,14 @@ public interface ClientConnection {
 
     /** Whether requests are being read from the socket (false while paused for back-pressure). */
     boolean reading();
+
+    /**
+     * Replication: writes {@code bytes} to the socket as they are, after every reply buffered so far, and calls
+     * {@code written} with true once they are on the socket (false if the connection failed). Thread-safe; bytes
+     * written from one thread keep their order.
+     */
+    void writeRaw(byte[] bytes, java.util.function.Consumer<Boolean> written);
+
+    /** Runs {@code r} once, on the home shard, when the connection is gone (at once if it already is). */
+    void onClose(Runnable r);
 }

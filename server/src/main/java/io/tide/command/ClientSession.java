@@ -45,6 +45,9 @@ public final class ClientSession {
     boolean closeWhenDrained;
     boolean suppressCurrent;
     boolean forceCurrent;
+    /** Set by PSYNC/SYNC once this connection is a replica fed by the replication stream (CLIENT LIST flag S). */
+    private volatile boolean replica;
+    private io.tide.replication.ReplicaLink replicaLink;
 
     /** Replies not yet sent because an earlier command is still running on another shard. */
     private final ArrayDeque<Slot> pending = new ArrayDeque<>();
@@ -119,6 +122,11 @@ public final class ClientSession {
     public String lastCommand() { return lastCommand; }
     public boolean isClosed() { return closed; }
     public int pendingReplies() { return pending.size(); }
+    public boolean isReplica() { return replica; }
+    /** The replication handshake's state of this connection (REPLCONF before PSYNC), or null; home shard only. */
+    public io.tide.replication.ReplicaLink replicaLink() { return replicaLink; }
+    public void replicaLink(io.tide.replication.ReplicaLink l) { replicaLink = l; }
+    public void markReplica() { replica = true; }
     public int deferredRequests() { return deferred.size(); }
     /**
      * CLIENT UNBLOCK: answers this client's blocking command with {@code error}, or with its timeout reply when
@@ -229,6 +237,10 @@ public final class ClientSession {
 
     /** A reply that is ready now. */
     void reply(Reply r, boolean silent) {
+        if (r instanceof Reply.Later later) {
+            completeLater(reserve(silent), later);
+            return;
+        }
         if (pending.isEmpty()) {
             emit(r, silent);
             closeIfDrained();
@@ -249,6 +261,10 @@ public final class ClientSession {
 
     /** Fills a reserved place and sends every reply that is now in order. */
     void complete(Slot slot, Reply r) {
+        if (r instanceof Reply.Later later) {
+            completeLater(slot, later);
+            return;
+        }
         slot.reply = r;
         slot.done = true;
         Slot head;
@@ -257,6 +273,15 @@ public final class ClientSession {
             emit(head.reply, head.silent);
         }
         closeIfDrained();
+    }
+
+    /** Fills {@code slot} on the home shard once the deferred reply is known (from whichever thread knows it). */
+    private void completeLater(Slot slot, Reply.Later later) {
+        later.reply().whenComplete((r, err) -> home.loop().execute(() -> {
+            if (closed) return;
+            complete(slot, err != null ? Reply.error("ERR " + err.getMessage()) : r);
+            connection.flush();
+        }));
     }
 
     /**

@@ -142,6 +142,11 @@ public final class Dispatcher {
             reject(c, spec, home, Errors.LOADING, silent);
             return;
         }
+        if (server.replica().refusesStale() && (!spec.has(CommandSpec.STALE) || (spec == execSpec && c.inMulti()
+                && queuesNonStale(c)))) {
+            reject(c, spec, home, Errors.MASTERDOWN, silent);
+            return;
+        }
         if (spec.has(CommandSpec.WRITE) && !c.inMulti()) {
             if (persistence.writesRefused()) {
                 reject(c, spec, home, Errors.MISCONF, silent);
@@ -152,6 +157,16 @@ public final class Dispatcher {
                 reject(c, spec, home, Errors.AOF_WRITE_ERROR_PREFIX + aof, silent);
                 return;
             }
+        }
+        if ((spec.has(CommandSpec.WRITE) || (spec == execSpec && c.inMulti() && queuesWrite(c)))
+                && server.replica().refusesWrites()) {
+            reject(c, spec, home, Errors.READONLY, silent);
+            return;
+        }
+        if ((spec.has(CommandSpec.WRITE) || (spec == execSpec && c.inMulti() && queuesWrite(c))) && !goodReplicas()
+                && !server.replica().active()) {
+            reject(c, spec, home, Errors.NOREPLICAS, silent);
+            return;
         }
         if ((c.inMulti() || spec == execSpec) && !server.memory().admit(home) && rejectsOnOom(c, spec)) {
             reject(c, spec, home, Errors.OOM, silent);
@@ -267,6 +282,8 @@ public final class Dispatcher {
                 c.complete(slot, ok ? r : Reply.error(aofError(home)));
                 c.connection().flush();
             });
+        } else if (o.reply instanceof Reply.Later later) {
+            answerLater(c, c.reserve(silent), later);
         } else {
             c.reply(o.reply, silent);
         }
@@ -444,8 +461,25 @@ public final class Dispatcher {
             blocked(waiter, System.currentTimeMillis());
             return;
         }
+        if (o.reply instanceof Reply.Later later) {
+            answerLater(c, slot, later);
+            return;
+        }
         c.complete(slot, o.reply);
         resume(c);
+    }
+
+    /**
+     * A reply known later (WAIT): the client is blocked as Redis blocks it (its next requests wait) until the answer
+     * arrives, from any thread; then it is answered in order on its home shard and its held requests run.
+     */
+    private void answerLater(ClientSession c, ClientSession.Slot slot, Reply.Later later) {
+        c.barrierInFlight = true;
+        later.reply().whenComplete((r, err) -> c.home().loop().execute(() -> {
+            if (c.isClosed()) return;
+            c.complete(slot, err != null ? Reply.error("ERR " + err.getMessage()) : r);
+            resume(c);
+        }));
     }
 
     /** On the home shard: lets requests held back behind a multi-shard or blocking command run. */
@@ -630,6 +664,21 @@ public final class Dispatcher {
      * answers "all keys") and an EXEC that queues one. They run on the coordinator thread with the shard parked,
      * so that a script past busy-reply-threshold can hand the shard thread back to answer -BUSY and SCRIPT KILL.
      */
+    /** min-replicas-to-write / min-replicas-max-lag (Redis's checkGoodReplicasStatus). */
+    private boolean goodReplicas() {
+        return !server.replication().refusesWrites();
+    }
+
+    private static boolean queuesNonStale(ClientSession c) {
+        for (ClientSession.Queued q : c.queued()) if (!q.spec().has(CommandSpec.STALE)) return true;
+        return false;
+    }
+
+    private static boolean queuesWrite(ClientSession c) {
+        for (ClientSession.Queued q : c.queued()) if (q.spec().has(CommandSpec.WRITE)) return true;
+        return false;
+    }
+
     private boolean needsCoordinator(ClientSession c, CommandSpec spec, byte[][] argv) {
         if (spec.keyFinder() != null) return spec.keyFinder().keys(argv) == CommandSpec.ALL_KEYS;
         if (spec != execSpec || !c.inMulti()) return false;

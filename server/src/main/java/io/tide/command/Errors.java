@@ -9,6 +9,10 @@ public final class Errors {
 
     public static final String WRONG_TYPE = "WRONGTYPE Operation against a key holding the wrong kind of value";
     public static final String SYNTAX = "ERR syntax error";
+    public static final String READONLY = "READONLY You can't write against a read only replica.";
+    public static final String MASTERDOWN =
+            "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.";
+    public static final String NOREPLICAS = "NOREPLICAS Not enough good replicas to write.";
     public static final String NOT_INTEGER = "ERR value is not an integer or out of range";
     public static final String NOT_FLOAT = "ERR value is not a valid float";
     public static final String TIMEOUT_NOT_FLOAT = "ERR timeout is not a float or out of range";

@@ -50,6 +50,8 @@ public final class ServerContext {
     private final long startupMemory;
     private final io.tide.persistence.Persistence persistence;
     private final io.tide.persistence.AppendOnly appendOnly;
+    private final io.tide.replication.Primary replication;
+    private final io.tide.replication.Replica replica;
     /** CLIENT PAUSE in force, or null: one volatile read on every command's path, no lock. */
     private final java.util.concurrent.atomic.AtomicReference<Pause> pause = new java.util.concurrent.atomic.AtomicReference<>();
     private volatile Runnable unpauseHook = () -> { };
@@ -68,6 +70,8 @@ public final class ServerContext {
         this.persistence = new io.tide.persistence.Persistence(config, shards, version,
                 () -> scripting.functions().libraries().stream().map(io.tide.script.Library::code).toList());
         this.appendOnly = new io.tide.persistence.AppendOnly(config, shards, persistence);
+        this.replication = new io.tide.replication.Primary(config, shards, persistence);
+        this.replica = new io.tide.replication.Replica(config, shards, persistence, replication);
         groupSeq.set(System.currentTimeMillis() * 1000); // group numbers keep growing across restarts
         byte[] r = new byte[20];
         new SecureRandom().nextBytes(r);
@@ -80,7 +84,8 @@ public final class ServerContext {
         keyspaceEvents.tracking(tracking);
         for (io.tide.shard.Shard s : shards.all()) {
             s.keyspaceEvents(keyspaceEvents);
-            s.holdExpiryWhile(this::paused);
+            // A replica keeps expired keys until its primary's DEL arrives (reads see them gone), as under a pause.
+            s.holdExpiryWhile(() -> paused() || replica.active());
             s.freer(lazyFree);
         }
         bindLazyFree("lazyfree-lazy-user-del", io.tide.store.Freer.USER_DEL);
@@ -143,6 +148,12 @@ public final class ServerContext {
     public ConfigRegistry config() { return config; }
     /** The append-only file. */
     public io.tide.persistence.AppendOnly appendOnly() { return appendOnly; }
+
+    /** The primary side of replication: the stream, its backlog and the replicas. */
+    public io.tide.replication.Primary replication() { return replication; }
+
+    /** The replica side: REPLICAOF's link to a primary. */
+    public io.tide.replication.Replica replica() { return replica; }
 
     /**
      * MIGRATE's connection cache of a thread: shard {@code thread}'s, or the coordinator's for {@code shards().size()}.

@@ -163,6 +163,55 @@ final class StandardParams {
                         .description("Tide: space-separated key prefixes never chosen for eviction (locks, "
                                 + "sessions, rate-limit counters); once only protected keys remain, writes get "
                                 + "-OOM as under noeviction.").build(),
+                ConfigParam.builder("replicaof", Type.STRING).defaultValue("").immutable().aliases("slaveof")
+                        .check(StandardParams::replicaof)
+                        .description("<host> <port>: start as a replica of that primary (REPLICAOF at run time).")
+                        .build(),
+                ConfigParam.builder("replica-read-only", Type.BOOL).defaultValue("yes").aliases("slave-read-only")
+                        .description("A replica refuses client writes with -READONLY.").build(),
+                ConfigParam.builder("replica-serve-stale-data", Type.BOOL).defaultValue("yes")
+                        .aliases("slave-serve-stale-data")
+                        .description("A replica whose link to its primary is down still answers (yes), or answers "
+                                + "-MASTERDOWN to every command not flagged stale (no).").build(),
+                ConfigParam.builder("replica-announce-ip", Type.STRING).defaultValue("").aliases("slave-announce-ip")
+                        .description("Address a replica announces to its primary (REPLCONF ip-address); empty = "
+                                + "the one the primary sees.").build(),
+                integer("replica-announce-port", 0, 65535, "0").aliases("slave-announce-port")
+                        .description("Port a replica announces to its primary (REPLCONF listening-port); 0 = the "
+                                + "port it listens on.").build(),
+                ConfigParam.builder("masterauth", Type.STRING).defaultValue("")
+                        .description("Password a replica sends its primary (AUTH) before the handshake.").build(),
+                ConfigParam.builder("masteruser", Type.STRING).defaultValue("")
+                        .description("User name a replica sends with masterauth (AUTH user password).").build(),
+                integer("replica-priority", 0, INT_MAX, "100").aliases("slave-priority")
+                        .description("Shown in INFO replication (slave_priority) for Sentinel's choice of a "
+                                + "replica to promote; Tide itself does nothing with it.").build(),
+                memory("repl-backlog-size", 16 * 1024, Long.MAX_VALUE, "1mb")
+                        .description("Bytes of the replication stream kept for replicas that reconnect (partial "
+                                + "resync with PSYNC CONTINUE while the gap is still held).").build(),
+                integer("repl-backlog-ttl", 0, INT_MAX, "3600")
+                        .description("Seconds without any replica after which the backlog is freed (and the "
+                                + "replication ID changes); 0 = never.").build(),
+                ConfigParam.builder("repl-diskless-sync", Type.BOOL).defaultValue("yes")
+                        .description("Full sync streams the RDB straight to the replicas' sockets (EOF-marked); "
+                                + "no = a BGSAVE into dbfilename, then the file as $<size>.").build(),
+                integer("repl-diskless-sync-delay", 0, INT_MAX, "5")
+                        .description("Seconds a disk-less full sync waits for more replicas to share it.").build(),
+                integer("repl-diskless-sync-max-replicas", 0, INT_MAX, "0")
+                        .description("A disk-less full sync starts at once when this many replicas wait (0 = "
+                                + "only the delay counts).").build(),
+                integer("repl-ping-replica-period", 1, INT_MAX, "10").aliases("repl-ping-slave-period")
+                        .description("Seconds between the PINGs the primary sends down the replication stream.")
+                        .build(),
+                integer("repl-timeout", 1, INT_MAX, "60")
+                        .description("Seconds without an acknowledgement after which a replica is disconnected.")
+                        .build(),
+                integer("min-replicas-to-write", 0, INT_MAX, "0").aliases("min-slaves-to-write")
+                        .description("Writes are refused (-NOREPLICAS) unless this many replicas acknowledged "
+                                + "within min-replicas-max-lag seconds; 0 = off.").build(),
+                integer("min-replicas-max-lag", 0, INT_MAX, "10").aliases("min-slaves-max-lag")
+                        .description("Most seconds since a replica's last acknowledgement for it to count for "
+                                + "min-replicas-to-write.").build(),
                 ConfigParam.builder("replica-lazy-flush", Type.BOOL).defaultValue("no").aliases("slave-lazy-flush")
                         .description("A replica's flush before a full sync would be lazy; Tide has no replication "
                                 + "yet, so nothing is affected.").build(),
@@ -178,7 +227,8 @@ final class StandardParams {
                         .description("Per client class: <class> <hard> <soft> <soft-seconds>; a client over the hard "
                                 + "limit, or over the soft one for that long, is disconnected (0 = no limit). Enforced "
                                 + "for normal and pubsub clients (a MONITOR client is normal unless it subscribes, as in "
-                                + "Redis); replicas do not exist yet.").build(),
+                                + "Redis) and for replicas (class replica/slave: the stream queued for a replica, during a full "
+                                + "sync too; the RDB itself does not count).").build(),
                 ConfigParam.builder("enable-debug-command", Type.ENUM).values("no", "yes", "local")
                         .defaultValue("no").immutable()
                         .description("Allow DEBUG: no, yes, or local (from loopback connections only).").build(),
@@ -215,6 +265,21 @@ final class StandardParams {
                         .description("Most entries in a node of a stream's radix tree (0 = no limit).").build(),
                 memory("hll-sparse-max-bytes", 0, Long.MAX_VALUE, "3000")
                         .description("Largest HyperLogLog kept in the sparse representation.").build());
+    }
+
+    /** {@code replicaof}: empty, or a host and a port. */
+    private static String replicaof(String value, String current) {
+        String v = value.trim();
+        if (v.isEmpty()) return "";
+        String[] w = v.split("\\s+");
+        if (w.length != 2) throw ConfigException.invalid("wrong number of arguments");
+        try {
+            int p = Integer.parseInt(w[1]);
+            if (p < 0 || p > 65535) throw new NumberFormatException();
+        } catch (NumberFormatException e) {
+            throw ConfigException.invalid("Invalid master port");
+        }
+        return w[0] + " " + w[1];
     }
 
     private static ConfigParam.Builder integer(String name, long min, long max, String def) {

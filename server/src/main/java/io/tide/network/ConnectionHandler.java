@@ -192,6 +192,9 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
             out = null;
         }
         clearBacklog();
+        Runnable hook = closeHook;
+        closeHook = null;
+        if (hook != null) hook.run();
         ctx.fireChannelInactive();
     }
 
@@ -365,6 +368,35 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
                 ch.close();
             });
         }
+    }
+
+    @Override
+    public void writeRaw(byte[] bytes, java.util.function.Consumer<Boolean> written) {
+        Channel ch = channel;
+        ch.eventLoop().execute(() -> {
+            if (!ch.isActive()) {
+                written.accept(false);
+                return;
+            }
+            flushNow();
+            home.stats().netOutputBytes += bytes.length;
+            ch.writeAndFlush(Unpooled.wrappedBuffer(bytes)).addListener(f -> written.accept(f.isSuccess()));
+        });
+    }
+
+    private Runnable closeHook;
+
+    @Override
+    public void onClose(Runnable r) {
+        if (channel == null || !channel.isActive()) {
+            r.run();
+            return;
+        }
+        Runnable before = closeHook;
+        closeHook = before == null ? r : () -> {
+            before.run();
+            r.run();
+        };
     }
 
     @Override

@@ -123,6 +123,47 @@ public final class Persistence {
         return true;
     }
 
+    /**
+     * A replication full sync's image, on the coordinator with every shard parked: with {@code out} the image streams
+     * into it (disk-less sync), without one it is a BGSAVE into {@code dbfilename} (Redis's disk-based sync, which
+     * counts as a save). Either way it is the background save in progress meanwhile, as Redis's child is. Returns
+     * null, starting nothing, when a save or an AOF rewrite runs (the caller tries again once it ends).
+     */
+    public CompletableFuture<Long> beginReplicationSnapshot(java.nio.channels.WritableByteChannel out) {
+        AppendOnly aof = appendOnly;
+        if (current != null || (aof != null && aof.rewriting())) return null;
+        if (out == null) {
+            beginBackgroundSave();
+            RdbSnapshot s = current;
+            return s == null ? null : s.done();
+        }
+        RdbSnapshot s = snapshot(rdbPath(), false);
+        s.stream = out;
+        s.begin(forcedVersion());
+        current = s;
+        LOG.info("Starting BGSAVE for SYNC with target: replicas sockets");
+        s.start();
+        s.done().whenComplete((size, err) -> {
+            if (err != null && !s.aborted) LOG.warn("Disk-less sync image failed: {}", err.toString());
+            current = null;
+        });
+        return s.done();
+    }
+
+    /**
+     * A replica's full sync: loads the primary's image from {@code file} into the (just flushed) shards, clients
+     * getting -LOADING meanwhile, as at startup.
+     */
+    public void loadReplicaImage(Path file, EncodingLimits limits, Consumer<byte[]> function) throws IOException {
+        loadRdb(file, limits, function);
+    }
+
+    /** Whether a snapshot (a save, a replication image or an AOF rewrite) is running: a new one must wait. */
+    public boolean snapshotRunning() {
+        AppendOnly aof = appendOnly;
+        return current != null || (aof != null && aof.rewriting());
+    }
+
     /** Abandons a background save in progress: on the coordinator with every shard parked (SHUTDOWN, SAVE). */
     public void cancelBackgroundSave() {
         RdbSnapshot s = current;

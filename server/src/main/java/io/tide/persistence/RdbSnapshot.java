@@ -220,8 +220,18 @@ final class RdbSnapshot {
         if (hints.size() > 0) w.raw(hints);
     }
 
-    /** The writer thread: streams the chunks into the temp file and finishes it. */
+    /**
+     * Set for a replication full sync: the image goes to this channel (the replicas' sockets) instead of a file, with
+     * no fsync or rename.
+     */
+    java.nio.channels.WritableByteChannel stream;
+
+    /** The writer thread: streams the chunks into the temp file (or {@link #stream}) and finishes it. */
     private void write() {
+        if (stream != null) {
+            writeStream();
+            return;
+        }
         Path dir = target.toAbsolutePath().getParent();
         Path temp = dir.resolve("temp-" + ProcessHandle.current().pid() + "-" + Thread.currentThread().threadId() + ".rdb");
         try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
@@ -266,6 +276,30 @@ final class RdbSnapshot {
             } catch (IOException ignored) {
                 // best effort
             }
+            done.completeExceptionally(e);
+        }
+    }
+
+    /** {@link #write} for a replication stream: the same bytes, into {@link #stream}. */
+    private void writeStream() {
+        try {
+            RdbFileWriter w = new RdbFileWriter(stream);
+            writeHead(w);
+            int left = shards.length;
+            while (left > 0) {
+                byte[] chunk = queue.take();
+                if (failed) throw new IOException("snapshot cancelled");
+                if (chunk == SHARD_DONE) {
+                    left--;
+                    continue;
+                }
+                queued.addAndGet(-chunk.length);
+                w.raw(chunk, 0, chunk.length);
+            }
+            done.complete(finishFile(w));
+        } catch (IOException | RuntimeException | InterruptedException e) {
+            failed = true;
+            for (Part p : parts) p.shard.executeOnData(p::cancel);
             done.completeExceptionally(e);
         }
     }

@@ -64,6 +64,12 @@ public sealed interface Reply {
      */
     record Encoded(int count, byte[][] chunks) implements Reply {}
 
+    /**
+     * A reply that is not known yet (WAIT): the client's place in the reply order is kept and filled, on its home
+     * shard, once {@code reply} completes (from any thread). Never encoded: {@code ClientSession} resolves it.
+     */
+    record Later(java.util.concurrent.CompletableFuture<Reply> reply) implements Reply {}
+
     Reply OK = new Simple("OK");
     Reply PONG = new Simple("PONG");
     Reply NULL = new NullBulk();

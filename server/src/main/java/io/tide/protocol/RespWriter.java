@@ -61,6 +61,7 @@ public final class RespWriter {
             case Reply.Encoded e -> {
                 for (byte[] chunk : e.chunks()) out.writeBytes(chunk);
             }
+            case Reply.Later l -> throw new IllegalStateException("a deferred reply reached the encoder");
             case Reply.Array a -> writeAggregate(out, '*', a.items(), a.items().length, protocolVersion);
             case Reply.NullBulk n -> out.writeBytes(resp3 ? NULL_3 : NULL_BULK_2);
             case Reply.NullArray n -> out.writeBytes(resp3 ? NULL_3 : NULL_ARRAY_2);

@@ -594,6 +594,13 @@ public final class LuaEngine {
         return n;
     }
 
+    /** -READONLY on a read-only replica, -NOREPLICAS under min-replicas-to-write, else null. */
+    private static String replicationRefusal(io.tide.command.ServerContext server) {
+        if (server.replica().refusesWrites()) return Errors.READONLY;
+        if (!server.replica().active() && server.replication().refusesWrites()) return Errors.NOREPLICAS;
+        return null;
+    }
+
     private Varargs redisCall(Varargs a, boolean raise) {
         String failure = null;
         int rule = RULE_NONE;
@@ -616,6 +623,10 @@ public final class LuaEngine {
                 }
                 else if (spec.has(CommandSpec.DENYOOM) && run.denyOom) {
                     failure = Errors.OOM; // memory was over maxmemory when the script started (Redis's scriptCall)
+                }
+                else if (spec.has(CommandSpec.WRITE) && run.ctx.client() != null
+                        && (failure = replicationRefusal(run.ctx.server())) != null) {
+                    // Redis's scriptVerifyWriteCommandAllow: a read-only replica, or too few good replicas.
                 }
                 else if ((spec.has(CommandSpec.WRITE) || spec.has(CommandSpec.MAY_REPLICATE)) && run.readOnly) {
                     // As Redis: may-replicate commands (PUBLISH, PFCOUNT) too, so a read-only script never waits out

@@ -138,6 +138,7 @@ public final class ScriptConversions {
             case Reply.Raw raw -> {
                 return toLua(RawReplies.parse(raw.encoded()), resp);
             }
+            case Reply.Later l -> throw new IllegalStateException("a deferred reply reached a script"); // noscript
         }
     }
 

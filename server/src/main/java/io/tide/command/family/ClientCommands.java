@@ -148,8 +148,9 @@ public final class ClientCommands {
         return text(sb.toString());
     }
 
-    /** Redis's getClientType: {@code pubsub} with an active subscription, else {@code normal} (no replicas yet). */
+    /** Redis's getClientType: {@code replica} once PSYNC made it one, {@code pubsub} with an active subscription, else {@code normal}. */
     private static String typeOf(ClientSession s) {
+        if (s.isReplica()) return "replica";
         return s.inPubSubMode() ? "pubsub" : "normal";
     }
 
@@ -333,6 +334,7 @@ public final class ClientCommands {
         sb.append(" flags=");
         int flagsAt = sb.length();
         if (s.subscriberOrNull() != null && s.subscriberOrNull().isMonitor()) sb.append('O');
+        if (s.isReplica()) sb.append('S');
         if (s.inPubSubMode()) sb.append('P');
         if (s.inMulti()) sb.append('x');
         if (s.isBlocked()) sb.append('b');

@@ -29,5 +29,6 @@ public final class Families {
         FunctionCommands.register(table);
         PubSubCommands.register(table);
         TrackingCommands.register(table);
+        ReplicationCommands.register(table);
     }
 }

@@ -160,7 +160,7 @@ public final class ServerCommands {
                 case "memory" -> memorySection(ctx, sb);
                 case "persistence" -> persistenceSection(ctx, sb);
                 case "stats" -> statsSection(ctx, sb);
-                case "replication" -> replicationSection(sb);
+                case "replication" -> replicationSection(ctx, sb);
                 case "cpu" -> cpuSection(sb);
                 case "commandstats" -> commandStatsSection(ctx, sb);
                 case "keyspace" -> keyspaceSection(ctx, sb);
@@ -396,6 +396,9 @@ public final class ServerCommands {
         line(sb, "instantaneous_input_kbps", String.format(Locale.ROOT, "%.2f", inPerSec / 1024.0));
         line(sb, "instantaneous_output_kbps", String.format(Locale.ROOT, "%.2f", outPerSec / 1024.0));
         line(sb, "rejected_connections", ctx.server().rejectedConnections().get());
+        line(sb, "sync_full", ctx.server().replication().syncFull());
+        line(sb, "sync_partial_ok", ctx.server().replication().syncPartialOk());
+        line(sb, "sync_partial_err", ctx.server().replication().syncPartialErr());
         line(sb, "expired_keys", sum.expiredKeys);
         line(sb, "evicted_keys", sum.evictedKeys);
         line(sb, "evicted_clients", ctx.server().memory().evictedClients());
@@ -406,10 +409,58 @@ public final class ServerCommands {
         line(sb, "pubsubshard_channels", ctx.server().pubSub().size(io.tide.pubsub.PubSub.Kind.SHARD));
     }
 
-    private static void replicationSection(StringBuilder sb) {
+    /** Redis 7.0's replication section of a primary, from the replication thread's last published state. */
+    private static void replicationSection(CommandContext ctx, StringBuilder sb) {
+        io.tide.replication.Primary p = ctx.server().replication();
+        io.tide.replication.Primary.Info r = p.info();
+        ConfigRegistry config = ctx.server().config();
         sb.append("# Replication\r\n");
-        line(sb, "role", "master");
-        line(sb, "connected_slaves", 0);
+        io.tide.replication.Replica rep = ctx.server().replica();
+        String host = rep.host();
+        if (host == null) {
+            line(sb, "role", "master");
+        } else {
+            line(sb, "role", "slave");
+            line(sb, "master_host", host);
+            line(sb, "master_port", rep.port());
+            line(sb, "master_link_status", rep.linkUp() ? "up" : "down");
+            line(sb, "master_last_io_seconds_ago", rep.linkUp() ? rep.lastIoSecondsAgo() : -1);
+            line(sb, "master_sync_in_progress", rep.syncing() ? 1 : 0);
+            line(sb, "slave_read_repl_offset", rep.readOffset());
+            line(sb, "slave_repl_offset", rep.offset());
+            if (rep.syncing()) {
+                long total = rep.syncTotalBytes();
+                long read = rep.syncReadBytes();
+                line(sb, "master_sync_total_bytes", total);
+                line(sb, "master_sync_read_bytes", read);
+                line(sb, "master_sync_left_bytes", total < 0 ? -1 : total - read);
+                line(sb, "master_sync_perc", String.format(Locale.ROOT, "%.2f",
+                        total <= 0 ? 0.0 : read * 100.0 / total));
+                line(sb, "master_sync_last_io_seconds_ago", rep.lastIoSecondsAgo());
+            }
+            if (!rep.linkUp()) line(sb, "master_link_down_since_seconds", rep.linkDownSinceSeconds());
+            line(sb, "slave_priority", config.getLong("replica-priority"));
+            line(sb, "slave_read_only", config.getBool("replica-read-only") ? 1 : 0);
+            line(sb, "replica_announced", 1);
+        }
+        line(sb, "connected_slaves", r.replicas().size());
+        if (config.getLong("min-replicas-to-write") > 0 && config.getLong("min-replicas-max-lag") > 0) {
+            line(sb, "min_slaves_good_slaves", p.goodReplicas());
+        }
+        int i = 0;
+        for (io.tide.replication.Primary.Replica x : r.replicas()) {
+            line(sb, "slave" + i++, "ip=" + x.ip() + ",port=" + x.port() + ",state=" + x.state() + ",offset="
+                    + x.offset() + ",lag=" + x.lagSeconds());
+        }
+        line(sb, "master_failover_state", "no-failover");
+        line(sb, "master_replid", host != null && !rep.masterReplid().equals("?") ? rep.masterReplid() : r.replid());
+        line(sb, "master_replid2", r.replid2());
+        line(sb, "master_repl_offset", host != null ? rep.offset() : r.offset());
+        line(sb, "second_repl_offset", r.secondOffset());
+        line(sb, "repl_backlog_active", r.backlogActive() ? 1 : 0);
+        line(sb, "repl_backlog_size", r.backlogSize());
+        line(sb, "repl_backlog_first_byte_offset", r.backlogFirstByte());
+        line(sb, "repl_backlog_histlen", r.backlogHistlen());
     }
 
     private static void cpuSection(StringBuilder sb) {
@@ -525,6 +576,7 @@ public final class ServerCommands {
         ctx.server().connectionsReceived().set(0);
         ctx.server().rejectedConnections().set(0);
         ctx.server().lazyFree().resetStats();
+        ctx.server().replication().resetStats();
         return Reply.OK;
     }
 
@@ -691,9 +743,22 @@ public final class ServerCommands {
 
     // ------------------------------------------------------------------------------------------ ROLE, MODULE, LOLWUT
 
-    /** Tide has no replication yet: always a master at offset 0 with no replicas, in Redis's shape. */
+    /** ROLE of a primary: its offset and, per replica, ip, listening port and acknowledged offset (as strings). */
     static Reply role(CommandContext ctx, byte[][] argv) {
-        return Reply.array(Reply.bulk("master"), Reply.ZERO, Reply.EMPTY_ARRAY);
+        io.tide.replication.Replica rep = ctx.server().replica();
+        String host = rep.host();
+        if (host != null) {
+            return Reply.array(Reply.bulk("slave"), Reply.bulk(host), Reply.integer(rep.port()),
+                    Reply.bulk(rep.linkState()), Reply.integer(rep.linkUp() ? rep.offset() : -1));
+        }
+        io.tide.replication.Primary.Info r = ctx.server().replication().info();
+        List<Reply> replicas = new ArrayList<>();
+        for (io.tide.replication.Primary.Replica x : r.replicas()) {
+            if (!x.state().equals("online")) continue; // Redis lists only replicas past the sync
+            replicas.add(Reply.array(Reply.bulk(x.ip()), Reply.bulk(Integer.toString(x.port())),
+                    Reply.bulk(Long.toString(x.offset()))));
+        }
+        return Reply.array(Reply.bulk("master"), Reply.integer(r.offset()), Reply.array(replicas));
     }
 
     /** Redis's MODULE HELP. */

@@ -1,0 +1,580 @@
+package io.tide.replication;
+
+import io.tide.config.ConfigRegistry;
+import io.tide.persistence.AppendOnly;
+import io.tide.persistence.Persistence;
+import io.tide.shard.ShardSet;
+import io.tide.store.EncodingLimits;
+import java.io.BufferedInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Thread-safe (see below for who owns what). The replica side of replication: REPLICAOF's link to a primary (a Redis or a Tide), its handshake, the full sync
+ * (the primary's RDB, received into a file and loaded as at startup), partial resync with the cached replid and
+ * offset, and the command stream, applied through the dispatcher. Thread-safe: one link thread ({@code tide-replica})
+ * owns the socket; what INFO and ROLE read is volatile; {@link #replicaOf} and {@link #noOne} may be called from
+ * any thread.
+ *
+ * <p>Applying the stream: the link thread gathers the commands it has read (never stopping inside a MULTI/EXEC) and
+ * applies them as one coordinator operation with every shard parked, in order, in the database the stream selected;
+ * so clients of this replica see a transaction or a cross-shard part of the stream whole. The offset (bytes of the
+ * stream applied) moves after each applied batch and is what REPLCONF ACK reports, once a second and when the
+ * primary asks with GETACK.
+ */
+public final class Replica implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Replica.class);
+    private static final int BATCH = 1000;
+
+    private final ConfigRegistry config;
+    private final ShardSet shards;
+    private final Persistence persistence;
+    private final Primary primary;
+    private volatile AppendOnly.Replayer replayer;
+    private volatile Supplier<EncodingLimits> limits;
+    private volatile Consumer<byte[]> function;
+    private volatile Runnable flushFunctions;
+    private volatile Runnable afterLoad = () -> { };
+    private volatile java.util.function.IntSupplier boundPort = () -> 0;
+
+    /** The link's generation: a new REPLICAOF or NO ONE ends the previous link thread. */
+    private volatile long generation;
+    private volatile String host;
+    private volatile int port;
+    private volatile Thread thread;
+    private volatile Socket socket;
+
+    // For INFO and ROLE.
+    private volatile String linkState = "connect";
+    private volatile boolean linkUp;
+    private volatile boolean syncing;
+    private volatile long lastIoMs;
+    /** When the link last went down (0: it never was up). */
+    private volatile long linkDownSinceMs;
+    private volatile long readOffset;
+    /** The primary's replid and the offset applied (-1: nothing yet, a full sync is needed). */
+    private volatile String masterReplid = "?";
+    private volatile long offset = -1;
+    private volatile long syncTotal = -1;
+    /** The database the stream has selected; kept across a partial resync, reset by a full sync. */
+    private final int[] streamDb = {0};
+    private volatile long syncRead;
+
+    public Replica(ConfigRegistry config, ShardSet shards, Persistence persistence, Primary primary) {
+        this.config = config;
+        this.shards = shards;
+        this.persistence = persistence;
+        this.primary = primary;
+    }
+
+    /**
+     * Wires what applies the stream and loads the image: the dispatcher's replay, the encoding limits, how functions
+     * of the image are restored and flushed, and what runs once an image is loaded (an AOF rewrite, so the AOF holds
+     * the new dataset). Called once at startup, before any REPLICAOF.
+     */
+    public void bind(AppendOnly.Replayer replayer, Supplier<EncodingLimits> limits, Consumer<byte[]> function,
+                     Runnable flushFunctions, Runnable afterLoad, java.util.function.IntSupplier boundPort) {
+        this.afterLoad = afterLoad;
+        this.boundPort = boundPort;
+        this.replayer = replayer;
+        this.limits = limits;
+        this.function = function;
+        this.flushFunctions = flushFunctions;
+    }
+
+    /** Whether this server replicates from a primary now. */
+    public boolean active() {
+        return host != null;
+    }
+
+    /**
+     * Whether commands not flagged stale get -MASTERDOWN: a replica whose link is not up, with
+     * replica-serve-stale-data no.
+     */
+    public boolean refusesStale() {
+        return host != null && !linkUp && !config.getBool("replica-serve-stale-data");
+    }
+
+    /** Whether client writes get -READONLY: a replica with replica-read-only yes. */
+    public boolean refusesWrites() {
+        return host != null && config.getBool("replica-read-only");
+    }
+
+    public String host() { return host; }
+    public int port() { return port; }
+    public boolean linkUp() { return linkUp; }
+    public boolean syncing() { return syncing; }
+    public String linkState() { return linkState; }
+    public long lastIoSecondsAgo() { return lastIoMs == 0 ? -1 : (System.currentTimeMillis() - lastIoMs) / 1000; }
+    public long linkDownSinceSeconds() {
+        return linkDownSinceMs == 0 ? -1 : (System.currentTimeMillis() - linkDownSinceMs) / 1000;
+    }
+    public long readOffset() { return Math.max(0, readOffset); }
+    public long offset() { return Math.max(0, offset); }
+    public String masterReplid() { return masterReplid; }
+    public long syncTotalBytes() { return syncTotal; }
+    public long syncReadBytes() { return syncRead; }
+
+    /** Whether this replica has a history to continue (a completed sync): REPLICAOF NO ONE then keeps it. */
+    public boolean hasHistory() {
+        return host != null && offset >= 0;
+    }
+
+    /**
+     * Before the first REPLICAOF of a server that was a primary: the link asks to continue this history (PSYNC with
+     * our own replid and offset + 1), as Redis's replicationCacheMasterUsingMyself; {@code history} is what
+     * {@link Primary#becomeReplica} returned.
+     */
+    public void adoptHistory(String[] history) {
+        if (history == null || history[0] == null) return;
+        masterReplid = history[0];
+        offset = Long.parseLong(history[1]);
+        readOffset = offset;
+        streamDb[0] = 0;
+    }
+
+    /** REPLICAOF host port: returns false when already replicating from exactly that primary. */
+    public synchronized boolean replicaOf(String h, int p) {
+        if (h.equals(host) && p == port) return false;
+        stopLink();
+        host = h;
+        port = p;
+        linkState = "connect";
+        long gen = ++generation;
+        Thread t = Thread.ofPlatform().name("tide-replica").daemon(true).unstarted(() -> run(gen));
+        thread = t;
+        t.start();
+        LOG.info("Connecting to MASTER {}:{}", h, p);
+        return true;
+    }
+
+    /** REPLICAOF NO ONE: the link ends and this server is a primary, its history continuing the primary's. */
+    public synchronized void noOne() {
+        if (host == null) return;
+        stopLink();
+        LOG.info("MASTER MODE enabled (user request from replicaof no one)");
+        host = null;
+        port = 0;
+        linkUp = false;
+        if (offset >= 0) primary.continueHistory(masterReplid, offset);
+    }
+
+    private void stopLink() {
+        generation++;
+        Socket s = socket;
+        if (s != null) {
+            try {
+                s.close();
+            } catch (IOException ignored) {
+                // closing
+            }
+        }
+        // Not joined: REPLICAOF runs on a shard thread, and the link thread may be waiting for the coordinator to park
+        // that very shard. The old thread sees its generation is over at its next step and applies nothing more.
+        thread = null;
+    }
+
+    @Override
+    public void close() {
+        synchronized (this) {
+            stopLink();
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ the link
+
+    private void run(long gen) {
+        while (gen == generation) {
+            try {
+                session(gen);
+            } catch (IOException | RuntimeException e) {
+                if (gen != generation) break;
+                LOG.warn("Connection with master lost ({}:{}): {}", host, port, e.toString());
+            } finally {
+                if (linkUp) linkDownSinceMs = System.currentTimeMillis();
+                linkUp = false;
+                syncing = false;
+                socket = null;
+            }
+            if (gen != generation) break;
+            linkState = "connect";
+            try {
+                Thread.sleep(1000); // Redis's replicationCron reconnects once a second
+            } catch (InterruptedException e) {
+                break;
+            }
+        }
+    }
+
+    /** One connection: handshake, sync, then the stream until the link breaks. */
+    private void session(long gen) throws IOException {
+        linkState = "connecting";
+        try (Socket s = new Socket()) {
+            socket = s;
+            s.connect(new InetSocketAddress(host, port), 10_000);
+            s.setTcpNoDelay(true);
+            s.setSoTimeout((int) Math.min(Integer.MAX_VALUE, config.getLong("repl-timeout") * 1000));
+            if (gen != generation) return;
+            InputStream in = new BufferedInputStream(s.getInputStream(), 64 * 1024);
+            OutputStream out = s.getOutputStream();
+            String auth = config.get("masterauth");
+            send(out, "PING");
+            expectOk(readLine(in), "PING", true);
+            if (!auth.isEmpty()) {
+                String user = config.get("masteruser");
+                if (user.isEmpty()) send(out, "AUTH", auth);
+                else send(out, "AUTH", user, auth);
+                expectOk(readLine(in), "AUTH", false);
+            }
+            send(out, "REPLCONF", "listening-port", Integer.toString(listeningPort()));
+            expectOk(readLine(in), "REPLCONF listening-port", false);
+            String announceIp = config.get("replica-announce-ip");
+            if (!announceIp.isEmpty()) {
+                send(out, "REPLCONF", "ip-address", announceIp);
+                expectOk(readLine(in), "REPLCONF ip-address", false);
+            }
+            send(out, "REPLCONF", "capa", "eof", "capa", "psync2");
+            expectOk(readLine(in), "REPLCONF capa", false);
+            String id = offset < 0 ? "?" : masterReplid;
+            long from = offset < 0 ? -1 : offset + 1;
+            send(out, "PSYNC", id, Long.toString(from));
+            String reply;
+            do {
+                reply = readLine(in); // newlines keep the link alive while the primary prepares
+            } while (reply.isEmpty());
+            if (reply.startsWith("+FULLRESYNC")) {
+                String[] w = reply.split(" ");
+                String newId = w[1];
+                long newOffset = Long.parseLong(w[2]);
+                LOG.info("Full resync from master: {}:{}", newId, newOffset);
+                fullSync(in, gen);
+                masterReplid = newId;
+                offset = newOffset;
+                readOffset = newOffset;
+                streamDb[0] = 0;
+                primary.mirrorReset(newId, newOffset);
+            } else if (reply.startsWith("+CONTINUE")) {
+                String[] w = reply.split(" ");
+                if (w.length > 1 && !w[1].equals(masterReplid)) masterReplid = w[1];
+                readOffset = offset;
+                LOG.info("Successful partial resynchronization with master.");
+            } else {
+                throw new IOException("unexpected reply to PSYNC: " + reply);
+            }
+            linkUp = true;
+            linkState = "connected";
+            lastIoMs = System.currentTimeMillis();
+            LOG.info("MASTER <-> REPLICA sync: Finished with success");
+            sendAck(out);
+            stream(in, out, s, gen);
+        } finally {
+            socket = null;
+        }
+    }
+
+    /** What REPLCONF listening-port announces: replica-announce-port, else the port actually bound. */
+    private int listeningPort() {
+        int announced = config.getInt("replica-announce-port");
+        return announced != 0 ? announced : boundPort.getAsInt();
+    }
+
+    /** The RDB: {@code $<size>} or {@code $EOF:<mark>}, into a file in {@code dir}, then loaded in place of the data. */
+    private void fullSync(InputStream in, long gen) throws IOException {
+        syncing = true;
+        linkState = "sync";
+        String head;
+        do {
+            head = readLine(in);
+        } while (head.isEmpty());
+        if (!head.startsWith("$")) throw new IOException("bad bulk header from master: " + head);
+        Path dir = Path.of(config.get("dir"));
+        Path temp = dir.resolve("temp-" + ProcessHandle.current().pid() + "-repl.rdb");
+        syncRead = 0;
+        try (OutputStream f = Files.newOutputStream(temp)) {
+            if (head.startsWith("$EOF:")) {
+                byte[] mark = head.substring(5).getBytes(StandardCharsets.US_ASCII);
+                syncTotal = -1;
+                readUntilMark(in, f, mark);
+            } else {
+                long size = Long.parseLong(head.substring(1));
+                syncTotal = size;
+                byte[] buf = new byte[64 * 1024];
+                long left = size;
+                while (left > 0) {
+                    int n = in.read(buf, 0, (int) Math.min(buf.length, left));
+                    if (n < 0) throw new EOFException("the master closed the link during the RDB");
+                    f.write(buf, 0, n);
+                    left -= n;
+                    syncRead += n;
+                    lastIoMs = System.currentTimeMillis();
+                }
+            }
+        }
+        if (gen != generation) throw new IOException("the link was replaced");
+        LOG.info("MASTER <-> REPLICA sync: Flushing old data");
+        load(temp);
+        afterLoad.run();
+        if (!config.get("save").isEmpty()) {
+            Files.move(temp, persistence.rdbPath(), StandardCopyOption.REPLACE_EXISTING); // as Redis keeps it
+        } else {
+            Files.deleteIfExists(temp);
+        }
+        syncing = false;
+    }
+
+    private void readUntilMark(InputStream in, OutputStream f, byte[] mark) throws IOException {
+        int m = mark.length;
+        byte[] tail = new byte[m]; // the last m bytes read, not yet written
+        int held = 0;
+        byte[] buf = new byte[64 * 1024];
+        while (true) {
+            int n = in.read(buf);
+            if (n < 0) throw new EOFException("the master closed the link during the RDB");
+            syncRead += n;
+            lastIoMs = System.currentTimeMillis();
+            byte[] all = new byte[held + n];
+            System.arraycopy(tail, 0, all, 0, held);
+            System.arraycopy(buf, 0, all, held, n);
+            if (all.length >= m && Arrays.equals(all, all.length - m, all.length, mark, 0, m)) {
+                f.write(all, 0, all.length - m);
+                return;
+            }
+            int keep = Math.min(m, all.length);
+            f.write(all, 0, all.length - keep);
+            System.arraycopy(all, all.length - keep, tail, 0, keep);
+            held = keep;
+        }
+    }
+
+    /** Replaces the dataset with the image: every database emptied and the functions flushed with every shard parked, then the load. */
+    private void load(Path file) throws IOException {
+        CompletableFuture<Void> flushed = new CompletableFuture<>();
+        shards.coordinator().run(shards.all(), () -> {
+            for (io.tide.shard.Shard s : shards.all()) {
+                for (int i = 0; i < s.databases(); i++) s.db(i).clear(); // through the write seam (WATCH, ...)
+            }
+            flushFunctions.run();
+            flushed.complete(null);
+        }, () -> flushed.completeExceptionally(new IOException("the server is stopping")));
+        await(flushed);
+        LOG.info("MASTER <-> REPLICA sync: Loading DB in memory");
+        persistence.loadReplicaImage(file, limits.get(), function);
+    }
+
+    // ------------------------------------------------------------------------------------------------ the stream
+
+    /** One command read from the stream and the bytes it took. */
+    private record Command(byte[][] argv, int bytes) {}
+
+    private void stream(InputStream in, OutputStream out, Socket s, long gen) throws IOException {
+        Thread acker = Thread.ofPlatform().name("tide-replica-ack").daemon(true).start(() -> {
+            while (gen == generation && !s.isClosed()) {
+                try {
+                    Thread.sleep(1000);
+                    sendAck(out);
+                } catch (IOException | InterruptedException e) {
+                    return;
+                }
+            }
+        });
+        int[] db = streamDb;
+        List<Command> batch = new ArrayList<>();
+        int multiDepth = 0;
+        try {
+            while (gen == generation) {
+                Command c = readCommand(in);
+                lastIoMs = System.currentTimeMillis();
+                readOffset += c.bytes;
+                if (c.argv.length == 0) { // a newline: in the offset and the mirrored backlog, nothing to apply
+                    batch.add(c);
+                    continue;
+                }
+                String name = new String(c.argv[0], StandardCharsets.US_ASCII).toLowerCase(java.util.Locale.ROOT);
+                if (name.equals("replconf") && c.argv.length >= 2
+                        && new String(c.argv[1], StandardCharsets.US_ASCII).equalsIgnoreCase("getack")) {
+                    batch.add(c);
+                    apply(batch, db, gen);
+                    send(out, "REPLCONF", "ACK", Long.toString(offset - c.bytes)); // before GETACK, as Redis
+                    continue;
+                }
+                if (name.equals("multi")) multiDepth = 1;
+                batch.add(c);
+                if (name.equals("exec") || name.equals("discard")) multiDepth = 0;
+                if (multiDepth == 0 && (batch.size() >= BATCH || in.available() == 0)) apply(batch, db, gen);
+            }
+        } finally {
+            acker.interrupt();
+        }
+    }
+
+    /** Applies the gathered commands with every shard parked, in order; then the offset covers them. */
+    private void apply(List<Command> batch, int[] db, long gen) throws IOException {
+        if (batch.isEmpty()) return;
+        if (gen != generation) throw new IOException("the link was replaced");
+        List<Command> todo = List.copyOf(batch);
+        batch.clear();
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        shards.coordinator().run(shards.all(), () -> {
+            if (gen != generation) {
+                done.completeExceptionally(new IOException("the link was replaced"));
+                return;
+            }
+            for (Command c : todo) {
+                if (c.argv.length == 0) continue;
+                String name = new String(c.argv[0], StandardCharsets.US_ASCII).toLowerCase(java.util.Locale.ROOT);
+                switch (name) {
+                    case "select" -> db[0] = Integer.parseInt(new String(c.argv[1], StandardCharsets.US_ASCII));
+                    case "multi", "exec", "discard", "ping", "replconf" -> { } // the whole batch is atomic already
+                    default -> {
+                        String err = replayer.replay(null, db[0], c.argv);
+                        if (err != null) LOG.warn("Error applying a command from the master ({}): {}", name, err);
+                    }
+                }
+            }
+            primary.mirror(encode(todo)); // in order with a REPLICAOF NO ONE, which also runs here
+            done.complete(null);
+        }, () -> done.completeExceptionally(new IOException("the server is stopping")));
+        await(done);
+        long n = 0;
+        for (Command c : todo) n += c.bytes;
+        offset += n;
+    }
+
+    /** The commands as the primary sent them (RESP arrays of bulk strings, as Redis and Tide write the stream). */
+    private static byte[] encode(List<Command> cmds) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (Command c : cmds) {
+            if (c.argv.length == 0) {
+                out.write('\n');
+                continue;
+            }
+            out.writeBytes(b("*" + c.argv.length + "\r\n"));
+            for (byte[] a : c.argv) {
+                out.writeBytes(b("$" + a.length + "\r\n"));
+                out.writeBytes(a);
+                out.writeBytes(b("\r\n"));
+            }
+        }
+        return out.toByteArray();
+    }
+
+    private static void await(CompletableFuture<Void> f) throws IOException {
+        try {
+            f.get(10, TimeUnit.MINUTES);
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new IOException(e.getCause());
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new IOException("timed out applying the stream", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted", e);
+        }
+    }
+
+    private void sendAck(OutputStream out) throws IOException {
+        send(out, "REPLCONF", "ACK", Long.toString(Math.max(0, offset)));
+    }
+
+    // ------------------------------------------------------------------------------------------------ RESP
+
+    private static void send(OutputStream out, String... argv) throws IOException {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        b.writeBytes(b("*" + argv.length + "\r\n"));
+        for (String a : argv) {
+            byte[] x = a.getBytes(StandardCharsets.UTF_8);
+            b.writeBytes(b("$" + x.length + "\r\n"));
+            b.writeBytes(x);
+            b.writeBytes(b("\r\n"));
+        }
+        synchronized (out) {
+            out.write(b.toByteArray());
+            out.flush();
+        }
+    }
+
+    private static void expectOk(String reply, String what, boolean anyNonError) throws IOException {
+        if (reply.startsWith("-")) {
+            // Redis accepts -NOAUTH to PING (AUTH follows) and errors to REPLCONF capa from old primaries.
+            if (what.equals("PING") && reply.startsWith("-NOAUTH")) return;
+            if (what.startsWith("REPLCONF")) return;
+            throw new IOException("error from master to " + what + ": " + reply);
+        }
+        if (!anyNonError && !reply.startsWith("+")) throw new IOException("unexpected reply to " + what + ": " + reply);
+    }
+
+    /** A line without its CRLF (or LF). */
+    private static String readLine(InputStream in) throws IOException {
+        ByteArrayOutputStream b = new ByteArrayOutputStream(64);
+        int c;
+        while ((c = in.read()) != -1) {
+            if (c == '\n') {
+                byte[] x = b.toByteArray();
+                int n = x.length > 0 && x[x.length - 1] == '\r' ? x.length - 1 : x.length;
+                return new String(x, 0, n, StandardCharsets.UTF_8);
+            }
+            b.write(c);
+        }
+        throw new EOFException("the master closed the link");
+    }
+
+    /** The next command of the stream (a RESP array of bulk strings), or an empty argv for a bare newline. */
+    private static Command readCommand(InputStream in) throws IOException {
+        int first = in.read();
+        if (first < 0) throw new EOFException("the master closed the link");
+        if (first == '\n') return new Command(new byte[0][], 1);
+        if (first != '*') throw new IOException("protocol error from master: " + (char) first);
+        int[] used = {1};
+        int n = (int) readNumber(in, used);
+        byte[][] argv = new byte[n][];
+        for (int i = 0; i < n; i++) {
+            int t = in.read();
+            used[0]++;
+            if (t != '$') throw new IOException("protocol error from master: expected a bulk string");
+            int len = (int) readNumber(in, used);
+            byte[] a = in.readNBytes(len);
+            if (a.length < len) throw new EOFException("the master closed the link");
+            if (in.read() != '\r' || in.read() != '\n') throw new IOException("protocol error from master");
+            used[0] += len + 2;
+            argv[i] = a;
+        }
+        return new Command(argv, used[0]);
+    }
+
+    private static long readNumber(InputStream in, int[] used) throws IOException {
+        long v = 0;
+        boolean neg = false;
+        int c;
+        while ((c = in.read()) != '\r') {
+            if (c < 0) throw new EOFException("the master closed the link");
+            used[0]++;
+            if (c == '-') neg = true;
+            else v = v * 10 + (c - '0');
+        }
+        if (in.read() != '\n') throw new IOException("protocol error from master");
+        used[0] += 2;
+        return neg ? -v : v;
+    }
+
+    private static byte[] b(String s) {
+        return s.getBytes(StandardCharsets.US_ASCII);
+    }
+}
