@@ -1,6 +1,7 @@
 package io.tide.network;
 
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
@@ -35,7 +36,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The Netty side: the shard event loops (one thread each), the listeners and the per-connection
- * pipeline (byte counter, RESP decoder, connection handler). Confined to the thread that starts and
+ * pipeline (RESP decoder, connection handler). Confined to the thread that starts and
  * stops the server.
  */
 public final class NetworkServer {
@@ -108,6 +109,8 @@ public final class NetworkServer {
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 * 1024, 1024 * 1024))
+                // One allocator for every connection (each channel's config would make its own); handles stay per channel.
+                .childOption(ChannelOption.RCVBUF_ALLOCATOR, new AdaptiveRecvByteBufAllocator())
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
@@ -123,7 +126,6 @@ public final class NetworkServer {
                         Shard home = homeOf(shards, ch.eventLoop());
                         ConnectionHandler handler = new ConnectionHandler(server, dispatcher, home, clients[home.id()],
                                 outputLimit);
-                        ch.pipeline().addLast("bytes-in", new InboundByteCounter(home.stats()));
                         ch.pipeline().addLast("resp", new RespDecoder(limits, () -> handler.session() == null
                                 || handler.session().authenticated()));
                         ch.pipeline().addLast("client", handler);
