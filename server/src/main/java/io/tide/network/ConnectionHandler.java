@@ -34,10 +34,11 @@ import org.slf4j.LoggerFactory;
  * rule that replies wait for the journal.
  *
  * <p>While the channel is not writable (its outbound buffer is over the high-water mark: the client
- * reads slower than it asks), further reply bytes wait in a backlog of heap arrays behind it and move
- * to the channel as it drains. Pooled direct memory is kept by the allocator once allocated, so a
+ * reads slower than it asks), further full 64 KiB buffers wait in a backlog of heap arrays behind it and
+ * move to the channel as it drains. Pooled direct memory is kept by the allocator once allocated, so a
  * client that leaves a gigabyte unread would otherwise leave the process a gigabyte bigger for good;
- * heap arrays are collected and the heap shrinks again.
+ * heap arrays are collected and the heap shrinks again. The smaller buffer of a flush goes to the channel
+ * when no backlog is waiting (a flooded subscriber's messages): client-output-buffer-limit bounds those.
  *
  * <p>An idle connection holds no buffer: the output buffer is released at each flush, the decoder's cumulation
  * once it is consumed, and the backlog's queue once it drains; the address strings are made when first asked for.
@@ -354,12 +355,9 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
             b.release();
             b = null;
         }
-        if (b != null && !channel.isWritable()) {
-            // The channel is over its high-water mark (a subscriber that stopped reading while publishers go on,
-            // replies to a pipeline read before the pause): these bytes wait on the heap, not in pooled direct memory.
-            handOn(b);
-            b = null;
-        }
+        // A flush with an empty backlog writes to the channel even over its high-water mark (a subscriber that stopped
+        // reading while publishers go on; the limit counts those bytes in the outbound buffer): copying them to the
+        // heap instead did no better in bin/bench-memory subscriber (docs/decisions/0009-memory-limits.md, section 4).
         if (!backlogEmpty()) {
             if (b != null) handOn(b);
             backlogReleased = backlog.size();

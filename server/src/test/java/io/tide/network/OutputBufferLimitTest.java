@@ -12,12 +12,12 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * client-output-buffer-limit pubsub through real sockets: a subscriber that stops reading is disconnected once the
- * bytes waiting for it (Netty's outbound buffer, the heap backlog behind it, the encoder's buffer) reach the hard
- * limit, not before and not long after, and what it held is no longer counted once it is gone.
+ * bytes waiting for it (the encoder's buffer, Netty's outbound buffer, the heap backlog) reach the hard limit, not
+ * before and not long after, and what it held is no longer counted once it is gone.
  */
 class OutputBufferLimitTest {
 
-    /** Above the channel's high-water mark (1 MiB), so that the heap backlog takes part. */
+    /** Above the channel's 1 MiB high-water mark: the count has to follow the bytes past it. */
     private static final int HARD = 4 * 1024 * 1024;
     private static final int PAYLOAD = 8192;
 
