@@ -49,10 +49,13 @@ public final class ClientSession {
     private volatile boolean replica;
     private io.tide.replication.ReplicaLink replicaLink;
 
-    /** Replies not yet sent because an earlier command is still running on another shard. */
-    private final ArrayDeque<Slot> pending = new ArrayDeque<>();
-    /** Requests held back while a multi-shard command of this client is in flight. */
-    final ArrayDeque<byte[][]> deferred = new ArrayDeque<>();
+    /**
+     * Replies not yet sent because an earlier command is still running on another shard; null until the first
+     * (most connections never need one: every idle connection would carry an empty queue).
+     */
+    private ArrayDeque<Slot> pending;
+    /** Requests held back while a multi-shard command of this client is in flight; null until the first. */
+    private ArrayDeque<byte[][]> deferred;
     /** True while a multi-shard (coordinated) or blocking command of this client is unanswered. */
     boolean barrierInFlight;
     /** The blocking command this client is parked on, or null. */
@@ -121,13 +124,33 @@ public final class ClientSession {
     public long lastInteractionMs() { return lastInteractionMs; }
     public String lastCommand() { return lastCommand; }
     public boolean isClosed() { return closed; }
-    public int pendingReplies() { return pending.size(); }
+    public int pendingReplies() { return pending == null ? 0 : pending.size(); }
     public boolean isReplica() { return replica; }
     /** The replication handshake's state of this connection (REPLCONF before PSYNC), or null; home shard only. */
     public io.tide.replication.ReplicaLink replicaLink() { return replicaLink; }
     public void replicaLink(io.tide.replication.ReplicaLink l) { replicaLink = l; }
     public void markReplica() { replica = true; }
-    public int deferredRequests() { return deferred.size(); }
+    public int deferredRequests() { return deferred == null ? 0 : deferred.size(); }
+
+    private boolean nonePending() {
+        return pending == null || pending.isEmpty();
+    }
+
+    private ArrayDeque<Slot> pending() {
+        if (pending == null) pending = new ArrayDeque<>();
+        return pending;
+    }
+
+    /** Holds a request back, behind those held already ({@code first}: ahead of them). */
+    void defer(byte[][] argv, boolean first) {
+        if (deferred == null) deferred = new ArrayDeque<>();
+        if (first) deferred.addFirst(argv); else deferred.add(argv);
+    }
+
+    /** The oldest request held back, removed, or null. */
+    byte[][] pollDeferred() {
+        return deferred == null ? null : deferred.poll();
+    }
     /**
      * CLIENT UNBLOCK: answers this client's blocking command with {@code error}, or with its timeout reply when
      * null. Callable from any thread (the waiter's state word decides); the reply is delivered on the home shard.
@@ -200,7 +223,7 @@ public final class ClientSession {
     }
 
     private void closeIfDrained() {
-        if (closeWhenDrained && pending.isEmpty()) {
+        if (closeWhenDrained && nonePending()) {
             closeWhenDrained = false;
             connection.close();
         }
@@ -241,21 +264,21 @@ public final class ClientSession {
             completeLater(reserve(silent), later);
             return;
         }
-        if (pending.isEmpty()) {
+        if (nonePending()) {
             emit(r, silent);
             closeIfDrained();
         } else {
             Slot s = new Slot(silent);
             s.reply = r;
             s.done = true;
-            pending.add(s);
+            pending().add(s);
         }
     }
 
     /** Reserves the next place in the reply order for a command that completes later. */
     Slot reserve(boolean silent) {
         Slot s = new Slot(silent);
-        pending.add(s);
+        pending().add(s);
         return s;
     }
 
@@ -268,7 +291,7 @@ public final class ClientSession {
         slot.reply = r;
         slot.done = true;
         Slot head;
-        while ((head = pending.peek()) != null && head.done) {
+        while ((head = pending().peek()) != null && head.done) {
             pending.poll();
             emit(head.reply, head.silent);
         }
@@ -294,7 +317,7 @@ public final class ClientSession {
             connection.write(r, protocol);
         }
         Subscriber s = subscriber;
-        if (s != null && pending.isEmpty()) s.repliesSent(); // invalidations of its own writes follow the reply
+        if (s != null && nonePending()) s.repliesSent(); // invalidations of its own writes follow the reply
     }
 
     /** This client's pub/sub side, created on first use. */
@@ -350,8 +373,8 @@ public final class ClientSession {
         if (blockedOn != null) blockedOn.cancel(null);
         multi = null;
         unwatchFromHome();
-        pending.clear();
-        deferred.clear();
+        pending = null;
+        deferred = null;
     }
 
     /** Delivery of pub/sub messages into this client's connection, on its home thread. */
@@ -364,13 +387,13 @@ public final class ClientSession {
         @Override
         public void write(Reply r) {
             if (closed) return;
-            if (pending.isEmpty() || blockedOn != null || postponed) {
+            if (nonePending() || blockedOn != null || postponed) {
                 connection.write(r, protocol);
             } else {
                 Slot s = new Slot(false);
                 s.reply = r;
                 s.done = true;
-                pending.add(s);
+                pending().add(s);
             }
         }
 

@@ -97,8 +97,8 @@ public final class Dispatcher {
     public void dispatch(ClientSession c, byte[][] argv) {
         if (c.quitting || c.closed) return;
         if (c.barrierInFlight) {
-            c.deferred.add(argv);
-            if (c.deferred.size() == DEFER_PAUSE_THRESHOLD) c.connection().pauseReading(true);
+            c.defer(argv, false);
+            if (c.deferredRequests() == DEFER_PAUSE_THRESHOLD) c.connection().pauseReading(true);
             return;
         }
         dispatchNow(c, argv);
@@ -485,12 +485,12 @@ public final class Dispatcher {
     /** On the home shard: lets requests held back behind a multi-shard or blocking command run. */
     private void resume(ClientSession c) {
         c.barrierInFlight = false;
-        boolean wasPaused = c.deferred.size() >= DEFER_PAUSE_THRESHOLD;
+        boolean wasPaused = c.deferredRequests() >= DEFER_PAUSE_THRESHOLD;
         byte[][] next;
-        while (!c.barrierInFlight && !c.quitting && (next = c.deferred.poll()) != null) {
+        while (!c.barrierInFlight && !c.quitting && (next = c.pollDeferred()) != null) {
             dispatchNow(c, next);
         }
-        if (wasPaused && c.deferred.size() < DEFER_PAUSE_THRESHOLD) c.connection().pauseReading(false);
+        if (wasPaused && c.deferredRequests() < DEFER_PAUSE_THRESHOLD) c.connection().pauseReading(false);
         c.connection().flush();
     }
 
@@ -707,7 +707,7 @@ public final class Dispatcher {
         }
         if (spec == watchSpec) {
             if (silent && c.replyMode() != ClientSession.ReplyMode.OFF) c.skipNextReply();
-            c.deferred.addFirst(argv);
+            c.defer(argv, true);
             c.barrierInFlight = true;
             home.executeOnData(() -> {
                 if (!c.closed) resume(c);
@@ -784,7 +784,7 @@ public final class Dispatcher {
      * home shard's queue of postponed clients, released in the order they were postponed, as Redis does.
      */
     private void postpone(ClientSession c, byte[][] argv, long until, long now) {
-        c.deferred.addFirst(argv);
+        c.defer(argv, true);
         c.barrierInFlight = true;
         if (c.postponed) return;
         c.postponed = true;

@@ -34,10 +34,14 @@ import org.slf4j.LoggerFactory;
  * rule that replies wait for the journal.
  *
  * <p>While the channel is not writable (its outbound buffer is over the high-water mark: the client
- * reads slower than it asks), further reply bytes wait in a backlog of heap arrays behind it and move
- * to the channel as it drains. Pooled direct memory is kept by the allocator once allocated, so a
+ * reads slower than it asks), further full 64 KiB buffers wait in a backlog of heap arrays behind it and
+ * move to the channel as it drains. Pooled direct memory is kept by the allocator once allocated, so a
  * client that leaves a gigabyte unread would otherwise leave the process a gigabyte bigger for good;
- * heap arrays are collected and the heap shrinks again.
+ * heap arrays are collected and the heap shrinks again. The smaller buffer of a flush goes to the channel
+ * when no backlog is waiting (a flooded subscriber's messages): client-output-buffer-limit bounds those.
+ *
+ * <p>An idle connection holds no buffer: the output buffer is released at each flush, the decoder's cumulation
+ * once it is consumed, and the backlog's queue once it drains; the address strings are made when first asked for.
  */
 final class ConnectionHandler extends ChannelInboundHandlerAdapter implements ClientConnection, RespWriter.Output {
 
@@ -55,14 +59,16 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
     private ByteBuf out;
     /** Whether buffers were handed to the channel since the last flush. */
     private boolean unflushed;
-    /** Reply bytes behind the channel's outbound buffer while it is not writable, oldest first. */
-    private final java.util.ArrayDeque<byte[]> backlog = new java.util.ArrayDeque<>();
+    /** Reply bytes behind the channel's outbound buffer while it is not writable, oldest first; null while empty. */
+    private java.util.ArrayDeque<byte[]> backlog;
     private long backlogBytes;
     /** How many of the backlog's first arrays a flush has released to the socket (the rest await the next). */
     private int backlogReleased;
     private boolean pausedByDispatcher;
-    private String remote = "?:0";
-    private String local = "?:0";
+    /** The peer's and our address as CLIENT LIST shows them, formatted on first use. */
+    private String remote;
+    private String local;
+    private RespDecoder decoder;
     private volatile int fd = -1;
     /** Query-buffer figures as of the end of the last read (CLIENT LIST reads them from other threads). */
     private volatile long queryBytes;
@@ -88,8 +94,9 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
         channel = ctx.channel();
-        remote = format(channel.remoteAddress());
-        local = format(channel.localAddress());
+        decoder = ctx.pipeline().get(RespDecoder.class);
+        channel.remoteAddress(); // Netty keeps both from now on, so a closed channel still tells them
+        channel.localAddress();
         if (channel instanceof UnixChannel u && u.fd() != null) fd = u.fd().intValue();
         server.connectionsReceived().incrementAndGet();
         boolean needsAuth = !server.config().get("requirepass").isEmpty();
@@ -142,7 +149,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
-        if (ctx.pipeline().get("resp") instanceof RespDecoder decoder) {
+        if (decoder != null) {
+            home.stats().netInputBytes += decoder.takeBytesReceived();
             queryBytes = decoder.queryBufferBytes();
             queryFree = decoder.queryBufferFree();
         }
@@ -158,7 +166,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
 
     /** Back-pressure: no requests are read from a client that does not read its replies. */
     private void updateAutoRead() {
-        channel.config().setAutoRead(channel.isWritable() && backlog.isEmpty() && !pausedByDispatcher);
+        channel.config().setAutoRead(channel.isWritable() && backlogEmpty() && !pausedByDispatcher);
     }
 
     /** Moves released backlog arrays to the channel while it is writable. */
@@ -171,11 +179,22 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
             channel.write(Unpooled.wrappedBuffer(chunk), channel.voidPromise());
             wrote = true;
         }
+        if (backlog != null && backlog.isEmpty()) backlog = null; // its array grew with the backlog: let it go
         if (wrote) channel.flush();
     }
 
+    private boolean backlogEmpty() {
+        return backlog == null;
+    }
+
+    private void addToBacklog(byte[] chunk) {
+        if (backlog == null) backlog = new java.util.ArrayDeque<>();
+        backlog.add(chunk);
+        backlogBytes += chunk.length;
+    }
+
     private void clearBacklog() {
-        backlog.clear();
+        backlog = null;
         backlogBytes = 0;
         backlogReleased = 0;
     }
@@ -200,11 +219,11 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        if (io.tide.util.OutOfMemory.handle(cause, "connection " + remote, server::requestShutdown)) {
+        if (io.tide.util.OutOfMemory.handle(cause, "connection " + remoteAddress(), server::requestShutdown)) {
             ctx.close();
             return;
         }
-        LOG.debug("connection {} error: {}", remote, cause.toString());
+        LOG.debug("connection {} error: {}", remoteAddress(), cause.toString());
         ctx.close();
     }
 
@@ -236,7 +255,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
 
     @Override
     public void appendOwned(byte[] chunk) {
-        if (backlog.isEmpty() && channel.isWritable()) {
+        if (backlogEmpty() && channel.isWritable()) {
             buffer().writeBytes(chunk);
             appended();
             return;
@@ -246,8 +265,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
         if (b != null) handOn(b);
         if (!channel.isActive()) return;
         home.stats().netOutputBytes += chunk.length;
-        backlog.add(chunk);
-        backlogBytes += chunk.length;
+        addToBacklog(chunk);
     }
 
     /** Hands a full buffer to the channel unflushed, or to the backlog once the channel is full. */
@@ -257,14 +275,13 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
             return;
         }
         home.stats().netOutputBytes += b.readableBytes();
-        if (backlog.isEmpty() && channel.isWritable()) {
+        if (backlogEmpty() && channel.isWritable()) {
             channel.write(b, channel.voidPromise());
             unflushed = true;
         } else {
             byte[] copy = ByteBufUtil.getBytes(b);
             b.release();
-            backlog.add(copy);
-            backlogBytes += copy.length;
+            addToBacklog(copy);
         }
     }
 
@@ -287,7 +304,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
         }
         if (over && session != null && !session.isClosed()) {
             LOG.warn("Client id={} addr={} closed for overcoming of output buffer limits ({} bytes).", session.id(),
-                    remote, used);
+                    remoteAddress(), used);
             session.markClosed();
             if (out != null) {
                 out.release();
@@ -306,7 +323,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
      */
     @Override
     public void flush() {
-        if (out == null && !unflushed && backlogReleased == backlog.size()) return;
+        if (out == null && !unflushed && backlogReleased == (backlog == null ? 0 : backlog.size())) return;
         io.tide.journal.Journal journal = home.writes().journal();
         if (journal.active() && !journal.syncsReplies() && journal.pending()) {
             if (!flushHeld) {
@@ -341,7 +358,10 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
             b.release();
             b = null;
         }
-        if (!backlog.isEmpty()) {
+        // A flush with an empty backlog writes to the channel even over its high-water mark (a subscriber that stopped
+        // reading while publishers go on; the limit counts those bytes in the outbound buffer): copying them to the
+        // heap instead did no better in bin/bench-memory subscriber (docs/decisions/0009-memory-limits.md, section 5).
+        if (!backlogEmpty()) {
             if (b != null) handOn(b);
             backlogReleased = backlog.size();
             if (handedOn) channel.flush();
@@ -405,14 +425,27 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
         updateAutoRead();
     }
 
+    /** Any thread: Netty caches the channel's addresses, and a racing first call formats the same text twice. */
     @Override
     public String remoteAddress() {
-        return remote;
+        String r = remote;
+        if (r == null) {
+            Channel ch = channel;
+            if (ch == null) return "?:0";
+            remote = r = format(ch.remoteAddress());
+        }
+        return r;
     }
 
     @Override
     public String localAddress() {
-        return local;
+        String l = local;
+        if (l == null) {
+            Channel ch = channel;
+            if (ch == null) return "?:0";
+            local = l = format(ch.localAddress());
+        }
+        return l;
     }
 
     @Override
@@ -431,7 +464,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
     @Override
     public long pendingWrites() {
         var cob = channel.unsafe().outboundBuffer();
-        return backlog.size() + (cob == null ? 0 : cob.size());
+        java.util.ArrayDeque<byte[]> queued = backlog;
+        return (queued == null ? 0 : queued.size()) + (cob == null ? 0 : cob.size());
     }
 
     /** Redis resets the reply-buffer peak every five seconds; the figure shown is the last window's or this one's. */

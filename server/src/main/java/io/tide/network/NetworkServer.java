@@ -35,7 +35,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The Netty side: the shard event loops (one thread each), the listeners and the per-connection
- * pipeline (byte counter, RESP decoder, connection handler). Confined to the thread that starts and
+ * pipeline (RESP decoder, connection handler). Confined to the thread that starts and
  * stops the server.
  */
 public final class NetworkServer {
@@ -123,7 +123,6 @@ public final class NetworkServer {
                         Shard home = homeOf(shards, ch.eventLoop());
                         ConnectionHandler handler = new ConnectionHandler(server, dispatcher, home, clients[home.id()],
                                 outputLimit);
-                        ch.pipeline().addLast("bytes-in", new InboundByteCounter(home.stats()));
                         ch.pipeline().addLast("resp", new RespDecoder(limits, () -> handler.session() == null
                                 || handler.session().authenticated()));
                         ch.pipeline().addLast("client", handler);

@@ -85,8 +85,10 @@ public final class RespDecoder extends ByteToMessageDecoder {
     private boolean failed;
     /** Parses the number of the header line being scanned. */
     private final NumberScanner number = new NumberScanner();
-    /** Reused buffer for inline splitting. */
-    private byte[] scratch = new byte[256];
+    /** Reused buffer for inline splitting, allocated by the first inline command (most clients never send one). */
+    private byte[] scratch;
+    /** Bytes received since {@link #takeBytesReceived()} last ran. */
+    private long bytesReceived;
 
     /**
      * @param limits        live limits, shared by all connections
@@ -96,6 +98,19 @@ public final class RespDecoder extends ByteToMessageDecoder {
     public RespDecoder(ProtocolLimits limits, BooleanSupplier authenticated) {
         this.limits = Objects.requireNonNull(limits, "limits");
         this.authenticated = Objects.requireNonNull(authenticated, "authenticated");
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+        if (msg instanceof ByteBuf b) bytesReceived += b.readableBytes();
+        super.channelRead(ctx, msg);
+    }
+
+    /** Bytes read from the channel since the last call (INFO's {@code total_net_input_bytes}); on the channel's loop. */
+    public long takeBytesReceived() {
+        long n = bytesReceived;
+        bytesReceived = 0;
+        return n;
     }
 
     @Override
@@ -313,8 +328,8 @@ public final class RespDecoder extends ByteToMessageDecoder {
         }
         int end = lf > r && in.getByte(lf - 1) == CR ? lf - 1 : lf;
         int length = end - r;
-        if (scratch.length < length) {
-            scratch = new byte[Math.max(length, 2 * scratch.length)];
+        if (scratch == null || scratch.length < length) {
+            scratch = new byte[Math.max(length, scratch == null ? 256 : 2 * scratch.length)];
         }
         in.getBytes(r, scratch, 0, length);
         consumeTo(in, lf + 1);
