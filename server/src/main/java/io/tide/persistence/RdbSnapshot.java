@@ -238,22 +238,13 @@ final class RdbSnapshot {
                 StandardOpenOption.TRUNCATE_EXISTING)) {
             RdbFileWriter w = new RdbFileWriter(ch);
             if (!commands) writeHead(w);
-            int left = shards.length;
-            long forcedAt = 0;
-            while (left > 0) {
-                byte[] chunk = queue.take();
-                if (failed) throw new IOException("snapshot cancelled");
-                if (chunk == SHARD_DONE) {
-                    left--;
-                    continue;
-                }
-                queued.addAndGet(-chunk.length);
-                w.raw(chunk, 0, chunk.length);
-                if (incrementalFsync && w.written() - forcedAt >= INCREMENTAL_FSYNC) {
+            long[] forcedAt = {0};
+            drainChunks(w, () -> {
+                if (incrementalFsync && w.written() - forcedAt[0] >= INCREMENTAL_FSYNC) {
                     ch.force(false);
-                    forcedAt = w.written();
+                    forcedAt[0] = w.written();
                 }
-            }
+            });
             long size = finishFile(w);
             ch.force(true);
             ch.close();
@@ -280,22 +271,33 @@ final class RdbSnapshot {
         }
     }
 
+    /** Work after each chunk written (an incremental fsync). */
+    private interface AfterChunk {
+        void run() throws IOException;
+    }
+
+    /** Writes the shards' chunks as they arrive until every shard is done; {@code after} runs after each chunk. */
+    private void drainChunks(RdbFileWriter w, AfterChunk after) throws IOException, InterruptedException {
+        int left = shards.length;
+        while (left > 0) {
+            byte[] chunk = queue.take();
+            if (failed) throw new IOException("snapshot cancelled");
+            if (chunk == SHARD_DONE) {
+                left--;
+                continue;
+            }
+            queued.addAndGet(-chunk.length);
+            w.raw(chunk, 0, chunk.length);
+            after.run();
+        }
+    }
+
     /** {@link #write} for a replication stream: the same bytes, into {@link #stream}. */
     private void writeStream() {
         try {
             RdbFileWriter w = new RdbFileWriter(stream);
             writeHead(w);
-            int left = shards.length;
-            while (left > 0) {
-                byte[] chunk = queue.take();
-                if (failed) throw new IOException("snapshot cancelled");
-                if (chunk == SHARD_DONE) {
-                    left--;
-                    continue;
-                }
-                queued.addAndGet(-chunk.length);
-                w.raw(chunk, 0, chunk.length);
-            }
+            drainChunks(w, () -> { });
             done.complete(finishFile(w));
         } catch (IOException | RuntimeException | InterruptedException e) {
             failed = true;
