@@ -213,8 +213,8 @@ final class StandardParams {
                         .description("Most seconds since a replica's last acknowledgement for it to count for "
                                 + "min-replicas-to-write.").build(),
                 ConfigParam.builder("replica-lazy-flush", Type.BOOL).defaultValue("no").aliases("slave-lazy-flush")
-                        .description("A replica's flush before a full sync would be lazy; Tide has no replication "
-                                + "yet, so nothing is affected.").build(),
+                        .description("A replica empties its old dataset before loading a full sync's image on the "
+                                + "lazy-free thread (as FLUSHALL ASYNC) instead of inline.").build(),
                 integer("tcp-backlog", 0, INT_MAX, "511").immutable()
                         .description("Listen backlog of the TCP listeners.").build(),
                 ConfigParam.builder("notify-keyspace-events", Type.STRING).defaultValue("")

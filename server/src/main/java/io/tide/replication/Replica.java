@@ -368,9 +368,10 @@ public final class Replica implements AutoCloseable {
     /** Replaces the dataset with the image: every database emptied and the functions flushed with every shard parked, then the load. */
     private void load(Path file) throws IOException {
         CompletableFuture<Void> flushed = new CompletableFuture<>();
+        boolean lazy = config.getBool("replica-lazy-flush"); // the old dataset goes to the lazy-free thread
         shards.coordinator().run(shards.all(), () -> {
             for (io.tide.shard.Shard s : shards.all()) {
-                for (int i = 0; i < s.databases(); i++) s.db(i).clear(); // through the write seam (WATCH, ...)
+                for (int i = 0; i < s.databases(); i++) s.db(i).clear(lazy); // through the write seam (WATCH, ...)
             }
             flushFunctions.run();
             flushed.complete(null);

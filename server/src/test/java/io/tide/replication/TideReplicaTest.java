@@ -61,6 +61,28 @@ class TideReplicaTest {
         }
     }
 
+    /** replica-lazy-flush: the replica's old keys go to the lazy-free thread before the image loads (counted there). */
+    @ParameterizedTest(name = "replica-lazy-flush={0}")
+    @ValueSource(strings = {"yes", "no"})
+    void fullSync_emptiesTheOldDataset_lazilyUnderReplicaLazyFlush(String lazy) throws Exception {
+        try (Server primary = TestServers.start(1, "--repl-diskless-sync-delay", "0");
+             Server replica = TestServers.start(2, "--replica-lazy-flush", lazy);
+             Jedis p = TestServers.jedis(primary.port(), 2);
+             Jedis r = TestServers.jedis(replica.port(), 2)) {
+            p.set("from-primary", "1");
+            for (int i = 0; i < 500; i++) r.set("old:" + i, "v");
+            long before = Long.parseLong(field(r, "memory", "lazyfreed_objects"));
+            assertEquals("OK", r.replicaof("127.0.0.1", primary.port()));
+            awaitLinkUp(r);
+            assertEquals(1L, r.dbSize());
+            assertEquals("1", r.get("from-primary"));
+            await("the lazy free", 5000, () -> Long.parseLong(field(r, "memory", "lazyfreed_objects")) > before
+                    || lazy.equals("no"));
+            long freed = Long.parseLong(field(r, "memory", "lazyfreed_objects")) - before;
+            assertEquals(lazy.equals("yes") ? 500L : 0L, freed);
+        }
+    }
+
     @Test
     void replica_keepsExpiredKeysUntilThePrimarysDel_butReadsMissThem() throws Exception {
         try (Server primary = TestServers.start(1, "--repl-diskless-sync-delay", "0", "--hz", "1");
