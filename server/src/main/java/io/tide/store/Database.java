@@ -22,8 +22,10 @@ import java.util.function.Consumer;
  * costs 5 bytes a slot beside its entries. The full hash is not stored: moves (resize, backward shift) and SCAN
  * recompute it from the key bytes, as Redis's dict does.
  *
- * <p>Embedded strings (Redis's "embstr"): a {@code byte[]} value of at most {@link #EMBED_LIMIT} bytes
- * stored with {@link #put} is kept inside the entry. Reads of an entry return fresh copies of the value
+ * <p>Embedded strings: a {@code byte[]} value of at most {@link #INLINE_LIMIT} bytes stored with {@link #put} is
+ * kept inside the entry (a separate array would cost its own header, alignment and a reference: 20-28 bytes a key).
+ * OBJECT ENCODING calls those up to {@link #EMBED_LIMIT} bytes "embstr" and longer ones "raw", as Redis names them.
+ * Reads of an entry return fresh copies of the value
  * (and of the key, for iteration); string values are immutable to callers, so copies are equivalent.
  * {@link #putRaw} never embeds (results of APPEND and SETRANGE are "raw" in Redis).
  *
@@ -45,8 +47,14 @@ public final class Database {
     /** {@code expireAtMs} for {@link #put}: keep the existing expiry of an overwritten key. */
     public static final long KEEP_TTL = -1;
 
-    /** Longest {@code byte[]} value {@link #put} embeds with its key (Redis's EMBSTR limit). */
+    /** Longest embedded value OBJECT ENCODING reports as "embstr" (Redis's EMBSTR limit); longer ones are "raw". */
     public static final int EMBED_LIMIT = 44;
+
+    /**
+     * Longest {@code byte[]} value {@link #put} embeds in its entry. Beyond it the saved array header and reference
+     * are under 2.5% of the value, while every read copies an embedded value: longer values are kept by reference.
+     */
+    public static final int INLINE_LIMIT = 1024;
 
     static final int MIN_CAPACITY = 16;
     private static final int MAX_CAPACITY = 1 << 30;
@@ -244,7 +252,7 @@ public final class Database {
     /**
      * Inserts or overwrites. {@code expireAtMs}: absolute unix ms, 0 for no expiry (clearing an existing
      * one), or {@link #KEEP_TTL}. The access clock is set from the wall clock. A {@code byte[]} value of
-     * at most {@link #EMBED_LIMIT} bytes is embedded with its key (the value and key bytes are copied);
+     * at most {@link #INLINE_LIMIT} bytes is embedded with its key (the value and key bytes are copied);
      * any other value is stored by reference.
      */
     public void put(byte[] key, Object value, long expireAtMs) {
@@ -276,7 +284,7 @@ public final class Database {
         }
         // An overwrite keeps its LFU counter (Redis's dbSetValue); LRU restarts the clock.
         int clock = i >= 0 && access.lfu() ? access(found.keys[i]) : fresh(nowMs);
-        boolean embed = mayEmbed && value instanceof byte[] b && b.length <= EMBED_LIMIT;
+        boolean embed = mayEmbed && value instanceof byte[] b && b.length <= INLINE_LIMIT;
         if (!embed && value == null) {
             throw new IllegalArgumentException("null value");
         }

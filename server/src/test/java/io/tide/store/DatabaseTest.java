@@ -523,12 +523,12 @@ class DatabaseTest {
     }
 
     @Test
-    void put_embedsUpTo44Bytes_putRawNever_otherValuesNever() {
+    void put_embedsUpToTheInlineLimit_putRawNever_otherValuesNever() {
         Database db = new Database(0);
-        byte[] v44 = bytes(Database.EMBED_LIMIT, 1);
-        byte[] v45 = bytes(Database.EMBED_LIMIT + 1, 2);
-        db.put(k("e"), v44, 0, NOW);
-        db.put(k("r"), v45, 0, NOW);
+        byte[] atLimit = bytes(Database.INLINE_LIMIT, 1);
+        byte[] overLimit = bytes(Database.INLINE_LIMIT + 1, 2);
+        db.put(k("e"), atLimit, 0, NOW);
+        db.put(k("r"), overLimit, 0, NOW);
         db.putRaw(k("raw"), bytes(3, 3), 0, NOW);
         db.put(k("empty"), new byte[0], 0, NOW);
         db.put(k("long"), SharedIntegers.valueOf(123_456), 0, NOW);
@@ -540,13 +540,13 @@ class DatabaseTest {
         assertThat(db.isEmbedded(k("absent"))).isFalse();
         // Embedded reads are copies with the right content; raw reads are the stored reference.
         byte[] got = (byte[]) db.get(k("e"), NOW);
-        assertThat(got).isEqualTo(v44).isNotSameAs(v44);
+        assertThat(got).isEqualTo(atLimit).isNotSameAs(atLimit);
         got[0]++;
-        assertThat((byte[]) db.peek(k("e"), NOW)).isEqualTo(v44);
-        assertThat(db.get(k("r"), NOW)).isSameAs(v45);
+        assertThat((byte[]) db.peek(k("e"), NOW)).isEqualTo(atLimit);
+        assertThat(db.get(k("r"), NOW)).isSameAs(overLimit);
         assertThat((byte[]) db.get(k("empty"), NOW)).isEmpty();
         assertThat(db.get(k("long"), NOW)).isEqualTo(123_456L);
-        assertThat((byte[]) db.remove(k("e"))).isEqualTo(v44);
+        assertThat((byte[]) db.remove(k("e"))).isEqualTo(atLimit);
         assertThat(db.isEmbedded(k("e"))).isFalse();
         assertThat(db.size()).isEqualTo(4);
     }
@@ -591,7 +591,7 @@ class DatabaseTest {
                     case 0 -> db.put(key, bytes(44, i), Database.KEEP_TTL, NOW);
                     case 1 -> db.putRaw(key, bytes(10, i), Database.KEEP_TTL, NOW);
                     case 2 -> db.put(key, SharedIntegers.valueOf(1_000_000L + i), Database.KEEP_TTL, NOW);
-                    default -> db.put(key, bytes(100, i), Database.KEEP_TTL, NOW);
+                    default -> db.put(key, bytes(Database.INLINE_LIMIT + 1, i), Database.KEEP_TTL, NOW);
                 }
             }
             for (int i = 0; i < n; i++) {
@@ -601,7 +601,7 @@ class DatabaseTest {
                     case 0 -> assertThat((byte[]) v).isEqualTo(bytes(44, i));
                     case 1 -> assertThat((byte[]) v).isEqualTo(bytes(10, i));
                     case 2 -> assertThat(v).isEqualTo(1_000_000L + i);
-                    default -> assertThat((byte[]) v).isEqualTo(bytes(100, i));
+                    default -> assertThat((byte[]) v).isEqualTo(bytes(Database.INLINE_LIMIT + 1, i));
                 }
                 assertThat(db.isEmbedded(key)).isEqualTo((i + round) % 4 == 0);
                 assertThat(db.expireAt(key)).isEqualTo(NOW + i + 1);
@@ -684,14 +684,14 @@ class DatabaseTest {
             String key = randomKey(rnd, op < 50_000 ? 5000 : 500);
             int what = rnd.nextInt(10);
             if (what < 5) {
-                byte[] v = bytes(rnd.nextInt(101), op);
+                byte[] v = bytes(rnd.nextInt(4) == 0 ? rnd.nextInt(Database.INLINE_LIMIT + 200) : rnd.nextInt(101), op);
                 boolean raw = rnd.nextInt(4) == 0;
                 if (raw) {
                     db.putRaw(k(key), v, 0, NOW);
                 } else {
                     db.put(k(key), v, 0, NOW);
                 }
-                assertThat(db.isEmbedded(k(key))).isEqualTo(!raw && v.length <= Database.EMBED_LIMIT);
+                assertThat(db.isEmbedded(k(key))).isEqualTo(!raw && v.length <= Database.INLINE_LIMIT);
                 ref.put(key, v);
             } else if (what < 8) {
                 Object got = db.remove(k(key));

@@ -137,13 +137,13 @@ public final class KeyCommands {
     /**
      * OBJECT ENCODING's answer for a value; extend with each new value kind. Canonical integers are
      * stored as {@link Long} ("int"); other strings are "embstr" when the database embeds them with their
-     * key ({@link Database#isEmbedded}, values up to {@link Database#EMBED_LIMIT} bytes stored by SET and
-     * the like) and "raw" otherwise (longer values, APPEND and SETRANGE results), as in Redis.
+     * key ({@link Database#isEmbedded}: stored by SET and the like) and are at most {@link Database#EMBED_LIMIT}
+     * bytes long, and "raw" otherwise (longer values, APPEND and SETRANGE results), as in Redis.
      */
     static String encodingName(Object value, boolean embedded) {
         return switch (value) {
             case Long l -> "int";
-            case byte[] b -> embedded ? "embstr" : "raw";
+            case byte[] b -> embedded && b.length <= Database.EMBED_LIMIT ? "embstr" : "raw";
             case CollectionValue c -> c.encodingName();
             default -> throw new IllegalStateException("no encoding name for " + value.getClass().getName());
         };

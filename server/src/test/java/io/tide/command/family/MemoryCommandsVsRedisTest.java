@@ -103,9 +103,8 @@ class MemoryCommandsVsRedisTest extends VsRedis {
         assertThat(field(f, "dataset.bytes") + field(f, "overhead.total")).isEqualTo(total);
         long dataset = 0;
         for (int i = 0; i < 100; i++) {
-            // A raw value: the entry [varint][3-byte access field][key], and the value's own array.
-            dataset += MemoryCost.bytes(1 + 3 + k("key" + i).getBytes(StandardCharsets.UTF_8).length)
-                    + MemoryCost.bytes(50);
+            // An embedded value: one entry [varint][3-byte access field][key][value].
+            dataset += MemoryCost.bytes(1 + 3 + k("key" + i).getBytes(StandardCharsets.UTF_8).length + 50);
         }
         assertThat(field(f, "dataset.bytes")).isEqualTo(dataset);
         assertThat(field(f, "peak.allocated")).isGreaterThanOrEqualTo(total);
