@@ -89,11 +89,13 @@ public final class Server implements AutoCloseable {
         java.util.function.Consumer<byte[]> function = code -> context.scripting().functions().restore(
                 java.util.List.of(code), io.tide.script.FunctionLibraries.RestorePolicy.APPEND);
         config.onChange("appendonly", v -> context.appendOnly().configured(config.getBool("appendonly")));
+        context.appendOnly().onFsync(context.replication()::fsynced); // WAITAOF's waiters
         context.replica().bind(dispatcher::replay, context::limits, function,
                 () -> context.scripting().functions().flush(), () -> {
                     // The loaded image bypassed the journal: with an AOF, rewrite it from the new dataset (as Redis
                     // restarts its AOF after a full sync).
                     if (!context.appendOnly().enabled()) return;
+                    context.appendOnly().datasetReplaced(); // WAITAOF's fsynced offsets wait for that rewrite
                     shards.coordinator().run(shards.all(), () -> {
                         try {
                             if (context.persistence().snapshotRunning()) context.appendOnly().scheduleRewrite();

@@ -29,6 +29,13 @@ public final class Errors {
     public static final String PAUSE_MODE = "ERR CLIENT PAUSE mode must be WRITE or ALL";
     public static final String UNBLOCK_REASON = "ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR";
     public static final String UNBLOCKED = "UNBLOCKED client unblocked via CLIENT UNBLOCK";
+    public static final String UNBLOCKED_ROLE_CHANGE =
+            "UNBLOCKED force unblock from blocking operation, instance state changed (master -> replica?)";
+    public static final String WAITAOF_REPLICA = "ERR WAITAOF cannot be used with replica instances. Please also note "
+            + "that writes to replicas are just local and are not propagated.";
+    public static final String WAITAOF_AOF_OFF =
+            "ERR WAITAOF cannot be used when numlocal is set but appendonly is disabled.";
+    public static final String NUMLOCAL_RANGE = "ERR value is out of range, value must between 0 and 1";
     public static final String SORT_NOT_DOUBLE = "ERR One or more scores can't be converted into double";
     public static final String OVERFLOW = "ERR increment or decrement would overflow";
     public static final String INCR_NAN_OR_INF = "ERR increment would produce NaN or Infinity";

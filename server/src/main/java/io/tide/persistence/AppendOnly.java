@@ -62,6 +62,14 @@ public final class AppendOnly {
     private volatile long rewrites;
     /** Size of the AOF right after the last rewrite (or start), for auto-aof-rewrite-percentage. */
     private volatile long baseSize;
+    /**
+     * Datasets the files do not hold yet (the AOF just turned on, a replica's full sync loaded): each increments
+     * {@code baseNeeded}; a rewrite begun after it that succeeds sets {@code baseCovered} to the count it saw. Until they
+     * are equal nothing counts as fsynced for WAITAOF (as Redis's fsynced_reploff is -1 during the initial rewrite).
+     */
+    private final java.util.concurrent.atomic.AtomicLong baseNeeded = new java.util.concurrent.atomic.AtomicLong();
+    private volatile long baseCovered;
+    private volatile Runnable fsyncListener = () -> { };
 
     public AppendOnly(ConfigRegistry config, ShardSet shards, Persistence persistence) {
         this.config = config;
@@ -93,6 +101,62 @@ public final class AppendOnly {
 
     public boolean enabled() {
         return enabled;
+    }
+
+    // ---------------------------------------------------------------- what WAITAOF counts
+
+    /**
+     * Where every shard's writer stands: the offsets its appended bytes reached, and which writers ({@code generation},
+     * replaced when the AOF is turned off and on).
+     */
+    public record Marks(Object generation, long[] offsets) {}
+
+    /**
+     * The writers' offsets now (null with the AOF off), with every shard parked or on the only shard, after the journals
+     * were flushed: once {@link #fsynced} says so, everything recorded before this call is on disk.
+     */
+    public Marks marks() {
+        Sink[] all = sinks;
+        if (!enabled || all == null) return null;
+        long[] o = new long[all.length];
+        for (int k = 0; k < all.length; k++) o[k] = all[k].writer.offset();
+        return new Marks(all, o);
+    }
+
+    /**
+     * Whether what was recorded before {@code m} was taken is covered by completed fsyncs (Redis's
+     * {@code fsynced_reploff >= offset}): the AOF is on, its base holds every dataset it must, and each writer's last
+     * fsync reached its mark. Marks of older writers (or none: the AOF was off) are covered by the base of the rewrite
+     * that turned it on. Thread-safe.
+     */
+    public boolean fsynced(Marks m) {
+        Sink[] all = sinks;
+        if (!enabled || all == null || baseCovered != baseNeeded.get()) return false;
+        if (m == null || m.generation() != all) return true;
+        for (int k = 0; k < all.length; k++) {
+            if (all[k].writer.fsyncedOffset() < m.offsets()[k]) return false;
+        }
+        return true;
+    }
+
+    /** Asks every writer for an fsync of what it wrote (WAITAOF waiting under everysec). Thread-safe. */
+    public void syncSoon() {
+        Sink[] all = sinks;
+        if (!enabled || all == null) return;
+        for (Sink sink : all) sink.writer.syncSoon();
+    }
+
+    /** {@code listener} runs (on the fsync thread, must not block) after each fsync. */
+    public void onFsync(Runnable listener) {
+        fsyncListener = listener;
+    }
+
+    /**
+     * A replica's full sync replaced the dataset without the journal: nothing counts as fsynced until a rewrite begun
+     * from now on holds it. Called before that rewrite is begun or scheduled.
+     */
+    public void datasetReplaced() {
+        baseNeeded.incrementAndGet();
     }
 
     private Path dir() {
@@ -230,6 +294,7 @@ public final class AppendOnly {
         shards.coordinator().run(shards.all(), () -> {
             try {
                 if (on && !enabled) {
+                    baseNeeded.incrementAndGet();
                     openWriters(freshIncr());
                     firstRewrite = true;
                     beginRewrite();
@@ -257,7 +322,10 @@ public final class AppendOnly {
 
     /** With every shard parked (or before clients can write): one writer per shard on {@code m}'s last files. */
     private void openWriters(AofManifest m) throws IOException {
-        if (fsync == null) fsync = new AofFsync(config.getLong("aof-fsync-timeout-ms"));
+        if (fsync == null) {
+            fsync = new AofFsync(config.getLong("aof-fsync-timeout-ms"));
+            fsync.onFsync(() -> fsyncListener.run());
+        }
         AofWriter.FsyncPolicy policy = AofWriter.FsyncPolicy.of(config.get("appendfsync"));
         boolean ts = config.getBool("aof-timestamp-enabled");
         sinks = new Sink[shards.size()];
@@ -361,6 +429,7 @@ public final class AppendOnly {
         }
         AofManifest withBase = m.withNewBase(config.getBool("aof-use-rdb-preamble"));
         RdbSnapshot s = persistence.snapshot(dir().resolve(withBase.base().name()), true);
+        long covers = baseNeeded.get();
         s.begin(0);
         rewrite = s;
         LOG.info("Background append only file rewriting started");
@@ -374,6 +443,8 @@ public final class AppendOnly {
                 lastRewriteOk = true;
                 rewrites++;
                 baseSize = currentSize();
+                if (covers > baseCovered) baseCovered = covers;
+                fsyncListener.run();
                 LOG.info("Background AOF rewrite finished successfully ({} bytes base)", size);
             } catch (IOException e) {
                 if (!s.aborted) {

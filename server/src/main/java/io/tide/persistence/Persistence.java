@@ -201,6 +201,11 @@ public final class Persistence {
     /** The AOF, whose rewrites share the snapshot machinery (one snapshot at a time). */
     private volatile AppendOnly appendOnly;
 
+    /** The append-only file (on or off), or null before it is wired. */
+    public AppendOnly appendOnly() {
+        return appendOnly;
+    }
+
     void appendOnly(AppendOnly a) {
         appendOnly = a;
     }

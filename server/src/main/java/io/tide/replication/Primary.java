@@ -2,6 +2,7 @@ package io.tide.replication;
 
 import io.tide.config.ConfigRegistry;
 import io.tide.journal.Effect;
+import io.tide.persistence.AppendOnly;
 import io.tide.persistence.Persistence;
 import io.tide.shard.Shard;
 import io.tide.shard.ShardSet;
@@ -68,11 +69,16 @@ public final class Primary implements AutoCloseable {
 
     private record Psync(ReplicaLink link, String replid, long offset) {}
 
-    private record Ack(ReplicaLink link, long offset) {}
+    private record Ack(ReplicaLink link, long offset, long fsyncedOffset) {}
 
     private record Lost(ReplicaLink link) {}
 
     private record Wait(int replicas, long deadlineMs, LongConsumer answer) {}
+
+    private record WaitAof(int local, int replicas, long deadlineMs, AppendOnly.Marks marks, AofAnswer answer) {}
+
+    /** An AOF fsync completed (coalesced: at most one queued). */
+    private record Fsynced() {}
 
     private record SyncBegun(Sync sync) {}
 
@@ -128,8 +134,20 @@ public final class Primary implements AutoCloseable {
         }
     }
 
-    /** What INFO replication and ROLE show, published by the replication thread. */
-    public record Replica(String ip, int port, String state, long offset, long lagSeconds) {}
+    /** Why a WAITAOF client is answered with an error instead of counts. */
+    public enum AofRefusal { NONE, AOF_OFF, DEMOTED }
+
+    /** WAITAOF's answer: how many of the local AOF (0 or 1) and of the replicas fsynced, unless refused. */
+    @FunctionalInterface
+    public interface AofAnswer {
+        void done(long local, long replicas, AofRefusal refusal);
+    }
+
+    /**
+     * What INFO replication and ROLE show, published by the replication thread; {@code aofOffset} is the last
+     * {@code REPLCONF ACK ... FACK} offset (-1: none, as from a Redis 7.0 replica).
+     */
+    public record Replica(String ip, int port, String state, long offset, long lagSeconds, long aofOffset) {}
 
     public record Info(String replid, String replid2, long offset, long secondOffset, boolean backlogActive,
                        long backlogSize, long backlogFirstByte, long backlogHistlen, List<Replica> replicas) {}
@@ -159,6 +177,10 @@ public final class Primary implements AutoCloseable {
     /** PSYNCs that arrived while the sinks were being taken off the journals. */
     private final List<Psync> deferred = new ArrayList<>();
     private final List<Object[]> waiters = new ArrayList<>(); // {Wait, target offset}
+    private final List<Object[]> aofWaiters = new ArrayList<>(); // {WaitAof, target offset}
+    /** Whether WAITAOF clients wait, so that fsyncs are worth telling the thread about. */
+    private volatile boolean aofWaiting;
+    private final java.util.concurrent.atomic.AtomicBoolean fsyncQueued = new java.util.concurrent.atomic.AtomicBoolean();
     private final Map<Long, List<List<Effect>>> groups = new HashMap<>();
     private int streamDb = -1;
     private final ByteArrayOutputStream out = new ByteArrayOutputStream(8192);
@@ -215,9 +237,31 @@ public final class Primary implements AutoCloseable {
         offer(new DropAll());
     }
 
-    /** REPLCONF ACK from a replica. */
-    public void ack(ReplicaLink link, long offset) {
-        offer(new Ack(link, offset));
+    /** REPLCONF ACK from a replica: its applied offset and, with FACK (Redis 7.2+, Tide), its fsynced one, else -1. */
+    public void ack(ReplicaLink link, long offset, long fsyncedOffset) {
+        offer(new Ack(link, offset, fsyncedOffset));
+    }
+
+    /**
+     * WAITAOF: {@code answer} gets whether this server's AOF fsynced everything recorded before {@code marks} were
+     * taken ({@link AppendOnly#marks}, null with the AOF off) and how many replicas acknowledged (FACK) having fsynced
+     * the whole stream as of now; once {@code local} and {@code replicas} are reached, or at {@code deadlineMs} (0:
+     * none). Called after every shard's journal was flushed.
+     */
+    public void awaitAof(int local, int replicas, long deadlineMs, AppendOnly.Marks marks, AofAnswer answer) {
+        offer(new WaitAof(local, replicas, deadlineMs, marks, answer));
+    }
+
+    /** After each AOF fsync, on the fsync thread: wakes WAITAOF's waiters, if any. */
+    public void fsynced() {
+        if (aofWaiting && fsyncQueued.compareAndSet(false, true)) offer(new Fsynced());
+    }
+
+    /** Replicas that acknowledged having fsynced the stream up to {@code target}, as of the last publish. */
+    public static long aofAcked(Info info, long target) {
+        long n = 0;
+        for (Replica r : info.replicas()) if (r.state().equals("online") && r.aofOffset() >= target) n++;
+        return n;
     }
 
     /** The replica's connection is gone. */
@@ -392,6 +436,7 @@ public final class Primary implements AutoCloseable {
             }
             case Ack a -> {
                 if (a.offset > a.link.ackOffset) a.link.ackOffset = a.offset;
+                if (a.fsyncedOffset > a.link.aofAckOffset) a.link.aofAckOffset = a.fsyncedOffset;
                 a.link.ackTimeMs = System.currentTimeMillis();
                 if (a.link.awaitingFirstAck && !a.link.closed) {
                     distribute();
@@ -399,6 +444,7 @@ public final class Primary implements AutoCloseable {
                     sendHeld(a.link);
                 }
                 answerWaiters(false);
+                answerAofWaiters(false);
             }
             case Lost l -> {
                 distribute();
@@ -414,6 +460,22 @@ public final class Primary implements AutoCloseable {
                     waiters.add(new Object[] {w, target});
                     getAckDue = true;
                 }
+            }
+            case WaitAof w -> {
+                distribute();
+                long target = offset;
+                if (!answerAof(w, target, false)) {
+                    aofWaiters.add(new Object[] {w, target});
+                    aofWaiting = true;
+                    if (w.replicas > aofAcked(target)) getAckDue = true;
+                    AppendOnly aof = persistence.appendOnly();
+                    // Under everysec the client need not wait for the next second's fsync; under no Tide runs none.
+                    if (w.local > 0 && aof != null && config.get("appendfsync").equals("everysec")) aof.syncSoon();
+                }
+            }
+            case Fsynced f -> {
+                fsyncQueued.set(false);
+                answerAofWaiters(false);
             }
             case SyncBegun s -> {
                 distribute();
@@ -482,6 +544,9 @@ public final class Primary implements AutoCloseable {
             case DropAll d -> {
                 distribute();
                 for (ReplicaLink l : new ArrayList<>(links)) drop(l, "this server became a replica");
+                for (Object[] w : aofWaiters) ((WaitAof) w[0]).answer.done(0, 0, AofRefusal.DEMOTED);
+                aofWaiters.clear();
+                aofWaiting = false;
             }
             case Resize r -> {
                 if (backlog != null) backlog.resize(backlogSize());
@@ -866,6 +931,7 @@ public final class Primary implements AutoCloseable {
         l.channel.close();
         if (links.isEmpty()) noReplicasSinceMs = System.currentTimeMillis();
         answerWaiters(false);
+        answerAofWaiters(false);
     }
 
     /** The replica class of client-output-buffer-limit, checked as Redis checks it when output is added. */
@@ -909,6 +975,41 @@ public final class Primary implements AutoCloseable {
         return n;
     }
 
+    private long aofAcked(long target) {
+        long n = 0;
+        for (ReplicaLink l : links) if (l.state == ReplicaLink.State.ONLINE && l.aofAckOffset >= target) n++;
+        return n;
+    }
+
+    /** Answers {@code w} if it is satisfied (or {@code force}, or the AOF it waits on was turned off). */
+    private boolean answerAof(WaitAof w, long target, boolean force) {
+        AppendOnly aof = persistence.appendOnly();
+        boolean on = aof != null && aof.enabled();
+        if (w.local > 0 && !on) { // Redis's processClientsWaitingReplicas: appendonly turned off meanwhile
+            w.answer.done(0, 0, AofRefusal.AOF_OFF);
+            return true;
+        }
+        long replicas = aofAcked(target);
+        long local = on && aof.fsynced(w.marks) ? 1 : 0;
+        if (force || (replicas >= w.replicas && local >= w.local)) {
+            w.answer.done(local, replicas, AofRefusal.NONE);
+            return true;
+        }
+        return false;
+    }
+
+    private void answerAofWaiters(boolean timeoutsOnly) {
+        if (aofWaiters.isEmpty()) return;
+        long now = System.currentTimeMillis();
+        for (int i = aofWaiters.size() - 1; i >= 0; i--) {
+            WaitAof w = (WaitAof) aofWaiters.get(i)[0];
+            long target = (Long) aofWaiters.get(i)[1];
+            boolean timedOut = (w.deadlineMs > 0 && now >= w.deadlineMs) || closed;
+            if ((timeoutsOnly && !timedOut) ? false : answerAof(w, target, timedOut)) aofWaiters.remove(i);
+        }
+        aofWaiting = !aofWaiters.isEmpty();
+    }
+
     private void answerWaiters(boolean timeoutsOnly) {
         if (waiters.isEmpty()) return;
         long now = System.currentTimeMillis();
@@ -926,6 +1027,7 @@ public final class Primary implements AutoCloseable {
 
     private void tick(long now) {
         answerWaiters(true);
+        answerAofWaiters(false); // timeouts, and a local fsync the listener could not report (AOF turned off)
         long period = Math.max(1, config.getLong("repl-ping-replica-period")) * 1000;
         if (!links.isEmpty() && !mirroring && now - lastPingMs >= period) { // a replica forwards its primary's
             lastPingMs = now;
@@ -982,7 +1084,8 @@ public final class Primary implements AutoCloseable {
         List<Replica> rs = new ArrayList<>(links.size());
         long now = System.currentTimeMillis();
         for (ReplicaLink l : links) {
-            rs.add(new Replica(l.ip(), l.listeningPort(), l.state.info, l.ackOffset, (now - l.ackTimeMs) / 1000));
+            rs.add(new Replica(l.ip(), l.listeningPort(), l.state.info, l.ackOffset, (now - l.ackTimeMs) / 1000,
+                    l.aofAckOffset));
         }
         Backlog bl = backlog;
         info = new Info(replid, replid2, offset, secondOffset, bl != null, bl == null ? backlogSize() : bl.size(),

@@ -78,6 +78,40 @@ public final class Replica implements AutoCloseable {
     /** The database the stream has selected; kept across a partial resync, reset by a full sync. */
     private final int[] streamDb = {0};
     private volatile long syncRead;
+    /** What REPLCONF ACK's FACK reports: the stream offset this replica's AOF has fsynced. */
+    private final Fsynced fsynced = new Fsynced();
+
+    /**
+     * Thread-safe (the link thread adds, the link and ack threads read). Stream offsets paired with the AOF writers'
+     * marks after the batch that reached them: the highest offset whose marks a completed fsync covers is the FACK
+     * (Redis's fsynced_reploff on a replica). Bounded: past the limit the newest pair is replaced, which only makes
+     * the FACK later, never earlier than the truth.
+     */
+    private final class Fsynced {
+        private static final int LIMIT = 4096;
+        private final java.util.ArrayDeque<Object[]> pending = new java.util.ArrayDeque<>(); // {Long offset, Marks}
+        private long covered = -1;
+
+        synchronized void reset() {
+            pending.clear();
+            covered = -1;
+        }
+
+        synchronized void add(long offset, AppendOnly.Marks marks) {
+            if (pending.size() >= LIMIT) pending.pollLast();
+            pending.addLast(new Object[] {offset, marks});
+        }
+
+        /** The FACK to send, or -1 for none (the AOF is off, or nothing is fsynced since the last full sync). */
+        synchronized long offset() {
+            AppendOnly aof = persistence.appendOnly();
+            if (aof == null || !aof.enabled()) return -1;
+            while (!pending.isEmpty() && aof.fsynced((AppendOnly.Marks) pending.peekFirst()[1])) {
+                covered = Math.max(covered, (Long) pending.pollFirst()[0]);
+            }
+            return covered;
+        }
+    }
 
     public Replica(ConfigRegistry config, ShardSet shards, Persistence persistence, Primary primary) {
         this.config = config;
@@ -267,6 +301,8 @@ public final class Replica implements AutoCloseable {
                 long newOffset = Long.parseLong(w[2]);
                 LOG.info("Full resync from master: {}:{}", newId, newOffset);
                 fullSync(in, gen);
+                fsynced.reset();
+                fsynced.add(newOffset, null); // the image: fsynced once the AOF rewrite after the load is done
                 masterReplid = newId;
                 offset = newOffset;
                 readOffset = newOffset;
@@ -388,10 +424,20 @@ public final class Replica implements AutoCloseable {
 
     private void stream(InputStream in, OutputStream out, Socket s, long gen) throws IOException {
         Thread acker = Thread.ofPlatform().name("tide-replica-ack").daemon(true).start(() -> {
+            long lastMs = System.currentTimeMillis();
+            long lastFack = fsynced.offset();
             while (gen == generation && !s.isClosed()) {
                 try {
-                    Thread.sleep(1000);
-                    sendAck(out);
+                    Thread.sleep(100);
+                    long now = System.currentTimeMillis();
+                    long fack = fsynced.offset();
+                    // Once a second, as Redis; and as soon as the AOF fsynced more, so the primary's WAITAOF
+                    // need not wait for the next second.
+                    if (now - lastMs >= 1000 || fack > lastFack) {
+                        lastMs = now;
+                        lastFack = fack;
+                        sendAck(out);
+                    }
                 } catch (IOException | InterruptedException e) {
                     return;
                 }
@@ -414,7 +460,7 @@ public final class Replica implements AutoCloseable {
                         && new String(c.argv[1], StandardCharsets.US_ASCII).equalsIgnoreCase("getack")) {
                     batch.add(c);
                     apply(batch, db, gen);
-                    send(out, "REPLCONF", "ACK", Long.toString(offset - c.bytes)); // before GETACK, as Redis
+                    sendAck(out, offset - c.bytes); // the offset before GETACK, as Redis
                     continue;
                 }
                 if (name.equals("multi")) multiDepth = 1;
@@ -433,7 +479,7 @@ public final class Replica implements AutoCloseable {
         if (gen != generation) throw new IOException("the link was replaced");
         List<Command> todo = List.copyOf(batch);
         batch.clear();
-        CompletableFuture<Void> done = new CompletableFuture<>();
+        CompletableFuture<AppendOnly.Marks> done = new CompletableFuture<>();
         shards.coordinator().run(shards.all(), () -> {
             if (gen != generation) {
                 done.completeExceptionally(new IOException("the link was replaced"));
@@ -452,12 +498,32 @@ public final class Replica implements AutoCloseable {
                 }
             }
             primary.mirror(encode(todo)); // in order with a REPLICAOF NO ONE, which also runs here
-            done.complete(null);
+            AppendOnly aof = persistence.appendOnly();
+            AppendOnly.Marks marks = null;
+            if (aof != null && aof.enabled()) { // where the AOF stands after this batch, for FACK
+                for (io.tide.shard.Shard sh : shards.all()) sh.writes().journal().flush();
+                marks = aof.marks();
+            }
+            done.complete(marks);
         }, () -> done.completeExceptionally(new IOException("the server is stopping")));
-        await(done);
+        AppendOnly.Marks marks = awaitValue(done);
         long n = 0;
         for (Command c : todo) n += c.bytes;
         offset += n;
+        if (marks != null) fsynced.add(offset, marks);
+    }
+
+    private static <T> T awaitValue(CompletableFuture<T> f) throws IOException {
+        try {
+            return f.get(10, TimeUnit.MINUTES);
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new IOException(e.getCause());
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new IOException("timed out applying the stream", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted", e);
+        }
     }
 
     /** The commands as the primary sent them (RESP arrays of bulk strings, as Redis and Tide write the stream). */
@@ -492,7 +558,17 @@ public final class Replica implements AutoCloseable {
     }
 
     private void sendAck(OutputStream out) throws IOException {
-        send(out, "REPLCONF", "ACK", Long.toString(Math.max(0, offset)));
+        sendAck(out, Math.max(0, offset));
+    }
+
+    /**
+     * REPLCONF ACK {@code acked}, with FACK and the offset this server's AOF fsynced when it has one (as a Redis 7.2
+     * replica; never past {@code acked}).
+     */
+    private void sendAck(OutputStream out, long acked) throws IOException {
+        long fack = fsynced.offset();
+        if (fack < 0) send(out, "REPLCONF", "ACK", Long.toString(acked));
+        else send(out, "REPLCONF", "ACK", Long.toString(acked), "FACK", Long.toString(Math.min(fack, acked)));
     }
 
     // ------------------------------------------------------------------------------------------------ RESP

@@ -47,6 +47,8 @@ public final class ReplicaLink {
     Channel channel;
     volatile State state = State.WAIT_BGSAVE_START;
     volatile long ackOffset;
+    /** The last REPLCONF ACK's FACK: the stream offset the replica's AOF fsynced (-1: never sent, a Redis 7.0). */
+    volatile long aofAckOffset = -1;
     volatile long ackTimeMs = System.currentTimeMillis();
     long waitingSinceMs;
     /** Set by the replication thread; read by the snapshot's writer too. */

@@ -40,6 +40,10 @@ public final class ReplicationCommands {
         t.add("wait", 3, "noscript allshards", 0, 0, 0, "@slow @connection", "3.0.0",
                 "Blocks until the asynchronous replication of all preceding write commands sent by the connection "
                         + "is completed.", ReplicationCommands::waitCommand);
+        // allshards as WAIT: every shard's writer is flushed and its offset read at one instant.
+        t.add("waitaof", 4, "noscript allshards", 0, 0, 0, "@slow @connection", "7.2.0",
+                "Blocks until all of the preceding write commands sent by the connection are written to the "
+                        + "append-only file of the primary and/or replicas.", ReplicationCommands::waitaof);
     }
 
     /** The link a connection's handshake fills in, created by its first REPLCONF or PSYNC. */
@@ -145,7 +149,14 @@ public final class ReplicationCommands {
                     // From a replica only, and never answered (the stream is one way).
                     c.suppressCurrentReply();
                     Long off = Args.parseLongOrNull(value);
-                    if (c.isReplica() && off != null) ctx.server().replication().ack(link(c), off);
+                    if (!c.isReplica() || off == null) return Reply.OK;
+                    long fack = -1; // REPLCONF ACK <offset> FACK <aof offset>: what the replica's AOF fsynced (7.2)
+                    if (argv.length > i + 3 && Args.is(argv[i + 2], "fack")) {
+                        Long f = Args.parseLongOrNull(argv[i + 3]);
+                        if (f == null) return Reply.OK;
+                        fack = f;
+                    }
+                    ctx.server().replication().ack(link(c), off, fack);
                     return Reply.OK;
                 }
                 case "getack" -> {
@@ -157,6 +168,48 @@ public final class ReplicationCommands {
             }
         }
         return Reply.OK;
+    }
+
+    /**
+     * WAITAOF numlocal numreplicas timeout: [whether the local AOF fsynced every write made before it, how many
+     * replicas acknowledged (REPLCONF ACK ... FACK) having fsynced the whole stream as of now], once {@code numlocal}
+     * and {@code numreplicas} are reached or when the timeout (milliseconds, 0 = none) passes. Inside MULTI it answers
+     * at once. The client waits; no shard does.
+     */
+    static Reply waitaof(CommandContext ctx, byte[][] argv) {
+        long numlocal = Args.parseLong(argv[1]);
+        if (numlocal < 0 || numlocal > 1) throw Errors.error(Errors.NUMLOCAL_RANGE);
+        long numreplicas = Args.parseLong(argv[2]);
+        if (numreplicas < 0) throw Errors.error(Errors.MUST_BE_POSITIVE);
+        long deadline = Args.timeoutMillis(argv[3], ctx.now());
+        if (ctx.server().replica().active()) {
+            throw Errors.error(Errors.WAITAOF_REPLICA);
+        }
+        io.tide.persistence.AppendOnly aof = ctx.server().persistence().appendOnly();
+        boolean aofOn = aof != null && aof.enabled();
+        if (numlocal > 0 && !aofOn) {
+            throw Errors.error(Errors.WAITAOF_AOF_OFF);
+        }
+        for (Shard s : ctx.coordinated() ? ctx.shards().all() : new Shard[] {ctx.client().home()}) {
+            s.writes().journal().flush();
+        }
+        io.tide.persistence.AppendOnly.Marks marks = aofOn ? aof.marks() : null;
+        io.tide.replication.Primary primary = ctx.server().replication();
+        if (ctx.nested()) { // inside MULTI Redis does not block: the counts as of now
+            io.tide.replication.Primary.Info info = primary.info();
+            long local = aofOn && aof.fsynced(marks) ? 1 : 0;
+            return Reply.array(Reply.integer(local),
+                    Reply.integer(io.tide.replication.Primary.aofAcked(info, info.offset())));
+        }
+        CompletableFuture<Reply> answer = new CompletableFuture<>();
+        int wanted = (int) Math.min(Integer.MAX_VALUE, numreplicas);
+        primary.awaitAof((int) numlocal, wanted, deadline, marks, (local, replicas, refusal) -> answer.complete(
+                switch (refusal) {
+                    case AOF_OFF -> Reply.error(Errors.WAITAOF_AOF_OFF);
+                    case DEMOTED -> Reply.error(Errors.UNBLOCKED_ROLE_CHANGE);
+                    case NONE -> Reply.array(Reply.integer(local), Reply.integer(replicas));
+                }));
+        return new Reply.Later(answer);
     }
 
     /**

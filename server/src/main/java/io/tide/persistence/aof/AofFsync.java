@@ -27,6 +27,8 @@ public final class AofFsync implements AutoCloseable {
     private final Thread watcher;
     private volatile long timeoutMillis;
     private volatile boolean running = true;
+    /** Told after each completed fsync (WAITAOF's waiters). */
+    private volatile Runnable onFsync = () -> { };
 
     /** Starts the two threads; {@code timeoutMillis} is {@code aof-fsync-timeout-ms}. */
     public AofFsync(long timeoutMillis) {
@@ -40,6 +42,11 @@ public final class AofFsync implements AutoCloseable {
     /** {@code aof-fsync-timeout-ms} from now on. */
     public void timeoutMillis(long millis) {
         this.timeoutMillis = millis;
+    }
+
+    /** {@code listener} runs on the fsync thread after each fsync attempt; it must not block. */
+    public void onFsync(Runnable listener) {
+        this.onFsync = listener;
     }
 
     void register(AofWriter writer) {
@@ -68,6 +75,7 @@ public final class AofFsync implements AutoCloseable {
             w.queued.set(false);   // a request from now on needs another fsync
             try {
                 w.syncOnFsyncThread();
+                onFsync.run();
             } catch (RuntimeException e) {
                 log.error("AOF fsync failed unexpectedly", e);
             }

@@ -114,6 +114,8 @@ public final class AofWriter implements AutoCloseable {
     final ConcurrentLinkedQueue<Segment> retiring = new ConcurrentLinkedQueue<>();
     final AtomicBoolean queued = new AtomicBoolean();
     private final AtomicLong durable = new AtomicLong();
+    /** The offset covered by the last completed fsync (under {@code no} too: only real fsyncs count, for WAITAOF). */
+    private final AtomicLong fsynced = new AtomicLong();
     private final AtomicLong requested = new AtomicLong();
     private final AtomicLong pendingSince = new AtomicLong();
     private final AtomicInteger failEpoch = new AtomicInteger();
@@ -499,6 +501,20 @@ public final class AofWriter implements AutoCloseable {
         return durable.get();
     }
 
+    /**
+     * The offset covered by the last completed fsync of this writer's files, whatever the policy: under {@code no}
+     * flushing does not move it, only the fsyncs Tide itself runs (a rotation's, the close's). What WAITAOF counts,
+     * as Redis's fsynced_reploff. Thread-safe.
+     */
+    public long fsyncedOffset() {
+        return fsynced.get();
+    }
+
+    /** Asks for an fsync of everything written so far unless one already covers it (WAITAOF under everysec). Thread-safe. */
+    public void syncSoon() {
+        if (!closed && current.written > fsynced.get()) requestSync();
+    }
+
     // ---------------------------------------------------------------- rotation and close (owner thread)
 
     /**
@@ -533,6 +549,7 @@ public final class AofWriter implements AutoCloseable {
         err = forceAndClose(cur, err);
         if (err == null && len == 0) {
             durable.accumulateAndGet(w, Math::max);
+            fsynced.accumulateAndGet(w, Math::max);
         } else {
             failEpoch.incrementAndGet();
         }
@@ -600,6 +617,7 @@ public final class AofWriter implements AutoCloseable {
     }
 
     private void fsynced(long w, long started) {
+        fsynced.accumulateAndGet(w, Math::max);
         durable.accumulateAndGet(w, Math::max);
         if (fsyncFailed && started - fsyncFailedAt > 0) {
             fsyncFailed = false;
