@@ -195,6 +195,12 @@ final class StandardParams {
                 ConfigParam.builder("repl-diskless-sync", Type.BOOL).defaultValue("yes")
                         .description("Full sync streams the RDB straight to the replicas' sockets (EOF-marked); "
                                 + "no = a BGSAVE into dbfilename, then the file as $<size>.").build(),
+                ConfigParam.builder("repl-diskless-load", Type.ENUM).values("disabled", "on-empty-db", "swapdb")
+                        .defaultValue("disabled")
+                        .description("How a replica loads a full sync's RDB: disabled = into a file in dir first, "
+                                + "then loaded; on-empty-db = straight from the socket when the dataset is empty; "
+                                + "swapdb = straight from the socket into new databases while the old dataset keeps "
+                                + "serving, swapped in once complete (kept if the sync fails).").build(),
                 integer("repl-diskless-sync-delay", 0, INT_MAX, "5")
                         .description("Seconds a disk-less full sync waits for more replicas to share it.").build(),
                 integer("repl-diskless-sync-max-replicas", 0, INT_MAX, "0")

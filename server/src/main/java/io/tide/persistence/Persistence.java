@@ -7,6 +7,7 @@ import io.tide.shard.ShardSet;
 import io.tide.store.Database;
 import io.tide.store.EncodingLimits;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -156,6 +157,31 @@ public final class Persistence {
      */
     public void loadReplicaImage(Path file, EncodingLimits limits, Consumer<byte[]> function) throws IOException {
         loadRdb(file, limits, function);
+    }
+
+    /**
+     * A replica's full sync read straight from the primary's socket ({@code repl-diskless-load}): {@code in} ends
+     * where the image does. With {@code into} null the entries go into the shards' (just emptied) databases, clients
+     * getting -LOADING; otherwise into {@code into[shard][db]}, databases no client sees, while the old dataset keeps
+     * serving (swapdb; INFO's async_loading is 1 meanwhile). {@code function} gets the image's functions.
+     */
+    public void loadReplicaImage(InputStream in, long totalBytes, EncodingLimits limits, Consumer<byte[]> function,
+                                 Database[][] into) throws IOException {
+        String name = "the replication stream";
+        loadImage(v -> RdbFileReader.read(in, totalBytes, name, limits, v), totalBytes, name, function, into);
+    }
+
+    private volatile boolean asyncLoading;
+
+    /** INFO's async_loading: a swapdb full sync is loading beside the dataset that serves. */
+    public boolean asyncLoading() {
+        return asyncLoading;
+    }
+
+    /** Reads an image (a file, a socket) into a visitor. */
+    @FunctionalInterface
+    private interface ImageReader {
+        void read(RdbFileReader.Visitor v) throws IOException;
     }
 
     /** Whether a snapshot (a save, a replication image or an AOF rewrite) is running: a new one must wait. */
@@ -312,8 +338,14 @@ public final class Persistence {
 
     /** {@link #loadRdb(EncodingLimits, Consumer)} from {@code file} (also an AOF's RDB base). */
     void loadRdb(Path file, EncodingLimits limits, Consumer<byte[]> function) throws IOException {
+        loadImage(v -> RdbFileReader.read(file, limits, v), Files.size(file), file.toString(), function, null);
+    }
+
+    private void loadImage(ImageReader reader, long totalBytes, String file, Consumer<byte[]> function,
+                           Database[][] into) throws IOException {
         long t0 = System.currentTimeMillis();
-        beginLoading(Files.size(file));
+        if (into == null) beginLoading(Math.max(0, totalBytes));
+        else asyncLoading = true;
         int n = shards.size();
         List<List<Object[]>> batches = new ArrayList<>();
         for (int i = 0; i < n; i++) batches.add(new ArrayList<>(LOAD_BATCH));
@@ -322,7 +354,7 @@ public final class Persistence {
         long[] keys = {0};
         int[] currentDb = {0};
         try {
-            RdbFileReader.read(file, limits, new RdbFileReader.Visitor() {
+            reader.read(new RdbFileReader.Visitor() {
                 @Override
                 public void selectDb(int db) {
                     currentDb[0] = db;
@@ -333,7 +365,9 @@ public final class Persistence {
                     int db = currentDb[0];
                     if (db >= config.getInt("databases")) return;
                     long perShard = dbSize / n + dbSize / n / 8 + 16; // keys spread evenly over the slots
-                    for (Shard s : shards.all()) s.loop().execute(() -> s.db(db).reserve(perShard));
+                    for (Shard s : shards.all()) {
+                        s.loop().execute(() -> (into == null ? s.db(db) : into[s.id()][db]).reserve(perShard));
+                    }
                 }
 
                 @Override
@@ -348,7 +382,7 @@ public final class Persistence {
                     b.add(new Object[] {db, key, value, expireAtMs});
                     keys[0]++;
                     if (b.size() >= LOAD_BATCH) {
-                        pending.add(post(s, List.copyOf(b)));
+                        pending.add(post(s, List.copyOf(b), into));
                         b.clear();
                     }
                 }
@@ -366,7 +400,7 @@ public final class Persistence {
                 }
             });
             for (int i = 0; i < n; i++) {
-                if (!batches.get(i).isEmpty()) pending.add(post(shards.get(i), List.copyOf(batches.get(i))));
+                if (!batches.get(i).isEmpty()) pending.add(post(shards.get(i), List.copyOf(batches.get(i)), into));
             }
             CompletableFuture.allOf(pending.toArray(new CompletableFuture[0])).get(10, TimeUnit.MINUTES);
             // What was loaded is what is on disk: nothing to save yet.
@@ -379,7 +413,8 @@ public final class Persistence {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while loading " + file, e);
         } finally {
-            endLoading();
+            if (into == null) endLoading();
+            else asyncLoading = false;
         }
         lastSaveMs = System.currentTimeMillis();
         LOG.info("DB loaded from disk: {} keys in {} ms ({})", keys[0], System.currentTimeMillis() - t0, file);
@@ -410,11 +445,11 @@ public final class Persistence {
         loading = false;
     }
 
-    private static CompletableFuture<?> post(Shard s, List<Object[]> batch) {
+    private static CompletableFuture<?> post(Shard s, List<Object[]> batch, Database[][] into) {
         return CompletableFuture.runAsync(() -> {
             long now = System.currentTimeMillis();
             for (Object[] e : batch) {
-                Database d = s.db((Integer) e[0]);
+                Database d = into == null ? s.db((Integer) e[0]) : into[s.id()][(Integer) e[0]];
                 d.put((byte[]) e[1], e[2], (Long) e[3], now);
             }
         }, s.loop());

@@ -342,6 +342,11 @@ public final class Replica implements AutoCloseable {
             head = readLine(in);
         } while (head.isEmpty());
         if (!head.startsWith("$")) throw new IOException("bad bulk header from master: " + head);
+        String mode = config.get("repl-diskless-load");
+        if (mode.equals("swapdb") || (mode.equals("on-empty-db") && datasetEmpty())) {
+            fromSocket(in, head, gen, mode.equals("swapdb"));
+            return;
+        }
         Path dir = Path.of(config.get("dir"));
         Path temp = dir.resolve("temp-" + ProcessHandle.current().pid() + "-repl.rdb");
         syncRead = 0;
@@ -375,6 +380,186 @@ public final class Replica implements AutoCloseable {
             Files.deleteIfExists(temp);
         }
         syncing = false;
+    }
+
+    /** Whether every database of every shard is empty (a racy read is fine: on-empty-db's choice, as Redis's). */
+    private boolean datasetEmpty() {
+        for (io.tide.shard.Shard s : shards.all()) {
+            for (int i = 0; i < s.databases(); i++) if (s.db(i).size() > 0) return false;
+        }
+        return true;
+    }
+
+    /**
+     * repl-diskless-load on-empty-db or swapdb: the image is parsed as it arrives from the socket. Into the emptied
+     * databases (-LOADING meanwhile; emptied again if the sync fails), or with {@code swap} into new databases while
+     * the old dataset keeps serving: once the image is complete and checked it is swapped in with every shard parked
+     * (the old one goes, lazily under replica-lazy-flush); if the link fails first the old dataset stays.
+     */
+    private void fromSocket(InputStream in, String head, long gen, boolean swap) throws IOException {
+        syncRead = 0;
+        InputStream image;
+        EofMarked marked = null;
+        if (head.startsWith("$EOF:")) {
+            syncTotal = -1;
+            marked = new EofMarked(in, head.substring(5).getBytes(StandardCharsets.US_ASCII));
+            image = marked;
+        } else {
+            syncTotal = Long.parseLong(head.substring(1));
+            image = new Bounded(in, syncTotal);
+        }
+        if (!swap) {
+            LOG.info("MASTER <-> REPLICA sync: Flushing old data");
+            emptyAll(config.getBool("replica-lazy-flush"));
+            LOG.info("MASTER <-> REPLICA sync: Loading DB in memory (from the socket)");
+            try {
+                persistence.loadReplicaImage(image, syncTotal, limits.get(), function, null);
+                if (marked != null) marked.checkEnd();
+                else ((Bounded) image).checkEnd();
+                if (gen != generation) throw new IOException("the link was replaced");
+            } catch (IOException | RuntimeException e) {
+                LOG.warn("Failed trying to load the MASTER synchronization DB from socket: {}", e.toString());
+                emptyAll(false); // as Redis: no half dataset
+                throw e;
+            }
+            afterLoad.run();
+            syncing = false;
+            return;
+        }
+        io.tide.shard.Shard[] all = shards.all();
+        io.tide.store.Database[][] fresh = new io.tide.store.Database[all.length][];
+        for (io.tide.shard.Shard s : all) {
+            fresh[s.id()] = new io.tide.store.Database[s.databases()];
+            for (int i = 0; i < s.databases(); i++) fresh[s.id()][i] = new io.tide.store.Database(i);
+        }
+        List<byte[]> functions = new ArrayList<>();
+        LOG.info("MASTER <-> REPLICA sync: Loading DB in memory (swapdb: the old dataset serves meanwhile)");
+        persistence.loadReplicaImage(image, syncTotal, limits.get(), functions::add, fresh);
+        if (marked != null) marked.checkEnd();
+        else ((Bounded) image).checkEnd();
+        if (gen != generation) throw new IOException("the link was replaced");
+        boolean lazy = config.getBool("replica-lazy-flush");
+        CompletableFuture<Void> swapped = new CompletableFuture<>();
+        shards.coordinator().run(all, () -> {
+            for (io.tide.shard.Shard s : all) {
+                for (int i = 0; i < s.databases(); i++) {
+                    io.tide.store.Database live = s.db(i);
+                    live.clear(lazy); // the old contents, through the write seam (WATCH, blocked clients, ...)
+                    live.swapContents(fresh[s.id()][i]);
+                }
+            }
+            flushFunctions.run();
+            for (byte[] f : functions) function.accept(f);
+            swapped.complete(null);
+        }, () -> swapped.completeExceptionally(new IOException("the server is stopping")));
+        await(swapped);
+        LOG.info("MASTER <-> REPLICA sync: Swapped the new dataset in");
+        afterLoad.run();
+        syncing = false;
+    }
+
+    /** Every database emptied and the functions flushed, with every shard parked. */
+    private void emptyAll(boolean lazy) throws IOException {
+        CompletableFuture<Void> flushed = new CompletableFuture<>();
+        shards.coordinator().run(shards.all(), () -> {
+            for (io.tide.shard.Shard s : shards.all()) {
+                for (int i = 0; i < s.databases(); i++) s.db(i).clear(lazy);
+            }
+            flushFunctions.run();
+            flushed.complete(null);
+        }, () -> flushed.completeExceptionally(new IOException("the server is stopping")));
+        await(flushed);
+    }
+
+    /** The first {@code size} bytes of the link: a {@code $<size>} image, read where it is parsed. */
+    private final class Bounded extends InputStream {
+        private final InputStream in;
+        private long left;
+
+        Bounded(InputStream in, long size) {
+            this.in = in;
+            this.left = size;
+        }
+
+        @Override
+        public int read() throws IOException {
+            byte[] one = new byte[1];
+            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            if (left == 0) return -1;
+            int n = in.read(b, off, (int) Math.min(len, left));
+            if (n < 0) throw new EOFException("the master closed the link during the RDB");
+            left -= n;
+            syncRead += n;
+            lastIoMs = System.currentTimeMillis();
+            return n;
+        }
+
+        /** The parser stopped at the image's end: nothing of it may be left. */
+        void checkEnd() throws IOException {
+            if (left != 0) throw new IOException("the RDB ended " + left + " bytes before the size the master sent");
+        }
+    }
+
+    /**
+     * An {@code $EOF:<mark>} image, read where it is parsed: every byte but the last 40 read is handed on, so the
+     * parser, which stops at the RDB's own end, never sees the mark, and the mark is checked after it. The primary
+     * sends nothing after the mark until this replica's first ACK (as Tide and Redis 7 do), which
+     * {@link #readUntilMark} relies on too.
+     */
+    private final class EofMarked extends InputStream {
+        private final InputStream in;
+        private final byte[] mark;
+        private byte[] buf = new byte[64 * 1024];
+        private int start;
+        private int end;
+
+        EofMarked(InputStream in, byte[] mark) {
+            this.in = in;
+            this.mark = mark;
+        }
+
+        @Override
+        public int read() throws IOException {
+            byte[] one = new byte[1];
+            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            while (end - start <= mark.length) {
+                if (start > 0) {
+                    System.arraycopy(buf, start, buf, 0, end - start);
+                    end -= start;
+                    start = 0;
+                }
+                if (end == buf.length) buf = Arrays.copyOf(buf, buf.length * 2);
+                int n = in.read(buf, end, buf.length - end);
+                if (n < 0) throw new EOFException("the master closed the link during the RDB");
+                end += n;
+                syncRead += n;
+                lastIoMs = System.currentTimeMillis();
+            }
+            int n = Math.min(len, end - start - mark.length);
+            System.arraycopy(buf, start, b, off, n);
+            start += n;
+            return n;
+        }
+
+        /** What is left after the parsed image must be exactly the mark. */
+        void checkEnd() throws IOException {
+            while (end - start < mark.length) { // the parser stopped before the wrapper read the whole mark
+                int n = in.read(buf, end, Math.min(buf.length - end, mark.length - (end - start)));
+                if (n < 0) throw new EOFException("the master closed the link during the RDB");
+                end += n;
+            }
+            if (end - start != mark.length || !Arrays.equals(buf, start, end, mark, 0, mark.length)) {
+                throw new IOException("the RDB from the master does not end with its EOF mark");
+            }
+        }
     }
 
     private void readUntilMark(InputStream in, OutputStream f, byte[] mark) throws IOException {

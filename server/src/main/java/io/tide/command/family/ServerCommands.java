@@ -332,7 +332,7 @@ public final class ServerCommands {
         io.tide.persistence.Persistence p = ctx.server().persistence();
         sb.append("# Persistence\r\n");
         line(sb, "loading", p.loading() ? 1 : 0);
-        line(sb, "async_loading", 0);
+        line(sb, "async_loading", p.asyncLoading() ? 1 : 0);
         if (p.loading()) {
             long total = p.loadingTotalBytes();
             long loaded = p.loadingLoadedBytes();
