@@ -131,7 +131,7 @@ class DisklessLoadTest {
             await("the complete sync", 20_000, () -> "up".equals(field(r, "replication", "master_link_status")));
             assertEquals(null, r.get("old:7"));
             assertEquals("1", r.get("new:1"));
-            assertEquals(1000L, r.dbSize());
+            assertEquals(10_000L, r.dbSize());
         }
     }
 
@@ -150,17 +150,17 @@ class DisklessLoadTest {
             assertEquals(0L, r.dbSize()); // what half the image loaded is gone
             fake.allowRetry.countDown();
             await("the complete sync", 20_000, () -> "up".equals(field(r, "replication", "master_link_status")));
-            assertEquals(1000L, r.dbSize());
+            assertEquals(10_000L, r.dbSize());
             assertEquals(2, fake.connections);
         }
     }
 
-    /** A real redis-server 7.0 RDB of 1000 keys new:0..999 = "1", larger than the socket buffers. */
+    /** A real redis-server 7.0 RDB of 10000 keys new:0..9999 = "1", larger than the socket buffers. */
     private static byte[] redisRdb() throws Exception {
         Path d = Files.createTempDirectory("tide-diskless-rdb");
         try (RealRedis redis = RealRedis.startWith("--dir", d.toString(), "--rdbcompression", "no");
              Jedis j = TestServers.jedis(redis.port(), 2)) {
-            for (int i = 0; i < 1000; i++) j.set("new:" + i, i == 1 ? "1" : "x".repeat(2000));
+            for (int i = 0; i < 10_000; i++) j.set("new:" + i, i == 1 ? "1" : "x".repeat(300));
             j.save();
             return Files.readAllBytes(d.resolve("dump.rdb"));
         }
