@@ -51,6 +51,8 @@ public final class MemoryGuard {
     private volatile int clientsPercent = -1;
     private volatile long clientsBytes;
     private final java.util.concurrent.atomic.AtomicLong evictedClients = new java.util.concurrent.atomic.AtomicLong();
+    /** Whether this server is now a replica (set once the replication side exists); see {@link #ignoring}. */
+    private volatile java.util.function.BooleanSupplier replica = () -> false;
     /** Redis's pre_command_oom_state: whether the last check found memory over the limit with nothing to evict. */
     private volatile boolean oom;
 
@@ -66,6 +68,19 @@ public final class MemoryGuard {
             config.onChange(p, v -> read());
         }
         applyAccess(true);
+    }
+
+    /** Tells the guard how to know whether the server is a replica (for replica-ignore-maxmemory). */
+    public void replicaCheck(java.util.function.BooleanSupplier isReplica) {
+        this.replica = isReplica;
+    }
+
+    /**
+     * Redis's isSafeToPerformEvictions on a replica: with replica-ignore-maxmemory yes (the default) a replica neither
+     * evicts nor refuses writes for memory; its dataset follows the primary's, DELs included.
+     */
+    private boolean ignoring() {
+        return replica.getAsBoolean() && config.getBool("replica-ignore-maxmemory");
     }
 
     /** Hands every database the access policy: directly at construction (before the loops run), else on its shard. */
@@ -187,6 +202,10 @@ public final class MemoryGuard {
     public boolean admit(Shard home) {
         // The implicit limit is a safety net: checked every 64th command per shard, which costs nothing measurable.
         if (maxmemory <= 0 && !oom && (home.eviction().tick() & 63) != 0) return true;
+        if (maxmemory > 0 && ignoring()) {
+            oom = false;
+            return true;
+        }
         long limit = limit();
         if (used() <= limit) {
             oom = false;
@@ -256,7 +275,7 @@ public final class MemoryGuard {
     /** On {@code s}'s thread: its share of a pass (asked by another shard, by the cron, or by an unfinished pass). */
     void background(Shard s, long bytes) {
         Eviction.Policy p = policy;
-        if (maxmemory <= 0 || p == null || bytes <= 0 || used() <= limit()) return;
+        if (maxmemory <= 0 || p == null || bytes <= 0 || used() <= limit() || ignoring()) return;
         long evicted = evictShare(s, p, bytes, System.nanoTime() + timeLimitNanos);
         if (evicted > 0 && used() > limit()) {
             s.eviction().continueLater(() -> background(s, currentShare(s)));

@@ -93,6 +93,7 @@ public final class ServerContext {
         bindLazyFree("lazyfree-lazy-server-del", io.tide.store.Freer.SERVER_DEL);
         bindLazyFree("lazyfree-lazy-eviction", io.tide.store.Freer.EVICTION);
         this.memory = new MemoryGuard(config, shards, clients);
+        memory.replicaCheck(replica::active);
         long hint = config.getLong("initial-keyspace-hint");
         if (hint > 0) {
             long perShard = hint / shards.size() + 1;

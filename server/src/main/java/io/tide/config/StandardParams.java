@@ -221,6 +221,11 @@ final class StandardParams {
                 ConfigParam.builder("replica-lazy-flush", Type.BOOL).defaultValue("no").aliases("slave-lazy-flush")
                         .description("A replica empties its old dataset before loading a full sync's image on the "
                                 + "lazy-free thread (as FLUSHALL ASYNC) instead of inline.").build(),
+                ConfigParam.builder("replica-ignore-maxmemory", Type.BOOL).defaultValue("yes")
+                        .aliases("slave-ignore-maxmemory")
+                        .description("A replica does not evict keys for maxmemory (its primary's DELs keep the "
+                                + "datasets equal) and refuses nothing with -OOM; no: it applies maxmemory itself.")
+                        .build(),
                 integer("tcp-backlog", 0, INT_MAX, "511").immutable()
                         .description("Listen backlog of the TCP listeners.").build(),
                 ConfigParam.builder("notify-keyspace-events", Type.STRING).defaultValue("")

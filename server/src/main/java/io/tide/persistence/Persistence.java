@@ -171,6 +171,25 @@ public final class Persistence {
         loadImage(v -> RdbFileReader.read(in, totalBytes, name, limits, v), totalBytes, name, function, into);
     }
 
+    /** Work that may fail with an IOException, for {@link #whileLoading}. */
+    @FunctionalInterface
+    public interface LoadingWork {
+        void run() throws IOException;
+    }
+
+    /**
+     * Runs {@code work} with clients on -LOADING throughout (a load inside it nests): a replica's failed socket load
+     * empties what it posted before any client can read the half dataset.
+     */
+    public void whileLoading(long totalBytes, LoadingWork work) throws IOException {
+        beginLoading(Math.max(0, totalBytes));
+        try {
+            work.run();
+        } finally {
+            endLoading();
+        }
+    }
+
     private volatile boolean asyncLoading;
 
     /** INFO's async_loading: a swapdb full sync is loading beside the dataset that serves. */

@@ -412,16 +412,19 @@ public final class Replica implements AutoCloseable {
             LOG.info("MASTER <-> REPLICA sync: Flushing old data");
             emptyAll(config.getBool("replica-lazy-flush"));
             LOG.info("MASTER <-> REPLICA sync: Loading DB in memory (from the socket)");
-            try {
-                persistence.loadReplicaImage(image, syncTotal, limits.get(), function, null);
-                if (marked != null) marked.checkEnd();
-                else ((Bounded) image).checkEnd();
-                if (gen != generation) throw new IOException("the link was replaced");
-            } catch (IOException | RuntimeException e) {
-                LOG.warn("Failed trying to load the MASTER synchronization DB from socket: {}", e.toString());
-                emptyAll(false); // as Redis: no half dataset
-                throw e;
-            }
+            EofMarked eof = marked;
+            persistence.whileLoading(syncTotal, () -> {
+                try {
+                    persistence.loadReplicaImage(image, syncTotal, limits.get(), function, null);
+                    if (eof != null) eof.checkEnd();
+                    else ((Bounded) image).checkEnd();
+                    if (gen != generation) throw new IOException("the link was replaced");
+                } catch (IOException | RuntimeException e) {
+                    LOG.warn("Failed trying to load the MASTER synchronization DB from socket: {}", e.toString());
+                    emptyAll(false); // as Redis: no half dataset (clients still get -LOADING until it is gone)
+                    throw e;
+                }
+            });
             afterLoad.run();
             syncing = false;
             return;
@@ -430,7 +433,11 @@ public final class Replica implements AutoCloseable {
         io.tide.store.Database[][] fresh = new io.tide.store.Database[all.length][];
         for (io.tide.shard.Shard s : all) {
             fresh[s.id()] = new io.tide.store.Database[s.databases()];
-            for (int i = 0; i < s.databases(); i++) fresh[s.id()][i] = new io.tide.store.Database(i);
+            for (int i = 0; i < s.databases(); i++) {
+                // Loaded keys get their access fields as the live policy keeps them (an LFU counter or an LRU clock).
+                fresh[s.id()][i] = new io.tide.store.Database(i);
+                fresh[s.id()][i].setAccessPolicy(s.db(i).accessPolicy());
+            }
         }
         List<byte[]> functions = new ArrayList<>();
         LOG.info("MASTER <-> REPLICA sync: Loading DB in memory (swapdb: the old dataset serves meanwhile)");

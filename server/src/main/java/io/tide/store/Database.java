@@ -149,6 +149,11 @@ public final class Database {
         this.access = a == null ? AccessPolicy.LRU : a;
     }
 
+    /** The access policy in force (immutable; read from another thread it may be the one before a change). */
+    public AccessPolicy accessPolicy() {
+        return access;
+    }
+
     // ---------------------------------------------------------------- lookups
 
     /** The value of a live key or null; deletes the key if it has expired; refreshes the access clock. */

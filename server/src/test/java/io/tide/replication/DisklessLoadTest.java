@@ -81,13 +81,16 @@ class DisklessLoadTest {
             }
             try (Jedis p = TestServers.jedis(port, 2);
                  Server replica = TestServers.start(2, "--dir", dir.toString(), "--save", "3600 1",
-                         "--repl-diskless-load", mode);
+                         "--repl-diskless-load", mode, "--maxmemory-policy", "allkeys-lfu");
                  Jedis r = TestServers.jedis(replica.port(), 2)) {
                 for (int round = 0; round < 3; round++) mixedWrites(p, round);
+                p.set("freq:probe", "x"); // in the image; never read on the replica before OBJECT FREQ below
                 if (oldData.equals("yes")) for (int i = 0; i < 100; i++) r.set("old:" + i, "v");
                 assertEquals("OK", r.replicaof("127.0.0.1", port));
                 awaitLinkUp(r);
                 assertEquals(null, r.get("old:1"));
+                // Loaded under the replica's LFU policy, whichever dataset it went to: Redis's LFU_INIT_VAL.
+                assertEquals(5L, r.objectFreq("freq:probe"));
                 RedisReplicaOfTideTest.expireShortKeys(p); // expired on the primary: the DELs are streamed
                 await("the replica to apply the stream", 20_000, () -> {
                     String off = field(p, "replication", "master_repl_offset");

@@ -83,6 +83,33 @@ class TideReplicaTest {
         }
     }
 
+    /**
+     * replica-ignore-maxmemory yes (Redis's default): a replica over its maxmemory keeps every key its primary has
+     * (its shard cron evicts nothing); with no it evicts by its own policy, as Redis's does.
+     */
+    @Test
+    void replicaOverMaxmemory_evictsNothingUnlessReplicaIgnoreMaxmemoryIsOff() throws Exception {
+        try (Server primary = TestServers.start(1, "--repl-diskless-sync-delay", "0");
+             Server replica = TestServers.start(2, "--replicaof", "127.0.0.1 " + primary.port(),
+                     "--maxmemory", "2mb", "--maxmemory-policy", "allkeys-lru", "--hz", "100");
+             Jedis p = TestServers.jedis(primary.port(), 2);
+             Jedis r = TestServers.jedis(replica.port(), 2)) {
+            awaitLinkUp(r);
+            String value = "v".repeat(200);
+            for (int i = 0; i < 20_000; i++) p.set("k:" + i, value); // about 5 MB on the replica
+            awaitApplied(p, r);
+            Thread.sleep(300); // many cron passes at hz 100
+            assertEquals("yes", r.configGet("replica-ignore-maxmemory").get("replica-ignore-maxmemory"));
+            assertEquals(20_000L, r.dbSize());
+            assertEquals("0", field(r, "stats", "evicted_keys"));
+            assertTrue(Long.parseLong(field(r, "memory", "used_memory")) > 2 << 20);
+            r.configSet("replica-ignore-maxmemory", "no");
+            await("the replica to evict", 10_000, () -> Long.parseLong(field(r, "stats", "evicted_keys")) > 0);
+            assertTrue(r.dbSize() < 20_000L);
+            assertEquals(20_000L, p.dbSize());
+        }
+    }
+
     @Test
     void replica_keepsExpiredKeysUntilThePrimarysDel_butReadsMissThem() throws Exception {
         try (Server primary = TestServers.start(1, "--repl-diskless-sync-delay", "0", "--hz", "1");
