@@ -108,13 +108,18 @@ public final class Primary implements AutoCloseable {
 
     /** One full sync: the replicas it feeds and how. */
     private static final class Sync {
+        /** Copy-on-write: a replica may join a disk-based sync while the file's sender thread reads the list. */
         final List<ReplicaLink> links;
         final boolean diskless;
         final byte[] eofMark;
         volatile boolean abandoned;
+        /** The +FULLRESYNC offset (set when the image's instant is reached). */
+        long offset = -1;
+        /** The image is complete: a replica that asks now can no longer join this sync. */
+        boolean imageWritten;
 
         Sync(List<ReplicaLink> links, boolean diskless) {
-            this.links = links;
+            this.links = new java.util.concurrent.CopyOnWriteArrayList<>(links);
             this.diskless = diskless;
             byte[] mark = new byte[20];
             new SecureRandom().nextBytes(mark);
@@ -705,7 +710,35 @@ public final class Primary implements AutoCloseable {
         l.state = ReplicaLink.State.WAIT_BGSAVE_START;
         l.waitingSinceMs = System.currentTimeMillis();
         l.psync = p.replid != null;
+        if (joinRunningSync(l)) return;
         maybeStartSync(System.currentTimeMillis());
+    }
+
+    /**
+     * Redis's "Waiting for end of BGSAVE for SYNC": while a disk-based sync's image is still being written, a new
+     * replica joins it instead of waiting for the next one. It gets the same +FULLRESYNC offset and a copy of what a
+     * replica of that sync holds of the stream since that offset, so the file it is then sent lines up with what
+     * follows.
+     */
+    private boolean joinRunningSync(ReplicaLink l) {
+        Sync s = sync;
+        if (s == null || s.diskless || s.imageWritten || s.offset < 0) return false;
+        ReplicaLink peer = null;
+        for (ReplicaLink o : s.links) {
+            if (!o.closed && o.state == ReplicaLink.State.WAIT_BGSAVE_END) {
+                peer = o;
+                break;
+            }
+        }
+        if (peer == null) return false;
+        s.links.add(l);
+        if (l.psync) l.writeRdb(b("+FULLRESYNC " + replid + " " + s.offset + "\r\n"), this);
+        l.held.addAll(peer.held);
+        l.heldBytes = peer.heldBytes;
+        l.state = ReplicaLink.State.WAIT_BGSAVE_END;
+        LOG.info("Replica {}:{} joins the disk-based sync in progress (offset {})", l.ip(), l.listeningPort(),
+                s.offset);
+        return true;
     }
 
     /** Redis's masterTryPartialResynchronization: +CONTINUE and the backlog from the replica's offset. */
@@ -795,6 +828,7 @@ public final class Primary implements AutoCloseable {
             backlog = new Backlog(backlogSize(), offset);
         }
         streamDb = -1; // the replicas' databases after loading are unknown: the stream selects again
+        s.offset = offset;
         for (ReplicaLink l : s.links) {
             if (l.closed) continue;
             if (l.psync) l.writeRdb(b("+FULLRESYNC " + replid + " " + offset + "\r\n"), this);
@@ -808,6 +842,7 @@ public final class Primary implements AutoCloseable {
     }
 
     private void imageDone(Sync s, Throwable err) {
+        s.imageWritten = true;
         if (err != null) {
             LOG.warn("Full sync image failed: {}", err.toString());
             for (ReplicaLink l : s.links) drop(l, "the full sync failed");

@@ -54,7 +54,9 @@ class SentinelFailoverTest {
             Files.writeString(dir.resolve("sentinel.conf"), String.join("\n",
                     "port " + sport, "bind 127.0.0.1", "dir " + dir,
                     "sentinel monitor mymaster 127.0.0.1 " + primary.port() + " 1",
-                    "sentinel down-after-milliseconds mymaster 1000",
+                    // 3 s, not 1: three in-process servers on a loaded 2-core CI machine can miss a second of PINGs,
+                    // and a second failover (of the promoted replica) would move the primary under the test.
+                    "sentinel down-after-milliseconds mymaster 3000",
                     "sentinel failover-timeout mymaster 5000", ""));
             sentinel = new ProcessBuilder(bin, dir.resolve("sentinel.conf").toString(), "--sentinel")
                     .redirectErrorStream(true).redirectOutput(dir.resolve("sentinel.log").toFile()).start();

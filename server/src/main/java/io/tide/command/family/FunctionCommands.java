@@ -89,6 +89,7 @@ public final class FunctionCommands {
         byte[][] args = Arrays.copyOfRange(argv, 3 + n, argv.length);
         boolean oom = ctx.server().memory().oom() && (fn.flags() & Scripting.ALLOW_OOM) == 0;
         if (oom && !noWrites) throw Errors.error(Errors.OOM);
+        if (!noWrites) ScriptCommands.refuseWritesUpFront(ctx);
         ctx.disallowBlocking();
         ScriptRun run = new ScriptRun(ctx, argv, keys, args, readOnlyCommand || noWrites, fn.name(), LuaEngine.FUNCTION_SOURCE);
         run.denyOom = oom;

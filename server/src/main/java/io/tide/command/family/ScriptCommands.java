@@ -118,6 +118,7 @@ public final class ScriptCommands {
         byte[][] args = Arrays.copyOfRange(argv, 3 + numkeys, argv.length);
         boolean oom = ctx.server().memory().oom() && (s.flags() & Scripting.ALLOW_OOM) == 0;
         if (oom && (s.flags() & Scripting.SHEBANG) != 0 && !noWrites) throw Errors.error(Errors.OOM);
+        if ((s.flags() & Scripting.SHEBANG) != 0 && !noWrites) refuseWritesUpFront(ctx);
         ctx.disallowBlocking();
         ScriptRun run = new ScriptRun(ctx, argv, keys, args, readOnlyCommand || noWrites, s.sha(), "@user_script");
         run.denyOom = oom;
@@ -174,6 +175,22 @@ public final class ScriptCommands {
                 "    Kill the currently executing Lua script.",
                 "LOAD <script>",
                 "    Load a script into the scripts cache without executing it.");
+    }
+
+    /**
+     * Redis's scriptPrepareForRun for a script or function whose declared flags allow writes: refused before it runs,
+     * with the command's own error (no "script:" suffix), on a read-only replica, while writes fail to persist, and
+     * under min-replicas-to-write without enough good replicas. A script without a shebang is refused only by the
+     * write it calls. Not for the primary's stream or the AOF (no client).
+     */
+    static void refuseWritesUpFront(CommandContext ctx) {
+        if (ctx.client() == null) return;
+        io.tide.command.ServerContext server = ctx.server();
+        if (server.replica().refusesWrites()) throw Errors.error(Errors.READONLY);
+        if (server.persistence().writesRefused()) throw Errors.error(Errors.MISCONF);
+        String aof = server.appendOnly().refusal();
+        if (aof != null) throw Errors.error(Errors.AOF_WRITE_ERROR_PREFIX + aof);
+        if (!server.replica().active() && server.replication().refusesWrites()) throw Errors.error(Errors.NOREPLICAS);
     }
 
     static LuaEngine engine(CommandContext ctx) {
