@@ -28,6 +28,8 @@ public final class Server implements AutoCloseable {
 
     private final ServerContext context;
     private final NetworkServer network;
+    /** The admin port's HTTP server, when admin-port is set. */
+    private io.tide.admin.AdminServer admin;
     private final ShardSet shards;
     private final int port;
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -67,6 +69,19 @@ public final class Server implements AutoCloseable {
             throw e;
         }
         context.tcpPort(port);
+        int adminPort = config.getInt("admin-port");
+        if (adminPort > 0) {
+            admin = new io.tide.admin.AdminServer(context);
+            try {
+                admin.start(config.get("bind"), adminPort);
+            } catch (InterruptedException | RuntimeException e) {
+                admin.close();
+                network.stop(1000);
+                shards.close();
+                context.lazyFree().close();
+                throw e;
+            }
+        }
         context.startHeapGovernor();
         // SHUTDOWN arrives on a shard thread, which cannot wait for its own loop to stop: it calls from a thread
         // of its own.
@@ -212,6 +227,7 @@ public final class Server implements AutoCloseable {
             // No new connections, then every client's pending replies leave and its connection closes (on its
             // loop, after the commands it already sent), then the AOF is flushed and fsynced, then the loops stop.
             network.closeListeners(2000);
+            if (admin != null) admin.close();
             for (io.tide.command.ClientSession c : context.clients().values()) c.connection().close();
             java.util.List<java.util.concurrent.Future<?>> drained = new java.util.ArrayList<>();
             for (Shard s : shards.all()) {

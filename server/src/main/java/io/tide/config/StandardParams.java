@@ -25,6 +25,10 @@ final class StandardParams {
         return List.of(
                 integer("port", 0, 65535, "6379").immutable()
                         .description("TCP port to listen on (0 = any free port).").build(),
+                integer("admin-port", 0, 65535, "0").immutable()
+                        .description("HTTP admin port on the bind addresses: /healthz, /readyz, /metrics "
+                                + "(Prometheus); 0 = off. With requirepass set, all but /healthz need HTTP basic "
+                                + "credentials with that password.").build(),
                 ConfigParam.builder("bind", Type.STRING).defaultValue("127.0.0.1").immutable().multiArg()
                         .description("Addresses to listen on, space-separated.").build(),
                 ConfigParam.builder("requirepass", Type.STRING).defaultValue("")

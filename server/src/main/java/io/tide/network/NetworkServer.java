@@ -1,5 +1,6 @@
 package io.tide.network;
 
+import io.netty.bootstrap.AbstractBootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
@@ -128,9 +129,19 @@ public final class NetworkServer {
                         ch.pipeline().addLast("client", handler);
                     }
                 });
-        int port = config.getInt("port");
+        return bindAll(b, config.get("bind"), config.getInt("port"), listeners);
+    }
+
+    /**
+     * Binds every address of {@code bind} (space separated; a leading '-' marks an address that may fail, '*' means
+     * all IPv4 interfaces) on {@code port} (0: a free port, then the same one for the other addresses), adding the
+     * channels to {@code listeners}; returns the port.
+     */
+    public static int bindAll(AbstractBootstrap<?, ?> b, String bind, int port, List<Channel> listeners)
+            throws InterruptedException {
         int boundPort = port;
-        for (String addr : config.get("bind").trim().split("\\s+")) {
+        int before = listeners.size();
+        for (String addr : bind.trim().split("\\s+")) {
             if (addr.isEmpty()) continue;
             boolean optional = addr.startsWith("-");
             String host = optional ? addr.substring(1) : addr;
@@ -143,7 +154,7 @@ public final class NetworkServer {
                 if (!optional) throw e;
             }
         }
-        if (listeners.isEmpty()) throw new IllegalStateException("no listening address could be bound");
+        if (listeners.size() == before) throw new IllegalStateException("no listening address could be bound");
         return boundPort;
     }
 

@@ -286,8 +286,10 @@ class RedisReplicaOfTideTest {
 
     @Test
     void laggingReplica_isDisconnectedAtItsOutputBufferLimit_andResyncs() throws Exception {
+        // A backlog far smaller than the limit: the replica's gap is never inside it, so it must resync fully (with a
+        // 1 MB backlog beside a 1 MB limit the gap was within a few KB of it, and a +CONTINUE sometimes won).
         try (Server tide = TestServers.start(2, "--repl-diskless-sync-delay", "0",
-                "--client-output-buffer-limit", "replica 1mb 0 0");
+                "--client-output-buffer-limit", "replica 1mb 0 0", "--repl-backlog-size", "64kb");
              Jedis t = TestServers.jedis(tide.port(), 2)) {
             try (RealRedis r = replicaOf(tide); Jedis rj = TestServers.jedis(r.port(), 2)) {
                 awaitLinkUp(rj);

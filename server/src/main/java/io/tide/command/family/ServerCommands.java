@@ -389,7 +389,8 @@ public final class ServerCommands {
         }
         sb.append("# Stats\r\n");
         line(sb, "total_connections_received", ctx.server().connectionsReceived().get());
-        line(sb, "total_commands_processed", sum.commandsProcessed);
+        // Tide counts a command as it starts, Redis once it returns: the INFO (or EXEC, EVAL) reading it is not in yet.
+        line(sb, "total_commands_processed", Math.max(0, sum.commandsProcessed - (ctx.client() != null ? 1 : 0)));
         line(sb, "total_net_input_bytes", sum.netInputBytes);
         line(sb, "total_net_output_bytes", sum.netOutputBytes);
         line(sb, "instantaneous_ops_per_sec", opsPerSec);
@@ -577,6 +578,8 @@ public final class ServerCommands {
         ctx.server().rejectedConnections().set(0);
         ctx.server().lazyFree().resetStats();
         ctx.server().replication().resetStats();
+        // Counted as it started and reset just now: it counts again, as Redis counts it once it returns.
+        if (ctx.client() != null) ctx.shards().all()[0].stats().commandsProcessed = 1;
         return Reply.OK;
     }
 

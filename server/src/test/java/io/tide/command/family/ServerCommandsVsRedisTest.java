@@ -36,6 +36,22 @@ class ServerCommandsVsRedisTest extends VsRedis {
         return args;
     }
 
+    /** total_commands_processed counts a command once it ran: the INFO reading it is not in it yet, as in Redis. */
+    @Test
+    void totalCommandsProcessed_leavesOutTheInfoReadingIt() throws Exception {
+        try (RawClient r = new RawClient(redis().port()); RawClient t = new RawClient(tide().port())) {
+            List<Long> counts = new ArrayList<>();
+            for (RawClient c : List.of(r, t)) {
+                c.call("CONFIG", "RESETSTAT");
+                c.call("PING");
+                for (String line : c.call("INFO", "stats").split("\r\n")) {
+                    if (line.startsWith("total_commands_processed:")) counts.add(Long.parseLong(line.substring(25)));
+                }
+            }
+            assertThat(counts).containsExactly(2L, 2L); // CONFIG RESETSTAT (counted after it reset) and PING
+        }
+    }
+
     @Test
     void configErrors() throws Exception {
         assertSame(

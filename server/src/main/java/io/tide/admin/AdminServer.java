@@ -1,0 +1,231 @@
+package io.tide.admin;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufOutputStream;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.tide.command.ServerContext;
+import io.tide.network.NetworkServer;
+import io.tide.persistence.Persistence;
+import io.tide.replication.Replica;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The admin port ({@code admin-port}, off by default), on the same {@code bind} addresses as the RESP port: {@code GET
+ * /healthz} (the process answers), {@code GET /readyz} (503 with the reason while loading, with progress and an
+ * estimate of the time left, or while a replica is not in sync), {@code GET /metrics} (Prometheus text exposition,
+ * see {@link Metrics}). With {@code requirepass} set, everything but /healthz needs HTTP basic credentials with that
+ * password (user {@code default} or empty); others get 401 and no data.
+ *
+ * <p>Thread-safe. One event-loop thread ({@code tide-admin}) runs the HTTP codec; scrapes run on one worker thread
+ * ({@code tide-admin-scrape}), since they wait for every shard's figures. Nothing here runs on a shard thread except
+ * the reading of that shard's own figures.
+ */
+public final class AdminServer implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(AdminServer.class);
+    /** How long a scrape waits for the shards (a busy script holds its shard). */
+    private static final long SCRAPE_TIMEOUT_MS = 5000;
+
+    private final ServerContext server;
+    private final Metrics metrics;
+    private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("tide-admin", true),
+            NioIoHandler.newFactory());
+    private final ExecutorService scrapes = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "tide-admin-scrape");
+        t.setDaemon(true);
+        return t;
+    });
+    private final List<Channel> listeners = new ArrayList<>();
+    private int port;
+
+    public AdminServer(ServerContext server) {
+        this.server = server;
+        this.metrics = new Metrics(server);
+    }
+
+    /** Binds {@code bind}'s addresses on {@code admin-port} and returns the port (0 asks for a free one). */
+    public int start(String bind, int requestedPort) throws InterruptedException {
+        ServerBootstrap b = new ServerBootstrap()
+                .group(group)
+                .channel(NioServerSocketChannel.class)
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        ch.pipeline().addLast(new HttpServerCodec(4096, 8192, 8192));
+                        ch.pipeline().addLast(new HttpObjectAggregator(64 * 1024));
+                        ch.pipeline().addLast(new Handler());
+                    }
+                });
+        port = NetworkServer.bindAll(b, bind, requestedPort, listeners);
+        LOG.info("Admin port {} (/healthz /readyz /metrics)", port);
+        return port;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    @Override
+    public void close() {
+        for (Channel ch : listeners) ch.close().awaitUninterruptibly(1000);
+        group.shutdownGracefully(0, 1000, TimeUnit.MILLISECONDS).awaitUninterruptibly(2000);
+        scrapes.shutdownNow();
+    }
+
+    /** Whether the request carries the credentials requirepass asks for (always, without requirepass). */
+    private boolean authorized(FullHttpRequest req) {
+        String pass = server.config().get("requirepass");
+        if (pass == null || pass.isEmpty()) return true;
+        String h = req.headers().get(HttpHeaderNames.AUTHORIZATION);
+        if (h == null || !h.regionMatches(true, 0, "Basic ", 0, 6)) return false;
+        String decoded;
+        try {
+            decoded = new String(Base64.getDecoder().decode(h.substring(6).trim()), StandardCharsets.UTF_8);
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
+        int colon = decoded.indexOf(':');
+        if (colon < 0) return false;
+        String user = decoded.substring(0, colon);
+        boolean userOk = user.isEmpty() || user.equals("default");
+        boolean passOk = MessageDigest.isEqual(decoded.substring(colon + 1).getBytes(StandardCharsets.UTF_8),
+                pass.getBytes(StandardCharsets.UTF_8));
+        return userOk & passOk;
+    }
+
+    /** /readyz's reason for not being ready, or null when ready. */
+    private String notReady() {
+        Persistence p = server.persistence();
+        if (p.loading()) {
+            long total = p.loadingTotalBytes();
+            long loaded = p.loadingLoadedBytes();
+            long elapsed = Math.max(1, System.currentTimeMillis() / 1000 - p.loadingStartSeconds());
+            String progress = total > 0 ? String.format(java.util.Locale.ROOT, " %.1f%% of %d bytes, about %d s left",
+                    100.0 * loaded / total, total, loaded == 0 ? 1 : (total - loaded) * elapsed / loaded) : "";
+            return "loading the dataset" + progress;
+        }
+        Replica r = server.replica();
+        if (r.active()) {
+            if (r.syncing()) return "replica: full sync from " + r.host() + ":" + r.port() + " in progress";
+            if (!r.linkUp()) return "replica: the link to " + r.host() + ":" + r.port() + " is down";
+        }
+        return null;
+    }
+
+    private final class Handler extends SimpleChannelInboundHandler<FullHttpRequest> {
+        @Override
+        protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest req) {
+            if (!req.decoderResult().isSuccess()) {
+                send(ctx, req, HttpResponseStatus.BAD_REQUEST, "bad request\n");
+                return;
+            }
+            String path = req.uri();
+            int q = path.indexOf('?');
+            if (q >= 0) path = path.substring(0, q);
+            if (!req.method().equals(HttpMethod.GET) && !req.method().equals(HttpMethod.HEAD)) {
+                send(ctx, req, HttpResponseStatus.METHOD_NOT_ALLOWED, "only GET and HEAD\n");
+                return;
+            }
+            if (path.equals("/healthz")) {
+                send(ctx, req, HttpResponseStatus.OK, "ok\n");
+                return;
+            }
+            if (!authorized(req)) {
+                FullHttpResponse res = response(req, HttpResponseStatus.UNAUTHORIZED, "authentication required\n");
+                res.headers().set(HttpHeaderNames.WWW_AUTHENTICATE, "Basic realm=\"tide\", charset=\"UTF-8\"");
+                write(ctx, req, res);
+                return;
+            }
+            switch (path) {
+                case "/readyz" -> {
+                    String why = notReady();
+                    if (why == null) send(ctx, req, HttpResponseStatus.OK, "ready\n");
+                    else send(ctx, req, HttpResponseStatus.SERVICE_UNAVAILABLE, why + "\n");
+                }
+                case "/metrics" -> {
+                    req.retain();
+                    scrapes.execute(() -> {
+                        try {
+                            scrape(ctx, req);
+                        } finally {
+                            req.release();
+                        }
+                    });
+                }
+                default -> send(ctx, req, HttpResponseStatus.NOT_FOUND, "not found\n");
+            }
+        }
+
+        private void scrape(ChannelHandlerContext ctx, FullHttpRequest req) {
+            ByteBuf body = Unpooled.buffer(64 * 1024);
+            try (ByteBufOutputStream out = new ByteBufOutputStream(body)) {
+                metrics.write(out, SCRAPE_TIMEOUT_MS);
+            } catch (java.io.IOException | RuntimeException e) {
+                body.release();
+                LOG.warn("metrics scrape failed: {}", e.toString());
+                send(ctx, req, HttpResponseStatus.SERVICE_UNAVAILABLE, "scrape failed: " + e.getMessage() + "\n");
+                return;
+            }
+            FullHttpResponse res = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK, body);
+            res.headers().set(HttpHeaderNames.CONTENT_TYPE, metrics.contentType());
+            write(ctx, req, res);
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            ctx.close();
+        }
+    }
+
+    private static FullHttpResponse response(FullHttpRequest req, HttpResponseStatus status, String text) {
+        ByteBuf body = Unpooled.copiedBuffer(text, StandardCharsets.UTF_8);
+        FullHttpResponse res = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, body);
+        res.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8");
+        return res;
+    }
+
+    private static void send(ChannelHandlerContext ctx, FullHttpRequest req, HttpResponseStatus status, String text) {
+        write(ctx, req, response(req, status, text));
+    }
+
+    private static void write(ChannelHandlerContext ctx, FullHttpRequest req, FullHttpResponse res) {
+        boolean keepAlive = HttpUtil.isKeepAlive(req);
+        HttpUtil.setContentLength(res, res.content().readableBytes());
+        if (req.method().equals(HttpMethod.HEAD)) res.content().clear();
+        if (keepAlive) res.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
+        var f = ctx.writeAndFlush(res);
+        if (!keepAlive) f.addListener(ChannelFutureListener.CLOSE);
+    }
+}

@@ -1,0 +1,279 @@
+package io.tide.admin;
+
+import io.prometheus.metrics.core.metrics.CounterWithCallback;
+import io.prometheus.metrics.core.metrics.GaugeWithCallback;
+import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
+import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.tide.command.CommandSpec;
+import io.tide.command.MemoryGuard;
+import io.tide.command.ServerContext;
+import io.tide.shard.Shard;
+import io.tide.shard.ShardStats;
+import io.tide.store.Database;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * The Prometheus exposition of {@code GET /metrics}, through the Prometheus Java client: callback metrics over one
+ * {@link Snapshot} gathered per scrape. Names follow the Redis exporter's where a counterpart exists
+ * ({@code redis_commands_processed_total}, {@code redis_connected_clients}, {@code redis_db_keys}, ...), Tide's own
+ * figures are {@code tide_*}, the JVM's come from the client's JVM instrumentation ({@code jvm_*}). See
+ * docs/observability.md.
+ *
+ * <p>Thread-safe: one scrape at a time ({@link #write} is synchronized). Each shard's figures (its statistics, its
+ * databases, its share of every command's statistics) are read on the shard's own thread, so they are a consistent
+ * view of that shard; no shard is parked for another.
+ */
+final class Metrics {
+
+    /** One shard's figures, read on its thread. */
+    private record ShardFigures(int id, long commands, long netIn, long netOut, long expired, long evicted, long hits,
+                                long misses, long usedBytes, long pendingTasks, long[] keys, long[] expires,
+                                long[] calls, long[] micros, long[] rejected, long[] failed) {}
+
+    /** What one scrape reports. */
+    private record Snapshot(List<ShardFigures> shards, List<CommandSpec> commands) {}
+
+    private final ServerContext server;
+    private final PrometheusRegistry registry = new PrometheusRegistry();
+    private final PrometheusTextFormatWriter writer = PrometheusTextFormatWriter.create();
+    private final List<CommandSpec> commands = new ArrayList<>();
+    private Snapshot snap;
+
+    Metrics(ServerContext server) {
+        this.server = server;
+        for (CommandSpec spec : server.table().all()) {
+            commands.add(spec);
+            commands.addAll(spec.subcommands().values());
+        }
+        register();
+        JvmMetrics.builder().register(registry);
+    }
+
+    /** Gathers a snapshot (waiting up to {@code timeoutMs} for every shard) and writes the text exposition. */
+    synchronized void write(OutputStream out, long timeoutMs) throws IOException {
+        snap = gather(timeoutMs);
+        writer.write(out, registry.scrape());
+    }
+
+    /** The content type of {@link #write}'s output. */
+    String contentType() {
+        return writer.getContentType();
+    }
+
+    private Snapshot gather(long timeoutMs) throws IOException {
+        Shard[] all = server.shards().all();
+        List<CompletableFuture<ShardFigures>> futures = new ArrayList<>();
+        for (Shard s : all) {
+            CompletableFuture<ShardFigures> f = new CompletableFuture<>();
+            s.executeOnData(() -> {
+                try {
+                    f.complete(figures(s));
+                } catch (RuntimeException e) {
+                    f.completeExceptionally(e);
+                }
+            });
+            futures.add(f);
+        }
+        List<ShardFigures> out = new ArrayList<>();
+        try {
+            for (CompletableFuture<ShardFigures> f : futures) out.add(f.get(timeoutMs, TimeUnit.MILLISECONDS));
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new IOException("a shard did not answer within " + timeoutMs + " ms (a busy script?)");
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new IOException(e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted");
+        }
+        return new Snapshot(out, commands);
+    }
+
+    /** On {@code s}'s thread. */
+    private ShardFigures figures(Shard s) {
+        ShardStats st = s.stats();
+        int dbs = s.databases();
+        long[] keys = new long[dbs];
+        long[] expires = new long[dbs];
+        for (int i = 0; i < dbs; i++) {
+            Database d = s.db(i);
+            keys[i] = d.size();
+            expires[i] = d.volatileCount();
+        }
+        int n = commands.size();
+        long[] calls = new long[n];
+        long[] micros = new long[n];
+        long[] rejected = new long[n];
+        long[] failed = new long[n];
+        for (int c = 0; c < n; c++) {
+            CommandSpec.CommandStats cs = commands.get(c).allStats()[s.id()];
+            calls[c] = cs.calls;
+            micros[c] = cs.micros;
+            rejected[c] = cs.rejectedCalls;
+            failed[c] = cs.failedCalls;
+        }
+        long pending = s.loop() instanceof io.netty.util.concurrent.SingleThreadEventExecutor e ? e.pendingTasks() : -1;
+        return new ShardFigures(s.id(), st.commandsProcessed, st.netInputBytes, st.netOutputBytes, st.expiredKeys,
+                st.evictedKeys, st.keyspaceHits, st.keyspaceMisses, s.usedBytes(), pending, keys, expires, calls,
+                micros, rejected, failed);
+    }
+
+    private interface ShardSum {
+        long of(ShardFigures f);
+    }
+
+    private long sum(ShardSum what) {
+        long t = 0;
+        for (ShardFigures f : snap.shards()) t += what.of(f);
+        return t;
+    }
+
+    private void counter(String name, String help, ShardSum what) {
+        CounterWithCallback.builder().name(name).help(help).callback(cb -> cb.call(sum(what))).register(registry);
+    }
+
+    private void counter(String name, String help, java.util.function.LongSupplier value) {
+        CounterWithCallback.builder().name(name).help(help).callback(cb -> cb.call(value.getAsLong())).register(registry);
+    }
+
+    private void gauge(String name, String help, java.util.function.DoubleSupplier value) {
+        GaugeWithCallback.builder().name(name).help(help).callback(cb -> cb.call(value.getAsDouble())).register(registry);
+    }
+
+    private void labelled(String name, String help, String[] labels, Consumer<GaugeWithCallback.Callback> cb) {
+        GaugeWithCallback.builder().name(name).help(help).labelNames(labels).callback(cb).register(registry);
+    }
+
+    private void register() {
+        ServerContext s = server;
+        MemoryGuard memory = s.memory();
+        gauge("redis_up", "1 while the server answers scrapes.", () -> 1);
+        gauge("redis_uptime_in_seconds", "Seconds since the server started.", () -> s.uptimeMillis() / 1000);
+        gauge("redis_connected_clients", "Client connections (replicas included, as INFO connected_clients).",
+                () -> s.clients().size());
+        gauge("redis_blocked_clients", "Clients blocked in BLPOP-like commands, WAIT or a pause.",
+                () -> s.clients().values().stream().filter(io.tide.command.ClientSession::isBlocked).count());
+        gauge("redis_config_maxclients", "The maxclients setting.", () -> s.config().getLong("maxclients"));
+        counter("redis_connections_received_total", "Connections accepted.", () -> s.connectionsReceived().get());
+        counter("redis_rejected_connections_total", "Connections refused (maxclients).",
+                () -> s.rejectedConnections().get());
+        counter("redis_commands_processed_total", "Commands processed (INFO total_commands_processed).",
+                ShardFigures::commands);
+        counter("redis_net_input_bytes_total", "Bytes read from clients.", ShardFigures::netIn);
+        counter("redis_net_output_bytes_total", "Bytes written to clients.", ShardFigures::netOut);
+        counter("redis_expired_keys_total", "Keys deleted because their TTL passed.", ShardFigures::expired);
+        counter("redis_evicted_keys_total", "Keys evicted for maxmemory.", ShardFigures::evicted);
+        counter("redis_evicted_clients_total", "Clients closed by maxmemory-clients.", memory::evictedClients);
+        counter("redis_keyspace_hits_total", "Key lookups that found the key.", ShardFigures::hits);
+        counter("redis_keyspace_misses_total", "Key lookups that did not.", ShardFigures::misses);
+        gauge("redis_memory_used_bytes", "INFO used_memory: dataset and client buffers, kept incrementally.",
+                () -> memory.used());
+        gauge("redis_memory_used_dataset_bytes", "INFO used_memory_dataset.", () -> memory.datasetBytes());
+        gauge("redis_memory_used_rss_bytes", "Resident set size of the process.", Metrics::rssBytes);
+        gauge("redis_memory_max_bytes", "The maxmemory setting (0: none).", () -> s.config().getLong("maxmemory"));
+        gauge("redis_loading_dump_file", "1 while a dataset is loading.", () -> s.persistence().loading() ? 1 : 0);
+        gauge("redis_rdb_bgsave_in_progress", "1 while a snapshot is written.",
+                () -> s.persistence().bgsaveInProgress() ? 1 : 0);
+        gauge("redis_rdb_last_bgsave_status", "1 if the last background save succeeded.",
+                () -> s.persistence().lastBgsaveOk() ? 1 : 0);
+        gauge("redis_rdb_last_save_timestamp_seconds", "Unix time of the last successful save.",
+                () -> s.persistence().lastSaveSeconds());
+        gauge("redis_aof_enabled", "1 when appendonly is on.", () -> s.appendOnly().enabled() ? 1 : 0);
+        gauge("redis_aof_rewrite_in_progress", "1 while the AOF is rewritten.",
+                () -> s.appendOnly().rewriting() ? 1 : 0);
+        gauge("redis_connected_slaves", "Replicas connected to this server.",
+                () -> s.replication().info().replicas().size());
+        gauge("redis_master_repl_offset", "The replication offset (INFO master_repl_offset).",
+                () -> s.replica().active() ? s.replica().offset() : s.replication().info().offset());
+        gauge("redis_master_link_up", "On a replica: 1 while its link to the primary is up.",
+                () -> s.replica().active() && s.replica().linkUp() ? 1 : 0);
+        labelled("redis_db_keys", "Keys per database (expired ones not yet reclaimed included, as DBSIZE).",
+                new String[] {"db"}, cb -> perDb(cb, false));
+        labelled("redis_db_keys_expiring", "Keys with a TTL per database.", new String[] {"db"}, cb -> perDb(cb, true));
+        CounterWithCallback.builder().name("redis_commands_total").help("Calls per command (INFO commandstats calls).")
+                .labelNames("cmd").callback(cb -> perCommand((v, c) -> cb.call(v, c), 0)).register(registry);
+        CounterWithCallback.builder().name("redis_commands_duration_seconds_total")
+                .help("Time spent executing each command (INFO commandstats usec).").labelNames("cmd")
+                .callback(cb -> perCommand((v, c) -> cb.call(v / 1e6, c), 1)).register(registry);
+        CounterWithCallback.builder().name("redis_commands_rejected_calls_total")
+                .help("Calls refused before running (INFO commandstats rejected_calls).").labelNames("cmd")
+                .callback(cb -> perCommand((v, c) -> cb.call(v, c), 2)).register(registry);
+        CounterWithCallback.builder().name("redis_commands_failed_calls_total")
+                .help("Calls that ran and failed (INFO commandstats failed_calls).").labelNames("cmd")
+                .callback(cb -> perCommand((v, c) -> cb.call(v, c), 3)).register(registry);
+        String[] shard = {"shard"};
+        CounterWithCallback.builder().name("tide_shard_commands_processed_total").help("Commands processed per shard.")
+                .labelNames(shard).callback(cb -> {
+                    for (ShardFigures f : snap.shards()) cb.call(f.commands(), Integer.toString(f.id()));
+                }).register(registry);
+        labelled("tide_shard_used_memory_bytes", "Each shard's dataset bytes.", shard, cb -> {
+            for (ShardFigures f : snap.shards()) cb.call(f.usedBytes(), Integer.toString(f.id()));
+        });
+        labelled("tide_shard_keys", "Keys per shard, all databases.", shard, cb -> {
+            for (ShardFigures f : snap.shards()) {
+                long k = 0;
+                for (long x : f.keys()) k += x;
+                cb.call(k, Integer.toString(f.id()));
+            }
+        });
+        labelled("tide_shard_pending_tasks", "Tasks queued on each shard's event loop at the scrape.", shard, cb -> {
+            for (ShardFigures f : snap.shards()) cb.call(f.pendingTasks(), Integer.toString(f.id()));
+        });
+        gauge("tide_shards", "Shards (event-loop threads owning a part of the keyspace).", () -> s.shards().size());
+    }
+
+    private void perDb(GaugeWithCallback.Callback cb, boolean expiring) {
+        List<ShardFigures> all = snap.shards();
+        int dbs = all.get(0).keys().length;
+        for (int i = 0; i < dbs; i++) {
+            long n = 0;
+            for (ShardFigures f : all) n += expiring ? f.expires()[i] : f.keys()[i];
+            if (n > 0 || i == 0) cb.call(n, "db" + i); // db0 always, the others once they hold keys (as INFO)
+        }
+    }
+
+    private interface CommandValue {
+        void call(double value, String cmd);
+    }
+
+    /** Each command with any call, refusal or failure: figure 0 calls, 1 micros, 2 rejected, 3 failed. */
+    private void perCommand(CommandValue cb, int figure) {
+        List<CommandSpec> cmds = snap.commands();
+        for (int c = 0; c < cmds.size(); c++) {
+            long calls = 0, micros = 0, rejected = 0, failed = 0;
+            for (ShardFigures f : snap.shards()) {
+                calls += f.calls()[c];
+                micros += f.micros()[c];
+                rejected += f.rejected()[c];
+                failed += f.failed()[c];
+            }
+            if (calls == 0 && rejected == 0 && failed == 0) continue;
+            long v = switch (figure) {
+                case 0 -> calls;
+                case 1 -> micros;
+                case 2 -> rejected;
+                default -> failed;
+            };
+            cb.call(v, cmds.get(c).fullName());
+        }
+    }
+
+    private static double rssBytes() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+                if (line.startsWith("VmRSS:")) return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024.0;
+            }
+        } catch (IOException | RuntimeException e) {
+            // not on Linux: no figure
+        }
+        return Double.NaN;
+    }
+}
