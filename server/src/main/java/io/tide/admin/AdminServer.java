@@ -15,6 +15,10 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.DefaultHttpContent;
+import io.netty.handler.codec.http.DefaultHttpResponse;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -30,14 +34,18 @@ import io.tide.command.ServerContext;
 import io.tide.network.NetworkServer;
 import io.tide.persistence.Persistence;
 import io.tide.replication.Replica;
+import java.nio.ByteBuffer;
+import java.nio.channels.WritableByteChannel;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,7 +53,7 @@ import org.slf4j.LoggerFactory;
  * The admin port ({@code admin-port}, off by default), on the same {@code bind} addresses as the RESP port: {@code GET
  * /healthz} (the process answers), {@code GET /readyz} (503 with the reason while loading, with progress and an
  * estimate of the time left, or while a replica is not in sync), {@code GET /metrics} (Prometheus text exposition,
- * see {@link Metrics}). With {@code requirepass} set, everything but /healthz needs HTTP basic credentials with that
+ * see {@link Metrics}), {@code GET /backup} (a consistent RDB image of the whole server, streamed). With {@code requirepass} set, everything but /healthz needs HTTP basic credentials with that
  * password (user {@code default} or empty); others get 401 and no data.
  *
  * <p>Thread-safe. One event-loop thread ({@code tide-admin}) runs the HTTP codec; scrapes run on one worker thread
@@ -184,6 +192,7 @@ public final class AdminServer implements AutoCloseable {
                         }
                     });
                 }
+                case "/backup" -> backup(ctx, req);
                 default -> send(ctx, req, HttpResponseStatus.NOT_FOUND, "not found\n");
             }
         }
@@ -203,10 +212,86 @@ public final class AdminServer implements AutoCloseable {
             write(ctx, req, res);
         }
 
+        /**
+         * GET /backup: a consistent RDB image of the whole server, from the fork-less snapshot (its instant is taken
+         * with every shard parked, as for a disk-less full sync), streamed as a chunked response at the client's pace.
+         * 503 while another save, AOF rewrite or full sync's image runs (one snapshot at a time).
+         */
+        private void backup(ChannelHandlerContext ctx, FullHttpRequest req) {
+            if (req.method().equals(HttpMethod.HEAD)) {
+                send(ctx, req, HttpResponseStatus.METHOD_NOT_ALLOWED, "GET /backup\n");
+                return;
+            }
+            HttpChannel out = new HttpChannel(ctx.channel());
+            server.shards().coordinator().run(server.shards().all(), () -> {
+                CompletableFuture<Long> done = server.persistence().beginReplicationSnapshot(out);
+                if (done == null) {
+                    send(ctx, req, HttpResponseStatus.SERVICE_UNAVAILABLE, "a save, rewrite or sync is in progress\n");
+                    return;
+                }
+                LOG.info("Backup to {} started", ctx.channel().remoteAddress());
+                done.whenComplete((size, err) -> {
+                    if (err != null) {
+                        LOG.warn("Backup to {} failed: {}", ctx.channel().remoteAddress(), err.toString());
+                        ctx.channel().close(); // the client sees a chunked body cut short, not a whole file
+                        return;
+                    }
+                    out.begin();
+                    ctx.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT).addListener(ChannelFutureListener.CLOSE);
+                    LOG.info("Backup to {} done ({} bytes)", ctx.channel().remoteAddress(), size);
+                });
+            }, () -> send(ctx, req, HttpResponseStatus.SERVICE_UNAVAILABLE, "the server is stopping\n"));
+        }
+
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
             ctx.close();
         }
+    }
+
+    /**
+     * The snapshot writer's target for /backup: the response headers before the first bytes, then each write as a
+     * chunk; the writer waits while the socket is not writable (the client's pace bounds the memory used), and fails
+     * once the client is gone (which abandons the snapshot).
+     */
+    private static final class HttpChannel implements WritableByteChannel {
+        private final Channel ch;
+        private boolean begun;
+
+        HttpChannel(Channel ch) {
+            this.ch = ch;
+        }
+
+        /** The response's head, once. */
+        synchronized void begin() {
+            if (begun) return;
+            begun = true;
+            HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
+            head.headers().set(HttpHeaderNames.CONTENT_TYPE, "application/octet-stream");
+            head.headers().set(HttpHeaderNames.CONTENT_DISPOSITION, "attachment; filename=\"dump.rdb\"");
+            HttpUtil.setTransferEncodingChunked(head, true);
+            ch.write(head);
+        }
+
+        @Override
+        public int write(ByteBuffer src) throws java.io.IOException {
+            begin();
+            while (ch.isActive() && !ch.isWritable()) LockSupport.parkNanos(1_000_000);
+            if (!ch.isActive()) throw new java.io.IOException("the backup's client went away");
+            int n = src.remaining();
+            ByteBuf chunk = Unpooled.buffer(n);
+            chunk.writeBytes(src);
+            ch.writeAndFlush(new DefaultHttpContent(chunk));
+            return n;
+        }
+
+        @Override
+        public boolean isOpen() {
+            return ch.isActive();
+        }
+
+        @Override
+        public void close() {}
     }
 
     private static FullHttpResponse response(FullHttpRequest req, HttpResponseStatus status, String text) {

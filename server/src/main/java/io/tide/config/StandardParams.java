@@ -27,7 +27,7 @@ final class StandardParams {
                         .description("TCP port to listen on (0 = any free port).").build(),
                 integer("admin-port", 0, 65535, "0").immutable()
                         .description("HTTP admin port on the bind addresses: /healthz, /readyz, /metrics "
-                                + "(Prometheus); 0 = off. With requirepass set, all but /healthz need HTTP basic "
+                                + "(Prometheus), /backup (an RDB); 0 = off. With requirepass set, all but /healthz need HTTP basic "
                                 + "credentials with that password.").build(),
                 ConfigParam.builder("bind", Type.STRING).defaultValue("127.0.0.1").immutable().multiArg()
                         .description("Addresses to listen on, space-separated.").build(),

@@ -107,7 +107,7 @@ class AdminServerTest {
         int admin = RealRedis.freePort();
         try (Server tide = TestServers.start(1, "--admin-port", Integer.toString(admin), "--requirepass", "s3cret")) {
             assertThat(get(admin, "/healthz").statusCode()).isEqualTo(200);
-            for (String path : new String[] {"/metrics", "/readyz", "/nosuch"}) {
+            for (String path : new String[] {"/metrics", "/readyz", "/backup", "/nosuch"}) {
                 HttpResponse<String> r = get(admin, path);
                 assertThat(r.statusCode()).as(path).isEqualTo(401);
                 assertThat(r.body()).doesNotContain("redis_");
@@ -144,6 +144,42 @@ class AdminServerTest {
             assertThat(scrape(admin).get("redis_master_link_up")).isEqualTo(0.0);
             j.replicaofNoOne();
             assertThat(get(admin, "/readyz").statusCode()).isEqualTo(200);
+        }
+    }
+
+    /** GET /backup streams an RDB image that a real redis-server loads with every key, value and TTL. */
+    @Test
+    void backup_isAnRdbRedisLoads(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        int admin = RealRedis.freePort();
+        try (Server tide = TestServers.start(4, "--admin-port", Integer.toString(admin));
+             Jedis j = TestServers.jedis(tide.port(), 2)) {
+            for (int i = 0; i < 20_000; i++) j.set("s:" + i, "value-" + i);
+            j.rpush("list", "a", "b", "c");
+            j.hset("hash", Map.of("f1", "v1", "f2", "v2"));
+            j.zadd("zset", 1.5, "m");
+            j.sadd("set", "x", "y");
+            j.setex("ttl", 1000, "soon");
+            j.select(3);
+            j.set("in-db-3", "yes");
+            HttpResponse<java.nio.file.Path> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + admin
+                    + "/backup")).build(), HttpResponse.BodyHandlers.ofFile(dir.resolve("dump.rdb")));
+            assertThat(r.statusCode()).isEqualTo(200);
+            assertThat(r.headers().firstValue("content-type")).hasValue("application/octet-stream");
+            assertThat(new String(java.nio.file.Files.readAllBytes(dir.resolve("dump.rdb")), 0, 5,
+                    StandardCharsets.US_ASCII)).isEqualTo("REDIS");
+            try (RealRedis redis = RealRedis.startWithFile(dir, "dump.rdb");
+                 Jedis rj = TestServers.jedis(redis.port(), 2)) {
+                assertThat(rj.dbSize()).isEqualTo(20_005L);
+                assertThat(rj.get("s:12345")).isEqualTo("value-12345");
+                assertThat(rj.lrange("list", 0, -1)).containsExactly("a", "b", "c");
+                assertThat(rj.hgetAll("hash")).isEqualTo(Map.of("f1", "v1", "f2", "v2"));
+                assertThat(rj.zscore("zset", "m")).isEqualTo(1.5);
+                assertThat(rj.smembers("set")).containsExactlyInAnyOrder("x", "y");
+                assertThat(rj.ttl("ttl")).isBetween(900L, 1000L);
+                rj.select(3);
+                assertThat(rj.get("in-db-3")).isEqualTo("yes");
+            }
+            assertThat(j.info("persistence")).contains("rdb_bgsave_in_progress:0");
         }
     }
 
