@@ -9,7 +9,7 @@ import io.tide.protocol.Reply;
 public interface ClientConnection {
 
     /** Encodes a reply into the connection's output buffer (written out on {@link #flush()}). */
-    void write(Reply reply, int protocolVersion);
+    long write(Reply reply, int protocolVersion);
 
     /** Sends what has been buffered. */
     void flush();

@@ -40,6 +40,8 @@ public final class ClientSession {
     String lastCommand = "NULL";
     /** Bytes of the arguments of the command running or blocked now (CLIENT LIST {@code argv-mem}); 0 once answered. */
     volatile long argvBytes;
+    /** The large-reply command log, fed as replies of executed commands are written (null: none). */
+    private io.tide.metrics.CommandLog replyLog;
     boolean closed;
     boolean quitting;
     boolean closeWhenDrained;
@@ -258,19 +260,31 @@ public final class ClientSession {
         reply(r, false);
     }
 
+    /** Sets the large-reply command log that written replies of executed commands are measured for. */
+    public void replyLog(io.tide.metrics.CommandLog log) {
+        this.replyLog = log;
+    }
+
     /** A reply that is ready now. */
     void reply(Reply r, boolean silent) {
+        reply(r, silent, null, null);
+    }
+
+    /** The reply of an executed command ({@code spec} with {@code argv}), measured for the large-reply log. */
+    void reply(Reply r, boolean silent, CommandSpec spec, byte[][] argv) {
         if (r instanceof Reply.Later later) {
-            completeLater(reserve(silent), later);
+            completeLater(reserve(silent, spec, argv), later);
             return;
         }
         if (nonePending()) {
-            emit(r, silent);
+            emit(r, silent, spec, argv);
             closeIfDrained();
         } else {
             Slot s = new Slot(silent);
             s.reply = r;
             s.done = true;
+            s.spec = spec;
+            s.argv = argv;
             pending().add(s);
         }
     }
@@ -279,6 +293,14 @@ public final class ClientSession {
     Slot reserve(boolean silent) {
         Slot s = new Slot(silent);
         pending().add(s);
+        return s;
+    }
+
+    /** {@link #reserve(boolean)} for an executed command, whose reply is measured for the large-reply log. */
+    Slot reserve(boolean silent, CommandSpec spec, byte[][] argv) {
+        Slot s = reserve(silent);
+        s.spec = spec;
+        s.argv = argv;
         return s;
     }
 
@@ -293,7 +315,7 @@ public final class ClientSession {
         Slot head;
         while ((head = pending().peek()) != null && head.done) {
             pending.poll();
-            emit(head.reply, head.silent);
+            emit(head.reply, head.silent, head.spec, head.argv);
         }
         closeIfDrained();
     }
@@ -311,10 +333,20 @@ public final class ClientSession {
      * Writes a reply unless CLIENT REPLY OFF/SKIP silenced it; a push (a subscribe or unsubscribe confirmation) is
      * written even then, as Redis 7.0 writes every push frame (in RESP2 too) whatever the reply mode.
      */
-    private void emit(Reply r, boolean silent) {
+    private void emit(Reply r, boolean silent, CommandSpec spec, byte[][] argv) {
         if (!(r instanceof Reply.Push)) argvBytes = 0;
+        long written = 0;
         if ((!silent || r instanceof Reply.Push) && !closed) {
-            connection.write(r, protocol);
+            written = connection.write(r, protocol);
+        }
+        if (r instanceof Reply.Error e) {
+            home.stats().countError(e.text());
+        } else if (spec != null && spec.name().equals("exec") && r instanceof Reply.Array a) {
+            for (Reply item : a.items()) if (item instanceof Reply.Error e) home.stats().countError(e.text());
+        }
+        io.tide.metrics.CommandLog log = replyLog;
+        if (spec != null && log != null && log.wants(written) && !spec.has(CommandSpec.SKIP_SLOWLOG)) {
+            log.add(spec.fullName(), argv, written, connection.remoteAddress(), name);
         }
         Subscriber s = subscriber;
         if (s != null && nonePending()) s.repliesSent(); // invalidations of its own writes follow the reply
@@ -451,6 +483,9 @@ public final class ClientSession {
         final boolean silent;
         Reply reply;
         boolean done;
+        /** The executed command this reply answers, for the large-reply log (null for other replies). */
+        CommandSpec spec;
+        byte[][] argv;
 
         Slot(boolean silent) {
             this.silent = silent;

@@ -156,14 +156,18 @@ public final class CommandContext implements ShardWrites.Recorder {
         byte[][][] outerRewrite = rewrite;
         int db = dbIndex;
         beginCommand();
+        long t0 = System.nanoTime();
+        boolean failed = false;
         try {
             Reply r = spec.handler().execute(this, argv);
             afterCommand(spec, argv);
             if (server.monitor().active()) feedMonitors(spec, argv, monitorSource, false);
             return r;
         } catch (CommandException e) {
+            failed = true;
             return Reply.error(e.getMessage());
         } finally {
+            observeNested(spec, argv, (System.nanoTime() - t0) / 1000, failed, script);
             endCommand(argv, db, nestedCalls > 0);
             nestedCalls = outerNested + 1;
             rewrite = outerRewrite;
@@ -171,6 +175,20 @@ public final class CommandContext implements ShardWrites.Recorder {
             mayBlock = couldBlock;
             fromScript = outerFromScript;
         }
+    }
+
+    /**
+     * Redis's call() bookkeeping for a nested command, on the executing thread: INFO commandstats and the latency
+     * histogram of that thread (the shard's, or the coordinator's slot), the latency monitor and the slow log. A
+     * script's commands are logged as Redis logs its Lua client's ("?:0", no name); EXEC's as its client's.
+     */
+    private void observeNested(CommandSpec spec, byte[][] argv, long micros, boolean failed, boolean script) {
+        if (client == null) return; // loading the AOF or applying a replicated stream: no statistics, as Redis
+        io.tide.metrics.Observability obs = server.observability();
+        spec.stats(shard != null ? shard.id() : shards.size()).call(micros, failed, obs.tracking());
+        boolean asClient = !script && client != null;
+        Dispatcher.observe(obs, spec, argv, micros, asClient ? client.connection().remoteAddress() : "?:0",
+                asClient ? client.name() : "", false);
     }
 
     /**

@@ -203,9 +203,10 @@ public final class CommandSpec {
         return s;
     }
 
+    /** One set of statistics per shard thread, and one (index {@code shards}) for the coordinator thread. */
     void allocateStats(int shards) {
-        stats = new CommandStats[shards];
-        for (int i = 0; i < shards; i++) stats[i] = new CommandStats();
+        stats = new CommandStats[shards + 1];
+        for (int i = 0; i <= shards; i++) stats[i] = new CommandStats();
         for (CommandSpec s : subcommands.values()) s.allocateStats(shards);
     }
 
@@ -275,11 +276,35 @@ public final class CommandSpec {
         return out;
     }
 
-    /** Per-shard call statistics (INFO commandstats). Confined to its shard thread. */
+    /**
+     * Per-thread call statistics (INFO commandstats, latencystats, LATENCY HISTOGRAM). Confined to its shard thread
+     * (or the coordinator's); read while that thread is parked.
+     */
     public static final class CommandStats {
         public long calls;
         public long micros;
         public long rejectedCalls;
         public long failedCalls;
+        /** Latency histogram, created on the first call recorded with latency-tracking on (null until then). */
+        public org.HdrHistogram.Histogram latency;
+
+        /** A call that ran for {@code micros}: counts it and, when {@code track}, records it in the histogram. */
+        public void call(long micros, boolean failed, boolean track) {
+            calls++;
+            this.micros += micros;
+            if (failed) failedCalls++;
+            if (track) {
+                if (latency == null) latency = io.tide.metrics.LatencyHistograms.create();
+                io.tide.metrics.LatencyHistograms.record(latency, micros);
+            }
+        }
+
+        public void reset() {
+            calls = 0;
+            micros = 0;
+            rejectedCalls = 0;
+            failedCalls = 0;
+            latency = null;
+        }
     }
 }

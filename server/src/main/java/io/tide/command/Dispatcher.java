@@ -259,7 +259,7 @@ public final class Dispatcher {
         long t0 = System.nanoTime();
         Outcome o = c.inMulti() ? null : memoryRefusal(spec, home);
         if (o == null) o = execute(spec, ctx, argv);
-        record(spec, home, o, System.nanoTime() - t0);
+        record(spec, home, o, System.nanoTime() - t0, c, argv);
         if (c.forceCurrent) {
             c.forceCurrent = false;
             c.suppressCurrent = false;
@@ -276,22 +276,22 @@ public final class Dispatcher {
             blocked(w, now);
         } else if (journal.records() != recorded && journal.syncsReplies()) {
             // appendfsync always: the reply leaves once what the command recorded is fsynced (group commit).
-            ClientSession.Slot slot = c.reserve(silent);
+            ClientSession.Slot slot = c.reserve(silent, spec, argv);
             Reply r = o.reply;
             journal.whenDurable(ok -> {
                 c.complete(slot, ok ? r : Reply.error(aofError(home)));
                 c.connection().flush();
             });
         } else if (o.reply instanceof Reply.Later later) {
-            answerLater(c, c.reserve(silent), later);
+            answerLater(c, c.reserve(silent, spec, argv), later);
         } else {
-            c.reply(o.reply, silent);
+            c.reply(o.reply, silent, spec, argv);
         }
         if (!home.dataLent()) serveReady(home); // while a busy script holds the data, the coordinator serves later
     }
 
     private void hop(ClientSession c, CommandSpec spec, byte[][] argv, Shard target, boolean silent) {
-        Hop h = new Hop(c, spec, argv, c.reserve(silent), c.db, c.noTouch);
+        Hop h = new Hop(c, spec, argv, c.reserve(silent, spec, argv), c.db, c.noTouch);
         if (spec.has(CommandSpec.BLOCKING) || spec == execSpec || spec == watchSpec) {
             // Like Redis, a client's later requests wait until its blocking command has been answered; EXEC
             // and WATCH change the client's transaction state where they run, so the next request waits too.
@@ -347,7 +347,7 @@ public final class Dispatcher {
         ClientSession last = null;
         long now = System.currentTimeMillis();
         for (Hop h : batch) {
-            record(h.spec, home, h.outcome, h.nanos);
+            record(h.spec, home, h.outcome, h.nanos, h.client, h.argv);
             if (h.waiter != null) {
                 blocked(h.waiter, now);
             } else {
@@ -368,7 +368,7 @@ public final class Dispatcher {
         }
         // Hops gathered earlier in this iteration must reach their shards before the coordinator's barriers.
         outboxes[home.id()].flush();
-        ClientSession.Slot slot = c.reserve(silent);
+        ClientSession.Slot slot = c.reserve(silent, spec, argv);
         c.barrierInFlight = true;
         int db = c.db;
         boolean noTouch = c.noTouch;
@@ -387,9 +387,9 @@ public final class Dispatcher {
             }
             BlockedCommand waiter = w;
             serveReadyCoordinated(mask);
-            afterCoordinated(involved, recorded, home, ok -> finishCoordinated(c, spec, slot,
+            afterCoordinated(involved, recorded, home, ok -> finishCoordinated(c, spec, argv, slot,
                     ok ? o : new Outcome(Reply.error(aofError(home)), true, null), nanos, waiter));
-        }, () -> home.loop().execute(() -> finishCoordinated(c, spec, slot,
+        }, () -> home.loop().execute(() -> finishCoordinated(c, spec, argv, slot,
                 new Outcome(Reply.error("ERR server is shutting down"), true, null), 0, null)));
     }
 
@@ -454,9 +454,9 @@ public final class Dispatcher {
         return o.failed && o.reply instanceof Reply.Error e ? e.text() : null;
     }
 
-    private void finishCoordinated(ClientSession c, CommandSpec spec, ClientSession.Slot slot, Outcome o, long nanos,
-                                   BlockedCommand waiter) {
-        record(spec, c.home(), o, nanos);
+    private void finishCoordinated(ClientSession c, CommandSpec spec, byte[][] argv, ClientSession.Slot slot,
+                                   Outcome o, long nanos, BlockedCommand waiter) {
+        record(spec, c.home(), o, nanos, c, argv);
         if (waiter != null) {
             blocked(waiter, System.currentTimeMillis());
             return;
@@ -623,11 +623,14 @@ public final class Dispatcher {
         Shard[] involved = shardsOf(w.shardMask());
         long[] recorded = new long[involved.length];
         for (int i = 0; i < involved.length; i++) recorded[i] = involved[i].writes().journal().records();
+        long t0 = System.nanoTime();
         Outcome o = execute(w.spec, ctx, w.argv);
         if (o.block != null) {
             w.unclaim();
             return;
         }
+        observe(server.observability(), w.spec, w.argv, (System.nanoTime() - t0) / 1000,
+                w.client.connection().remoteAddress(), w.client.name(), true);
         w.served();
         w.unregister();
         // The pop it made is in the journal's file (and fsynced under always) before the client hears of it.
@@ -650,11 +653,47 @@ public final class Dispatcher {
         return m;
     }
 
-    private static void record(CommandSpec spec, Shard home, Outcome o, long nanos) {
-        CommandSpec.CommandStats st = spec.stats(home.id());
-        st.calls++;
-        st.micros += nanos / 1000;
-        if (o.failed) st.failedCalls++;
+    /**
+     * After a top-level command, on its client's home shard thread: INFO commandstats and the latency histogram of
+     * that shard, then the latency monitor and the command logs ({@link #observe}). A command that blocked is
+     * logged when it is served, as Redis does.
+     */
+    private void record(CommandSpec spec, Shard home, Outcome o, long nanos, ClientSession c, byte[][] argv) {
+        long micros = nanos / 1000;
+        io.tide.metrics.Observability obs = server.observability();
+        spec.stats(home.id()).call(micros, o.failed, obs.tracking());
+        if (o.block == null) observe(obs, spec, argv, micros, c.connection().remoteAddress(), c.name(), true);
+    }
+
+    /**
+     * Redis's call() bookkeeping after a command ran for {@code micros}, top-level or nested (EXEC's commands, a
+     * script's): the latency monitor's command or fast-command event; unless the command is skip_slowlog (EXEC),
+     * the slow log and, for a top-level command, the large-request log (its size as RESP sends it). Any thread.
+     */
+    static void observe(io.tide.metrics.Observability obs, CommandSpec spec, byte[][] argv, long micros, String peer,
+                        String name, boolean topLevel) {
+        obs.latency().sampleIfNeeded(spec.has(CommandSpec.FAST) ? "fast-command" : "command", micros / 1000);
+        if (spec.has(CommandSpec.SKIP_SLOWLOG)) return;
+        obs.slow().add(spec.fullName(), argv, micros, peer, name);
+        if (topLevel && obs.largeRequest().enabled()) {
+            obs.largeRequest().add(spec.fullName(), argv, requestBytes(argv), peer, name);
+        }
+    }
+
+    /** The bytes of {@code argv} as a RESP multibulk request: {@code *N\r\n} and {@code $len\r\n<arg>\r\n} each. */
+    static long requestBytes(byte[][] argv) {
+        long n = digits(argv.length) + 3;
+        for (byte[] a : argv) n += a.length + digits(a.length) + 5;
+        return n;
+    }
+
+    private static int digits(long v) {
+        int d = 1;
+        while (v >= 10) {
+            v /= 10;
+            d++;
+        }
+        return d;
     }
 
     // ---------------------------------------------------------------- busy scripts

@@ -269,7 +269,18 @@ public final class MemoryGuard {
     /** On {@code s}'s thread: evicts until its own dataset shrank by {@code bytes}; keys evicted, -1 if none could be. */
     private long evictShare(Shard s, Eviction.Policy p, long bytes, long deadlineNanos) {
         long start = s.usedBytes();
-        return s.eviction().evict(p, this::isProtected, samples, () -> bytes - (start - s.usedBytes()), deadlineNanos);
+        long t0 = System.nanoTime();
+        long n = s.eviction().evict(p, this::isProtected, samples, () -> bytes - (start - s.usedBytes()), deadlineNanos);
+        io.tide.metrics.LatencyMonitor lm = latency;
+        if (lm != null) lm.sampleIfNeeded("eviction-cycle", (System.nanoTime() - t0) / 1_000_000);
+        return n;
+    }
+
+    /** Where eviction passes are sampled (Redis's eviction-cycle latency event). */
+    private volatile io.tide.metrics.LatencyMonitor latency;
+
+    public void latencyMonitor(io.tide.metrics.LatencyMonitor m) {
+        this.latency = m;
     }
 
     /** On {@code s}'s thread: its share of a pass (asked by another shard, by the cron, or by an unfinished pass). */

@@ -41,6 +41,7 @@ public final class ServerContext {
     private final KeyspaceEvents keyspaceEvents = new KeyspaceEvents(pubSub);
     private final io.tide.shard.LazyFree lazyFree = new io.tide.shard.LazyFree("tide-lazyfree");
     private final Monitor monitor = new Monitor();
+    private final io.tide.metrics.Observability observability;
     private final Tracking tracking = new Tracking(id -> {
         ClientSession c = clients.get(id);
         return c == null || c.isClosed() ? null : c.subscriber(pubSub);
@@ -64,6 +65,7 @@ public final class ServerContext {
         this.shards = shards;
         this.version = version;
         this.ioDriver = ioDriver;
+        this.observability = new io.tide.metrics.Observability(config);
         this.migrateSockets = new MigrateSockets[shards.size() + 1];
         for (int i = 0; i < migrateSockets.length; i++) migrateSockets[i] = new MigrateSockets();
         this.scripting = new io.tide.script.Scripting(version);
@@ -94,6 +96,9 @@ public final class ServerContext {
         bindLazyFree("lazyfree-lazy-eviction", io.tide.store.Freer.EVICTION);
         this.memory = new MemoryGuard(config, shards, clients);
         memory.replicaCheck(replica::active);
+        memory.latencyMonitor(observability.latency());
+        appendOnly.latencyMonitor(observability.latency());
+        for (io.tide.shard.Shard s : shards.all()) s.latencyMonitor(observability.latency());
         long hint = config.getLong("initial-keyspace-hint");
         if (hint > 0) {
             long perShard = hint / shards.size() + 1;
@@ -198,6 +203,9 @@ public final class ServerContext {
     }
     /** The MONITOR clients. */
     public Monitor monitor() { return monitor; }
+
+    /** Command logs (SLOWLOG, COMMANDLOG), the latency monitor and latency-tracking settings. */
+    public io.tide.metrics.Observability observability() { return observability; }
     /** CLIENT TRACKING's key and prefix tables. */
     public Tracking tracking() { return tracking; }
     public ShardSet shards() { return shards; }

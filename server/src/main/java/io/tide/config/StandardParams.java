@@ -57,6 +57,35 @@ final class StandardParams {
                         .aliases("lua-time-limit")
                         .description("Milliseconds a script may run before other clients get -BUSY and SCRIPT KILL"
                                 + " / FUNCTION KILL may stop it.").build(),
+                ConfigParam.builder("commandlog-execution-slower-than", Type.LONG).range(-1, Long.MAX_VALUE)
+                        .defaultValue("10000").aliases("slowlog-log-slower-than")
+                        .description("Microseconds of execution from which a command enters the slow log (SLOWLOG, "
+                                + "COMMANDLOG ... slow); -1 = off, 0 = every command.").build(),
+                ConfigParam.builder("commandlog-slow-execution-max-len", Type.LONG).range(0, Long.MAX_VALUE)
+                        .defaultValue("128").aliases("slowlog-max-len")
+                        .description("Entries the slow log keeps (the oldest leave first).").build(),
+                ConfigParam.builder("commandlog-request-larger-than", Type.LONG).range(-1, Long.MAX_VALUE)
+                        .defaultValue("1048576")
+                        .description("Request bytes (as RESP sends the arguments) from which a command enters the "
+                                + "large-request command log; -1 = off.").build(),
+                ConfigParam.builder("commandlog-large-request-max-len", Type.LONG).range(0, Long.MAX_VALUE)
+                        .defaultValue("128").description("Entries the large-request command log keeps.").build(),
+                ConfigParam.builder("commandlog-reply-larger-than", Type.LONG).range(-1, Long.MAX_VALUE)
+                        .defaultValue("1048576")
+                        .description("Reply bytes written from which a command enters the large-reply command log; "
+                                + "-1 = off.").build(),
+                ConfigParam.builder("commandlog-large-reply-max-len", Type.LONG).range(0, Long.MAX_VALUE)
+                        .defaultValue("128").description("Entries the large-reply command log keeps.").build(),
+                ConfigParam.builder("latency-monitor-threshold", Type.LONG).range(0, Long.MAX_VALUE).defaultValue("0")
+                        .description("Milliseconds from which an event (command, fast-command, expire-cycle, "
+                                + "eviction-cycle, aof-write, aof-fsync-always) is sampled for LATENCY (0 = off).")
+                        .build(),
+                ConfigParam.builder("latency-tracking", Type.BOOL).defaultValue("yes")
+                        .description("Per-command latency histograms (LATENCY HISTOGRAM, INFO latencystats).").build(),
+                ConfigParam.builder("latency-tracking-info-percentiles", Type.STRING).defaultValue("50 99 99.9")
+                        .multiArg().check(StandardParams::percentiles)
+                        .description("Percentiles INFO latencystats prints, space-separated, each in [0, 100].")
+                        .build(),
                 ConfigParam.builder("daemonize", Type.BOOL).defaultValue("no").immutable()
                         .description("Unsupported: only 'no'; use your service manager.").build(),
                 ConfigParam.builder("pidfile", Type.STRING).defaultValue("").immutable()
@@ -280,6 +309,32 @@ final class StandardParams {
                         .description("Most entries in a node of a stream's radix tree (0 = no limit).").build(),
                 memory("hll-sparse-max-bytes", 0, Long.MAX_VALUE, "3000")
                         .description("Largest HyperLogLog kept in the sparse representation.").build());
+    }
+
+    /** Redis's latency-tracking-info-percentiles: numbers in [0, 100], printed as Redis prints doubles. */
+    private static String percentiles(String value, String current) {
+        String v = value.trim();
+        if (v.isEmpty()) return "";
+        StringBuilder sb = new StringBuilder();
+        for (String w : v.split("\\s+")) {
+            double d;
+            try {
+                d = Double.parseDouble(w);
+            } catch (NumberFormatException e) {
+                throw ConfigException.invalid("Invalid latency-tracking-info-percentiles parameters");
+            }
+            if (Double.isNaN(d) || Double.isInfinite(d) || w.endsWith("d") || w.endsWith("f") || w.endsWith("D")
+                    || w.endsWith("F")) {
+                throw ConfigException.invalid("Invalid latency-tracking-info-percentiles parameters");
+            }
+            if (d < 0 || d > 100) {
+                throw ConfigException.invalid("latency-tracking-info-percentiles parameters should sit between "
+                        + "[0.0,100.0]");
+            }
+            if (sb.length() > 0) sb.append(' ');
+            sb.append(io.tide.metrics.LatencyHistograms.formatPercentile(d));
+        }
+        return sb.toString();
     }
 
     /** {@code replicaof}: empty, or a host and a port. */

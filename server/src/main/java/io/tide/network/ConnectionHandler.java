@@ -101,6 +101,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
         server.connectionsReceived().incrementAndGet();
         boolean needsAuth = !server.config().get("requirepass").isEmpty();
         session = new ClientSession(server.nextClientId(), this, home, server.shards(), !needsAuth, System.currentTimeMillis());
+        session.replyLog(server.observability().largeReply());
         if (server.clients().size() >= server.config().getInt("maxclients")) {
             server.rejectedConnections().incrementAndGet();
             ByteBuf b = ctx.alloc().buffer();
@@ -230,11 +231,14 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
     // ClientConnection
 
     @Override
-    public void write(Reply reply, int protocolVersion) {
+    public long write(Reply reply, int protocolVersion) {
+        long before = home.stats().netOutputBytes + (out == null ? 0 : out.readableBytes());
         RespWriter.write(this, reply, protocolVersion);
+        long written = home.stats().netOutputBytes + (out == null ? 0 : out.readableBytes()) - before;
         OutputBufferLimit.Limits limits = session != null && session.inPubSubMode() ? outputLimit.pubsub()
                 : outputLimit.normal();
         if (!limits.none()) enforce(limits);
+        return written;
     }
 
     // RespWriter.Output

@@ -71,6 +71,14 @@ public final class AppendOnly {
     private volatile long baseCovered;
     private volatile Runnable fsyncListener = () -> { };
 
+    /** Where the AOF writers sample aof-write and aof-fsync-always (null: nowhere). */
+    private volatile io.tide.metrics.LatencyMonitor latency;
+
+    /** Sets the latency monitor the AOF writers opened from now on sample into. */
+    public void latencyMonitor(io.tide.metrics.LatencyMonitor m) {
+        this.latency = m;
+    }
+
     public AppendOnly(ConfigRegistry config, ShardSet shards, Persistence persistence) {
         this.config = config;
         this.shards = shards;
@@ -221,7 +229,7 @@ public final class AppendOnly {
             int id = k;
             opened.add(CompletableFuture.runAsync(() -> {
                 try {
-                    Sink sink = new Sink(s, new AofWriter(file, policy, ts, fsync, s.loop()));
+                    Sink sink = new Sink(s, new AofWriter(file, policy, ts, fsync, s.loop()).latency(latency));
                     sinks[id] = sink;
                     s.writes().journal().addSink(sink);
                 } catch (IOException e) {
@@ -331,7 +339,8 @@ public final class AppendOnly {
         sinks = new Sink[shards.size()];
         for (int k = 0; k < shards.size(); k++) {
             Shard s = shards.get(k);
-            sinks[k] = new Sink(s, new AofWriter(dir().resolve(m.lastIncr(k).name()), policy, ts, fsync, s.loop()));
+            sinks[k] = new Sink(s, new AofWriter(dir().resolve(m.lastIncr(k).name()), policy, ts, fsync, s.loop())
+                    .latency(latency));
             s.writes().journal().addSink(sinks[k]);
         }
         enabled = true;

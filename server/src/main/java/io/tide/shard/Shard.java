@@ -80,6 +80,33 @@ public final class Shard {
     }
 
     /** Wires the server's lazy freer into every database; called once at startup, before clients connect. */
+    /** The latency monitor the active expiry cycle is sampled into (Redis's expire-cycle event). */
+    private io.tide.metrics.LatencyMonitor latency;
+
+    /** Sets the latency monitor; before the shard runs. */
+    public void latencyMonitor(io.tide.metrics.LatencyMonitor m) {
+        this.latency = m;
+    }
+
+    /** The active expiry part of the cron: true when it used up the time budget. */
+    private boolean expireCycle(int effort, LongSupplier clock, long start, long budgetNanos) {
+        int checksPerRound = 200 + 100 * (effort - 1);
+        for (Database d : dbs) {
+            if (d.volatileCount() == 0) continue;
+            while (true) {
+                int deleted = d.activeExpireCycle(clock.getAsLong(), checksPerRound);
+                if (deleted <= checksPerRound / 10 || d.volatileCount() == 0) break; // < ~10% stale: done
+                if (System.nanoTime() - start > budgetNanos) return true;
+            }
+            if (System.nanoTime() - start > budgetNanos) return true;
+        }
+        for (Database d : dbs) {
+            d.activeExpireFields(clock.getAsLong(), checksPerRound); // hash fields with HEXPIRE
+            if (System.nanoTime() - start > budgetNanos) return true;
+        }
+        return false;
+    }
+
     public void freer(io.tide.store.Freer f) {
         for (Database d : dbs) d.setFreer(f);
     }
@@ -170,20 +197,10 @@ public final class Shard {
     void cronTick(long periodMicros, int effort, LongSupplier clock) {
         long budgetNanos = periodMicros * 1000L * (25 + 2 * (effort - 1)) / 100;
         long start = System.nanoTime();
-        int checksPerRound = 200 + 100 * (effort - 1);
-        for (Database d : dbs) {
-            if (d.volatileCount() == 0) continue;
-            while (true) {
-                int deleted = d.activeExpireCycle(clock.getAsLong(), checksPerRound);
-                if (deleted <= checksPerRound / 10 || d.volatileCount() == 0) break; // < ~10% stale: done
-                if (System.nanoTime() - start > budgetNanos) return;
-            }
-            if (System.nanoTime() - start > budgetNanos) return;
-        }
-        for (Database d : dbs) {
-            d.activeExpireFields(clock.getAsLong(), checksPerRound); // hash fields with HEXPIRE
-            if (System.nanoTime() - start > budgetNanos) return;
-        }
+        boolean spent = expireCycle(effort, clock, start, budgetNanos);
+        io.tide.metrics.LatencyMonitor lm = latency;
+        if (lm != null) lm.sampleIfNeeded("expire-cycle", (System.nanoTime() - start) / 1_000_000);
+        if (spent) return;
         for (Database d : dbs) {
             int rounds = 0;
             while (d.rehashStep(1000) && ++rounds < 100) {

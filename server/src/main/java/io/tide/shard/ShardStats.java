@@ -14,6 +14,28 @@ public final class ShardStats {
     public long netInputBytes;
     public long netOutputBytes;
     public long commandsProcessed;
+    /** Error replies sent (INFO total_error_replies) and their counts by error code (INFO errorstats). */
+    public long errorReplies;
+    public final java.util.HashMap<String, long[]> errorCodes = new java.util.HashMap<>();
+
+    /** Redis's ERROR_STATS_NUMBER: error codes beyond this many distinct ones are not tracked. */
+    public static final int ERROR_CODES_MAX = 128;
+
+    /**
+     * Counts an error reply as Redis's afterErrorReply: its code is the text before the first space within its first
+     * 31 characters, else ERR.
+     */
+    public void countError(String text) {
+        errorReplies++;
+        int space = text.indexOf(' ');
+        String code = space > 0 && space < 31 ? text.substring(0, space) : "ERR";
+        long[] n = errorCodes.get(code);
+        if (n == null) {
+            if (errorCodes.size() >= ERROR_CODES_MAX) return;
+            errorCodes.put(code, n = new long[1]);
+        }
+        n[0]++;
+    }
 
     /** Per-second rates of commands, input bytes and output bytes: one ring of samples each. */
     private final long[][] rates = new long[3][SAMPLES];
@@ -64,6 +86,8 @@ public final class ShardStats {
         netInputBytes = 0;
         netOutputBytes = 0;
         commandsProcessed = 0;
+        errorReplies = 0;
+        errorCodes.clear();
         for (long[] r : rates) java.util.Arrays.fill(r, 0);
         lastSampleMs = 0;
     }

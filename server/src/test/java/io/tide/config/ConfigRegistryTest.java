@@ -45,9 +45,12 @@ class ConfigRegistryTest {
     }
 
     @Test
-    void noSlowlogYet() {
-        assertThat(config.param("slowlog-log-slower-than")).isNull();
-        assertThat(config.param("slowlog-max-len")).isNull();
+    void slowlogNames_areAliasesOfTheCommandlogSlowParameters() {
+        assertThat(config.param("slowlog-log-slower-than").name()).isEqualTo("commandlog-execution-slower-than");
+        assertThat(config.param("slowlog-max-len").name()).isEqualTo("commandlog-slow-execution-max-len");
+        config.set("slowlog-log-slower-than", "-1");
+        assertThat(config.getLong("commandlog-execution-slower-than")).isEqualTo(-1);
+        assertThat(config.getLong("slowlog-max-len")).isEqualTo(128);
     }
 
     @Test

@@ -47,9 +47,9 @@ public final class ServerCommands {
 
     /** INFO sections in Redis's order. */
     private static final List<String> SECTIONS = List.of("server", "clients", "memory", "persistence", "stats",
-            "replication", "cpu", "commandstats", "keyspace");
+            "replication", "cpu", "commandstats", "errorstats", "latencystats", "keyspace");
     private static final Set<String> DEFAULT_SECTIONS = Set.of("server", "clients", "memory", "persistence",
-            "stats", "replication", "cpu", "keyspace");
+            "stats", "replication", "cpu", "errorstats", "keyspace");
     /** Highest JVM heap use seen by INFO (the heap is the process's, shared by servers in one JVM). */
     /** Linux reports process CPU times in USER_HZ ticks, 100 per second on every mainstream architecture. */
     private static final double USER_HZ = 100.0;
@@ -163,6 +163,8 @@ public final class ServerCommands {
                 case "replication" -> replicationSection(ctx, sb);
                 case "cpu" -> cpuSection(sb);
                 case "commandstats" -> commandStatsSection(ctx, sb);
+                case "errorstats" -> errorStatsSection(ctx, sb);
+                case "latencystats" -> latencyStatsSection(ctx, sb);
                 case "keyspace" -> keyspaceSection(ctx, sb);
                 default -> throw new IllegalStateException(section);
             }
@@ -386,6 +388,7 @@ public final class ServerCommands {
             sum.evictedKeys += st.evictedKeys;
             sum.keyspaceHits += st.keyspaceHits;
             sum.keyspaceMisses += st.keyspaceMisses;
+            sum.errorReplies += st.errorReplies;
         }
         sb.append("# Stats\r\n");
         line(sb, "total_connections_received", ctx.server().connectionsReceived().get());
@@ -408,6 +411,7 @@ public final class ServerCommands {
         line(sb, "pubsub_channels", ctx.server().pubSub().size(io.tide.pubsub.PubSub.Kind.CHANNEL));
         line(sb, "pubsub_patterns", ctx.server().pubSub().size(io.tide.pubsub.PubSub.Kind.PATTERN));
         line(sb, "pubsubshard_channels", ctx.server().pubSub().size(io.tide.pubsub.PubSub.Kind.SHARD));
+        line(sb, "total_error_replies", sum.errorReplies);
     }
 
     /** Redis 7.0's replication section of a primary, from the replication thread's last published state. */
@@ -500,6 +504,40 @@ public final class ServerCommands {
         }
     }
 
+    /** Redis's errorstats: error replies by code, codes in byte order. */
+    private static void errorStatsSection(CommandContext ctx, StringBuilder sb) {
+        sb.append("# Errorstats\r\n");
+        java.util.TreeMap<String, Long> codes = new java.util.TreeMap<>();
+        for (Shard shard : ctx.shards().all()) {
+            shard.stats().errorCodes.forEach((code, n) -> codes.merge(code, n[0], Long::sum));
+        }
+        codes.forEach((code, n) -> sb.append("errorstat_").append(code).append(":count=").append(n).append("\r\n"));
+    }
+
+    /** Redis 7's latencystats: per command with samples, the percentiles of latency-tracking-info-percentiles. */
+    private static void latencyStatsSection(CommandContext ctx, StringBuilder sb) {
+        sb.append("# Latencystats\r\n");
+        double[] percentiles = ctx.server().observability().percentiles();
+        for (CommandSpec spec : ctx.server().table().all()) {
+            latencyStatsLine(spec, percentiles, sb);
+            for (CommandSpec sub : spec.subcommands().values()) latencyStatsLine(sub, percentiles, sb);
+        }
+    }
+
+    private static void latencyStatsLine(CommandSpec spec, double[] percentiles, StringBuilder sb) {
+        org.HdrHistogram.Histogram h = mergedLatency(spec);
+        if (h == null) return;
+        sb.append("latency_percentiles_usec_").append(spec.fullName()).append(':')
+                .append(io.tide.metrics.LatencyHistograms.percentilesLine(h, percentiles)).append("\r\n");
+    }
+
+    /** The command's latency histogram over every thread's, or null when it has no sample. Shards parked. */
+    public static org.HdrHistogram.Histogram mergedLatency(CommandSpec spec) {
+        List<org.HdrHistogram.Histogram> parts = new ArrayList<>();
+        for (CommandSpec.CommandStats st : spec.allStats()) parts.add(st.latency);
+        return io.tide.metrics.LatencyHistograms.merge(parts);
+    }
+
     private static void commandStatsLine(CommandSpec spec, StringBuilder sb) {
         long calls = 0;
         long usec = 0;
@@ -584,12 +622,7 @@ public final class ServerCommands {
     }
 
     private static void resetStats(CommandSpec spec) {
-        for (CommandSpec.CommandStats st : spec.allStats()) {
-            st.calls = 0;
-            st.micros = 0;
-            st.rejectedCalls = 0;
-            st.failedCalls = 0;
-        }
+        for (CommandSpec.CommandStats st : spec.allStats()) st.reset();
     }
 
     static Reply configRewrite(CommandContext ctx, byte[][] argv) {

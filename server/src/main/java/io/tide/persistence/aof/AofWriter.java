@@ -133,6 +133,15 @@ public final class AofWriter implements AutoCloseable {
      *
      * @param owner runs the {@link #whenDurable} callbacks: the shard's event loop
      */
+    /** The latency monitor write(2)s and always-fsyncs are sampled into (Redis's aof-write, aof-fsync-always). */
+    private volatile io.tide.metrics.LatencyMonitor latency;
+
+    /** Sets the latency monitor; returns this writer. */
+    public AofWriter latency(io.tide.metrics.LatencyMonitor m) {
+        this.latency = m;
+        return this;
+    }
+
     public AofWriter(Path file, FsyncPolicy policy, boolean timestamps, AofFsync fsync, Executor owner)
             throws IOException {
         this(file, policy, timestamps, fsync, owner, AofWriter::openForAppend);
@@ -367,6 +376,7 @@ public final class AofWriter implements AutoCloseable {
         if (len == 0) return;
         Segment seg = current;
         int done = 0;
+        long started = System.nanoTime();
         try {
             view.clear().limit(len);
             while (view.hasRemaining()) {
@@ -381,6 +391,8 @@ public final class AofWriter implements AutoCloseable {
         }
         len = 0;
         seg.written = appended;
+        io.tide.metrics.LatencyMonitor lm = latency;
+        if (lm != null) lm.sampleIfNeeded("aof-write", (System.nanoTime() - started) / 1_000_000);
         if (writeFailed) {
             log.warn("AOF write error looks solved, writing to {} again", seg.path);
             writeFailed = false;
@@ -601,7 +613,12 @@ public final class AofWriter implements AutoCloseable {
         }
         if (!curDone) {
             try {
+                long t0 = System.nanoTime();
                 cur.channel.force(false);
+                io.tide.metrics.LatencyMonitor lm = latency;
+                if (lm != null && sharedPolicy == FsyncPolicy.ALWAYS) {
+                    lm.sampleIfNeeded("aof-fsync-always", (System.nanoTime() - t0) / 1_000_000);
+                }
             } catch (ClosedChannelException e) {
                 if (!closed) err = e;
             } catch (IOException e) {
