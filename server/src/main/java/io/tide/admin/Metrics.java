@@ -34,13 +34,17 @@ import java.util.function.Consumer;
  */
 final class Metrics {
 
+    /** Every command's statistics on one thread (a shard's or the coordinator's), read on that thread. */
+    private record CommandFigures(long[] calls, long[] micros, long[] rejected, long[] failed,
+                                  org.HdrHistogram.Histogram[] latency) {}
+
     /** One shard's figures, read on its thread. */
     private record ShardFigures(int id, long commands, long netIn, long netOut, long expired, long evicted, long hits,
                                 long misses, long usedBytes, long pendingTasks, long[] keys, long[] expires,
-                                long[] calls, long[] micros, long[] rejected, long[] failed) {}
+                                CommandFigures cmd, java.util.Map<String, Long> errors) {}
 
-    /** What one scrape reports. */
-    private record Snapshot(List<ShardFigures> shards, List<CommandSpec> commands) {}
+    /** What one scrape reports: the shards' figures and the coordinator's share of the command statistics. */
+    private record Snapshot(List<ShardFigures> shards, List<CommandSpec> commands, CommandFigures coordinator) {}
 
     private final ServerContext server;
     private final PrometheusRegistry registry = new PrometheusRegistry();
@@ -83,9 +87,15 @@ final class Metrics {
             });
             futures.add(f);
         }
+        CompletableFuture<CommandFigures> coord = new CompletableFuture<>();
+        int coordinatorSlot = all.length; // CommandSpec keeps the coordinator's statistics after the shards'
+        server.shards().coordinator().run(new Shard[0], () -> coord.complete(commandFigures(coordinatorSlot)),
+                () -> coord.completeExceptionally(new IOException("the server is stopping")));
         List<ShardFigures> out = new ArrayList<>();
+        CommandFigures coordinator;
         try {
             for (CompletableFuture<ShardFigures> f : futures) out.add(f.get(timeoutMs, TimeUnit.MILLISECONDS));
+            coordinator = coord.get(timeoutMs, TimeUnit.MILLISECONDS);
         } catch (java.util.concurrent.TimeoutException e) {
             throw new IOException("a shard did not answer within " + timeoutMs + " ms (a busy script?)");
         } catch (java.util.concurrent.ExecutionException e) {
@@ -94,7 +104,7 @@ final class Metrics {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted");
         }
-        return new Snapshot(out, commands);
+        return new Snapshot(out, commands, coordinator);
     }
 
     /** On {@code s}'s thread. */
@@ -108,22 +118,31 @@ final class Metrics {
             keys[i] = d.size();
             expires[i] = d.volatileCount();
         }
+        long pending = s.loop() instanceof io.netty.util.concurrent.SingleThreadEventExecutor e ? e.pendingTasks() : -1;
+        java.util.Map<String, Long> errors = new java.util.HashMap<>();
+        st.errorCodes.forEach((code, n) -> errors.put(code, n[0]));
+        return new ShardFigures(s.id(), st.commandsProcessed, st.netInputBytes, st.netOutputBytes, st.expiredKeys,
+                st.evictedKeys, st.keyspaceHits, st.keyspaceMisses, s.usedBytes(), pending, keys, expires,
+                commandFigures(s.id()), errors);
+    }
+
+    /** On the thread that owns slot {@code slot} of every command's statistics (histograms copied). */
+    private CommandFigures commandFigures(int slot) {
         int n = commands.size();
         long[] calls = new long[n];
         long[] micros = new long[n];
         long[] rejected = new long[n];
         long[] failed = new long[n];
+        org.HdrHistogram.Histogram[] latency = new org.HdrHistogram.Histogram[n];
         for (int c = 0; c < n; c++) {
-            CommandSpec.CommandStats cs = commands.get(c).allStats()[s.id()];
+            CommandSpec.CommandStats cs = commands.get(c).allStats()[slot];
             calls[c] = cs.calls;
             micros[c] = cs.micros;
             rejected[c] = cs.rejectedCalls;
             failed[c] = cs.failedCalls;
+            if (cs.latency != null && cs.latency.getTotalCount() > 0) latency[c] = cs.latency.copy();
         }
-        long pending = s.loop() instanceof io.netty.util.concurrent.SingleThreadEventExecutor e ? e.pendingTasks() : -1;
-        return new ShardFigures(s.id(), st.commandsProcessed, st.netInputBytes, st.netOutputBytes, st.expiredKeys,
-                st.evictedKeys, st.keyspaceHits, st.keyspaceMisses, s.usedBytes(), pending, keys, expires, calls,
-                micros, rejected, failed);
+        return new CommandFigures(calls, micros, rejected, failed, latency);
     }
 
     private interface ShardSum {
@@ -209,6 +228,17 @@ final class Metrics {
         CounterWithCallback.builder().name("redis_commands_failed_calls_total")
                 .help("Calls that ran and failed (INFO commandstats failed_calls).").labelNames("cmd")
                 .callback(cb -> perCommand((v, c) -> cb.call(v, c), 3)).register(registry);
+        CounterWithCallback.builder().name("redis_errors_total")
+                .help("Error replies by code (INFO errorstats), the first word of the error.").labelNames("err")
+                .callback(cb -> {
+                    java.util.TreeMap<String, Long> codes = new java.util.TreeMap<>();
+                    for (ShardFigures f : snap.shards()) f.errors().forEach((k, v) -> codes.merge(k, v, Long::sum));
+                    codes.forEach((k, v) -> cb.call(v, k));
+                }).register(registry);
+        io.prometheus.metrics.core.metrics.SummaryWithCallback.builder().name("redis_latency_percentiles_usec")
+                .help("Per-command latency (latency-tracking, INFO latencystats): the percentiles of "
+                        + "latency-tracking-info-percentiles in microseconds, the count of samples and their sum.")
+                .labelNames("cmd").callback(cb -> perCommandLatency(cb)).register(registry);
         String[] shard = {"shard"};
         CounterWithCallback.builder().name("tide_shard_commands_processed_total").help("Commands processed per shard.")
                 .labelNames(shard).callback(cb -> {
@@ -244,12 +274,21 @@ final class Metrics {
         void call(double value, String cmd);
     }
 
+    /** The command statistics of every thread: the shards' and the coordinator's. */
+    private List<CommandFigures> allCommandFigures() {
+        List<CommandFigures> all = new ArrayList<>();
+        for (ShardFigures f : snap.shards()) all.add(f.cmd());
+        all.add(snap.coordinator());
+        return all;
+    }
+
     /** Each command with any call, refusal or failure: figure 0 calls, 1 micros, 2 rejected, 3 failed. */
     private void perCommand(CommandValue cb, int figure) {
         List<CommandSpec> cmds = snap.commands();
+        List<CommandFigures> all = allCommandFigures();
         for (int c = 0; c < cmds.size(); c++) {
             long calls = 0, micros = 0, rejected = 0, failed = 0;
-            for (ShardFigures f : snap.shards()) {
+            for (CommandFigures f : all) {
                 calls += f.calls()[c];
                 micros += f.micros()[c];
                 rejected += f.rejected()[c];
@@ -263,6 +302,30 @@ final class Metrics {
                 default -> failed;
             };
             cb.call(v, cmds.get(c).fullName());
+        }
+    }
+
+    /** Each command with latency samples: merged over every thread, quantiles as INFO latencystats computes them. */
+    private void perCommandLatency(io.prometheus.metrics.core.metrics.SummaryWithCallback.Callback cb) {
+        List<CommandSpec> cmds = snap.commands();
+        List<CommandFigures> all = allCommandFigures();
+        double[] percentiles = server.observability().percentiles();
+        for (int c = 0; c < cmds.size(); c++) {
+            List<org.HdrHistogram.Histogram> parts = new ArrayList<>();
+            long micros = 0;
+            for (CommandFigures f : all) {
+                parts.add(f.latency()[c]);
+                micros += f.micros()[c];
+            }
+            org.HdrHistogram.Histogram h = io.tide.metrics.LatencyHistograms.merge(parts);
+            if (h == null) continue;
+            List<io.prometheus.metrics.model.snapshots.Quantile> qs = new ArrayList<>();
+            for (double p : percentiles) {
+                qs.add(new io.prometheus.metrics.model.snapshots.Quantile(p / 100,
+                        io.tide.metrics.LatencyHistograms.valueAtPercentile(h, p) / 1000.0));
+            }
+            cb.call(h.getTotalCount(), micros, io.prometheus.metrics.model.snapshots.Quantiles.of(qs),
+                    cmds.get(c).fullName());
         }
     }
 

@@ -94,6 +94,22 @@ class AdminServerTest {
             long processed = info(j, "stats", "total_commands_processed");
             assertThat(scrape(admin).get("redis_commands_processed_total")).isEqualTo((double) processed + 1); // + INFO
             assertThat(after.get("tide_shards")).isEqualTo(4.0);
+            // Commands run by the coordinator (INFO runs on every shard), error replies, latency samples.
+            assertThatThrownBy(() -> j.sendCommand(() -> "NOSUCHCOMMAND".getBytes(StandardCharsets.US_ASCII)))
+                    .hasMessageStartingWith("ERR unknown command");
+            for (int i = 0; i < 5; i++) j.mset("a" + i, "1", "b" + i, "2", "c" + i, "3", "d" + i, "4"); // cross-shard
+            redis.clients.jedis.Transaction tx = j.multi(); // keys on several shards: EXEC runs on the coordinator
+            for (int i = 0; i < 4; i++) tx.set("tx" + i, "v");
+            tx.exec();
+            Map<String, Double> later = scrape(admin);
+            assertThat(later.get("redis_commands_total{cmd=\"set\"}") - after.get("redis_commands_total{cmd=\"set\"}"))
+                    .isEqualTo(4.0); // the commands EXEC ran count, as in INFO commandstats
+            assertThat(later.get("redis_commands_total{cmd=\"mset\"}")).isEqualTo(5.0);
+            assertThat(later.get("redis_commands_total{cmd=\"info\"}")).isEqualTo(3.0);
+            assertThat(later.get("redis_errors_total{err=\"ERR\"}")).isEqualTo(1.0);
+            assertThat(later.get("redis_latency_percentiles_usec_count{cmd=\"set\"}"))
+                    .isEqualTo(later.get("redis_commands_total{cmd=\"set\"}"));
+            assertThat(later.get("redis_latency_percentiles_usec{cmd=\"set\",quantile=\"0.99\"}")).isPositive();
             assertThat(after.keySet()).anyMatch(k -> k.startsWith("jvm_memory_used_bytes"));
             assertThat(get(admin, "/nosuch").statusCode()).isEqualTo(404);
             HttpResponse<String> post = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + admin
