@@ -398,12 +398,10 @@ public final class Replica implements AutoCloseable {
      */
     private void fromSocket(InputStream in, String head, long gen, boolean swap) throws IOException {
         syncRead = 0;
-        InputStream image;
-        EofMarked marked = null;
+        ImageStream image;
         if (head.startsWith("$EOF:")) {
             syncTotal = -1;
-            marked = new EofMarked(in, head.substring(5).getBytes(StandardCharsets.US_ASCII));
-            image = marked;
+            image = new EofMarked(in, head.substring(5).getBytes(StandardCharsets.US_ASCII));
         } else {
             syncTotal = Long.parseLong(head.substring(1));
             image = new Bounded(in, syncTotal);
@@ -412,12 +410,10 @@ public final class Replica implements AutoCloseable {
             LOG.info("MASTER <-> REPLICA sync: Flushing old data");
             emptyAll(config.getBool("replica-lazy-flush"));
             LOG.info("MASTER <-> REPLICA sync: Loading DB in memory (from the socket)");
-            EofMarked eof = marked;
             persistence.whileLoading(syncTotal, () -> {
                 try {
                     persistence.loadReplicaImage(image, syncTotal, limits.get(), function, null);
-                    if (eof != null) eof.checkEnd();
-                    else ((Bounded) image).checkEnd();
+                    image.checkEnd();
                     if (gen != generation) throw new IOException("the link was replaced");
                 } catch (IOException | RuntimeException e) {
                     LOG.warn("Failed trying to load the MASTER synchronization DB from socket: {}", e.toString());
@@ -442,8 +438,7 @@ public final class Replica implements AutoCloseable {
         List<byte[]> functions = new ArrayList<>();
         LOG.info("MASTER <-> REPLICA sync: Loading DB in memory (swapdb: the old dataset serves meanwhile)");
         persistence.loadReplicaImage(image, syncTotal, limits.get(), functions::add, fresh);
-        if (marked != null) marked.checkEnd();
-        else ((Bounded) image).checkEnd();
+        image.checkEnd();
         if (gen != generation) throw new IOException("the link was replaced");
         boolean lazy = config.getBool("replica-lazy-flush");
         CompletableFuture<Void> swapped = new CompletableFuture<>();
@@ -478,20 +473,26 @@ public final class Replica implements AutoCloseable {
         await(flushed);
     }
 
-    /** The first {@code size} bytes of the link: a {@code $<size>} image, read where it is parsed. */
-    private final class Bounded extends InputStream {
+    /** A full sync's image as the link delivers it, read where it is parsed; {@link #checkEnd} once it is. */
+    private abstract static class ImageStream extends InputStream {
+        @Override
+        public int read() throws IOException {
+            byte[] one = new byte[1];
+            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+        }
+
+        /** The parser stopped at the RDB's end: the image must end exactly there. */
+        abstract void checkEnd() throws IOException;
+    }
+
+    /** The first {@code size} bytes of the link: a {@code $<size>} image. */
+    private final class Bounded extends ImageStream {
         private final InputStream in;
         private long left;
 
         Bounded(InputStream in, long size) {
             this.in = in;
             this.left = size;
-        }
-
-        @Override
-        public int read() throws IOException {
-            byte[] one = new byte[1];
-            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
         }
 
         @Override
@@ -505,7 +506,7 @@ public final class Replica implements AutoCloseable {
             return n;
         }
 
-        /** The parser stopped at the image's end: nothing of it may be left. */
+        @Override
         void checkEnd() throws IOException {
             if (left != 0) throw new IOException("the RDB ended " + left + " bytes before the size the master sent");
         }
@@ -517,7 +518,7 @@ public final class Replica implements AutoCloseable {
      * sends nothing after the mark until this replica's first ACK (as Tide and Redis 7 do), which
      * {@link #readUntilMark} relies on too.
      */
-    private final class EofMarked extends InputStream {
+    private final class EofMarked extends ImageStream {
         private final InputStream in;
         private final byte[] mark;
         private byte[] buf = new byte[64 * 1024];
@@ -527,12 +528,6 @@ public final class Replica implements AutoCloseable {
         EofMarked(InputStream in, byte[] mark) {
             this.in = in;
             this.mark = mark;
-        }
-
-        @Override
-        public int read() throws IOException {
-            byte[] one = new byte[1];
-            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
         }
 
         @Override
@@ -557,6 +552,7 @@ public final class Replica implements AutoCloseable {
         }
 
         /** What is left after the parsed image must be exactly the mark. */
+        @Override
         void checkEnd() throws IOException {
             while (end - start < mark.length) { // the parser stopped before the wrapper read the whole mark
                 int n = in.read(buf, end, Math.min(buf.length - end, mark.length - (end - start)));
