@@ -187,8 +187,7 @@ public final class CommandContext implements ShardWrites.Recorder {
         io.tide.metrics.Observability obs = server.observability();
         spec.stats(shard != null ? shard.id() : shards.size()).call(micros, failed, obs.tracking());
         boolean asClient = !script && client != null;
-        Dispatcher.observe(obs, spec, argv, micros, asClient ? client.connection().remoteAddress() : "?:0",
-                asClient ? client.name() : "", false);
+        Dispatcher.observe(obs, spec, argv, micros, asClient ? client : null, false);
     }
 
     /**

@@ -629,8 +629,7 @@ public final class Dispatcher {
             w.unclaim();
             return;
         }
-        observe(server.observability(), w.spec, w.argv, (System.nanoTime() - t0) / 1000,
-                w.client.connection().remoteAddress(), w.client.name(), true);
+        observe(server.observability(), w.spec, w.argv, (System.nanoTime() - t0) / 1000, w.client, true);
         w.served();
         w.unregister();
         // The pop it made is in the journal's file (and fsynced under always) before the client hears of it.
@@ -662,7 +661,7 @@ public final class Dispatcher {
         long micros = nanos / 1000;
         io.tide.metrics.Observability obs = server.observability();
         spec.stats(home.id()).call(micros, o.failed, obs.tracking());
-        if (o.block == null) observe(obs, spec, argv, micros, c.connection().remoteAddress(), c.name(), true);
+        if (o.block == null) observe(obs, spec, argv, micros, c, true);
     }
 
     /**
@@ -670,14 +669,27 @@ public final class Dispatcher {
      * script's): the latency monitor's command or fast-command event; unless the command is skip_slowlog (EXEC),
      * the slow log and, for a top-level command, the large-request log (its size as RESP sends it). Any thread.
      */
-    static void observe(io.tide.metrics.Observability obs, CommandSpec spec, byte[][] argv, long micros, String peer,
-                        String name, boolean topLevel) {
+    static void observe(io.tide.metrics.Observability obs, CommandSpec spec, byte[][] argv, long micros,
+                        ClientSession client, boolean topLevel) {
         obs.latency().sampleIfNeeded(spec.has(CommandSpec.FAST) ? "fast-command" : "command", micros / 1000);
         if (spec.has(CommandSpec.SKIP_SLOWLOG)) return;
-        obs.slow().add(spec.fullName(), argv, micros, peer, name);
+        // The client's address and name only for an entry: a connection's address string is made when first needed.
+        if (obs.slow().wants(micros)) obs.slow().add(spec.fullName(), argv, micros, peer(client), name(client));
         if (topLevel && obs.largeRequest().enabled()) {
-            obs.largeRequest().add(spec.fullName(), argv, requestBytes(argv), peer, name);
+            long bytes = requestBytes(argv);
+            if (obs.largeRequest().wants(bytes)) {
+                obs.largeRequest().add(spec.fullName(), argv, bytes, peer(client), name(client));
+            }
         }
+    }
+
+    /** A log entry's client address: the connection's, or Redis's Lua client's {@code ?:0} (null: a script). */
+    private static String peer(ClientSession c) {
+        return c == null ? "?:0" : c.connection().remoteAddress();
+    }
+
+    private static String name(ClientSession c) {
+        return c == null ? "" : c.name();
     }
 
     /** The bytes of {@code argv} as a RESP multibulk request: {@code *N\r\n} and {@code $len\r\n<arg>\r\n} each. */
