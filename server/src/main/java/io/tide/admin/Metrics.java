@@ -258,6 +258,11 @@ final class Metrics {
             for (ShardFigures f : snap.shards()) cb.call(f.pendingTasks(), Integer.toString(f.id()));
         });
         gauge("tide_shards", "Shards (event-loop threads owning a part of the keyspace).", () -> s.shards().size());
+        counter("tide_coordinator_operations_total", "Multi-shard operations the coordinator ran (INFO tide).",
+                () -> s.shards().coordinator().operations());
+        CounterWithCallback.builder().name("tide_coordinator_seconds_total")
+                .help("Time the coordinator's batches held shards parked (INFO tide_coordinator_usec).")
+                .callback(cb -> cb.call(s.shards().coordinator().parkedMicros() / 1e6)).register(registry);
     }
 
     private void perDb(GaugeWithCallback.Callback cb, boolean expiring) {

@@ -105,11 +105,29 @@ public final class Coordinator {
         while ((left = queue.poll()) != null) left.onRejected.run();
     }
 
+    /** Operations run, and the nanoseconds their batches held shards parked (written on the coordinator thread). */
+    private volatile long operations;
+    private volatile long parkedNanos;
+
+    /** INFO tide_coordinator_operations: multi-shard operations run since start (or CONFIG RESETSTAT). */
+    public long operations() { return operations; }
+
+    /** INFO tide_coordinator_usec: the time their batches held shards parked, from the first barrier to release. */
+    public long parkedMicros() { return parkedNanos / 1000; }
+
+    /** CONFIG RESETSTAT; on the coordinator thread (an ALL_SHARDS command). */
+    public void resetStats() {
+        operations = 0;
+        parkedNanos = 0;
+    }
+
     private void coordinate(Shard[] shards, List<Op> batch) {
+        long t0 = System.nanoTime();
         if (!park(shards)) {
             for (Op op : batch) op.onRejected.run();
             return;
         }
+        operations += batch.size();
         try {
             for (Op op : batch) {
                 if (release == null) { // lent out and not taken back (shutting down)
@@ -128,6 +146,7 @@ public final class Coordinator {
             if (release != null) release.countDown();
             release = null;
             parked = null;
+            parkedNanos += System.nanoTime() - t0;
         }
     }
 

@@ -47,7 +47,7 @@ public final class ServerCommands {
 
     /** INFO sections in Redis's order. */
     private static final List<String> SECTIONS = List.of("server", "clients", "memory", "persistence", "stats",
-            "replication", "cpu", "commandstats", "errorstats", "latencystats", "keyspace");
+            "replication", "cpu", "commandstats", "errorstats", "latencystats", "keyspace", "tide");
     private static final Set<String> DEFAULT_SECTIONS = Set.of("server", "clients", "memory", "persistence",
             "stats", "replication", "cpu", "errorstats", "keyspace");
     /** Highest JVM heap use seen by INFO (the heap is the process's, shared by servers in one JVM). */
@@ -166,6 +166,7 @@ public final class ServerCommands {
                 case "errorstats" -> errorStatsSection(ctx, sb);
                 case "latencystats" -> latencyStatsSection(ctx, sb);
                 case "keyspace" -> keyspaceSection(ctx, sb);
+                case "tide" -> tideSection(ctx, sb);
                 default -> throw new IllegalStateException(section);
             }
         }
@@ -557,6 +558,33 @@ public final class ServerCommands {
     }
 
     /** Per database: keys and keys with an expiry. avg_ttl is left out: Tide does not track it. */
+    /**
+     * Tide's own section (in INFO all and everything, not in the default set): the shards, each one's keys (all
+     * databases), keys with a TTL, commands processed, dataset bytes and the tasks queued on its event loop, and the
+     * coordinator's multi-shard operations with the time they held shards parked. Read with the shards parked.
+     */
+    private static void tideSection(CommandContext ctx, StringBuilder sb) {
+        ServerContext s = ctx.server();
+        sb.append("# Tide\r\n");
+        line(sb, "tide_shards", s.shards().size());
+        line(sb, "tide_io_driver", s.ioDriver());
+        line(sb, "tide_coordinator_operations", s.shards().coordinator().operations());
+        line(sb, "tide_coordinator_usec", s.shards().coordinator().parkedMicros());
+        for (Shard sh : ctx.shards().all()) {
+            long keys = 0;
+            long expires = 0;
+            for (int i = 0; i < sh.databases(); i++) {
+                keys += sh.db(i).size();
+                expires += sh.db(i).volatileCount();
+            }
+            long pending = sh.loop() instanceof io.netty.util.concurrent.SingleThreadEventExecutor e
+                    ? e.pendingTasks() : -1;
+            sb.append("shard").append(sh.id()).append(":keys=").append(keys).append(",expires=").append(expires)
+                    .append(",ops=").append(sh.stats().commandsProcessed).append(",used_memory=")
+                    .append(sh.usedBytes()).append(",pending_tasks=").append(pending).append("\r\n");
+        }
+    }
+
     private static void keyspaceSection(CommandContext ctx, StringBuilder sb) {
         sb.append("# Keyspace\r\n");
         Shard[] shards = ctx.shards().all();
@@ -616,6 +644,7 @@ public final class ServerCommands {
         ctx.server().rejectedConnections().set(0);
         ctx.server().lazyFree().resetStats();
         ctx.server().replication().resetStats();
+        ctx.shards().coordinator().resetStats();
         // Counted as it started and reset just now: it counts again, as Redis counts it once it returns.
         if (ctx.client() != null) ctx.shards().all()[0].stats().commandsProcessed = 1;
         return Reply.OK;

@@ -246,6 +246,35 @@ class ServerCommandsTest {
         }
     }
 
+    /** INFO tide: one line per shard whose keys add up to DBSIZE, and the coordinator's operations moving. */
+    @Test
+    void info_tide_perShardFiguresAndTheCoordinator() {
+        try (Jedis j = jedis(2)) {
+            for (int i = 0; i < 100; i++) j.set("k" + i, "v");
+            j.expire("k1", 100);
+            String before = j.info("tide");
+            for (int i = 0; i < 3; i++) j.mset("a" + i, "1", "b" + i, "2", "c" + i, "3", "d" + i, "4");
+            String info = j.info("tide");
+            assertThat(info).startsWith("# Tide\r\n").contains("tide_shards:" + shards + "\r\n");
+            long keys = 0;
+            long expires = 0;
+            for (int s = 0; s < shards; s++) {
+                String line = info.lines().filter(l -> l.startsWith("shard")).toList().get(s);
+                assertThat(line).startsWith("shard" + s + ":keys=").contains(",pending_tasks=");
+                keys += Long.parseLong(line.replaceAll(".*keys=(\\d+),.*", "$1"));
+                expires += Long.parseLong(line.replaceAll(".*expires=(\\d+),.*", "$1"));
+            }
+            assertThat(keys).isEqualTo(j.dbSize());
+            assertThat(expires).isEqualTo(1);
+            long opsBefore = stat(before, "tide_coordinator_operations");
+            // On a multi-shard server each INFO and each 4-key MSET is a coordinator operation (one shard runs both inline).
+            if (shards > 1) assertThat(stat(info, "tide_coordinator_operations")).isGreaterThanOrEqualTo(opsBefore + 4);
+            else assertThat(stat(info, "tide_coordinator_operations")).isEqualTo(opsBefore);
+            assertThat(j.info("everything")).contains("# Tide\r\n");
+            assertThat(j.info()).doesNotContain("# Tide\r\n"); // not in the default sections, as a Redis parser expects
+        }
+    }
+
     @Test
     void config_resetstat_zeroesCounters() {
         try (Jedis j = jedis(2)) {
