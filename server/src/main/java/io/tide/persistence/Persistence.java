@@ -371,6 +371,7 @@ public final class Persistence {
         List<CompletableFuture<?>> pending = new ArrayList<>();
         long now = System.currentTimeMillis();
         long[] keys = {0};
+        long[] expired = {0};
         int[] currentDb = {0};
         try {
             reader.read(new RdbFileReader.Visitor() {
@@ -391,7 +392,10 @@ public final class Persistence {
 
                 @Override
                 public void entry(int db, byte[] key, Object value, long expireAtMs, long idleSecs, int freq) {
-                    if (expireAtMs != 0 && expireAtMs < now) return;
+                    if (expireAtMs != 0 && expireAtMs < now) {
+                        expired[0]++;
+                        return;
+                    }
                     if (db >= config.getInt("databases")) {
                         throw new IllegalStateException("the RDB file holds database " + db + " but databases is "
                                 + config.getInt("databases"));
@@ -436,6 +440,8 @@ public final class Persistence {
             else asyncLoading = false;
         }
         lastSaveMs = System.currentTimeMillis();
+        lastLoadKeysLoaded = keys[0];
+        lastLoadKeysExpired = expired[0];
         LOG.info("DB loaded from disk: {} keys in {} ms ({})", keys[0], System.currentTimeMillis() - t0, file);
     }
 
@@ -476,7 +482,13 @@ public final class Persistence {
 
     // ---------------------------------------------------------------- INFO
 
+    private volatile long lastLoadKeysLoaded;
+    private volatile long lastLoadKeysExpired;
+
     public boolean loading() { return loading; }
+    /** INFO rdb_last_load_keys_loaded / _expired: keys the last RDB load kept, and those it skipped as expired. */
+    public long lastLoadKeysLoaded() { return lastLoadKeysLoaded; }
+    public long lastLoadKeysExpired() { return lastLoadKeysExpired; }
     public long loadingStartSeconds() { return loadingStartMs / 1000; }
     public long loadingTotalBytes() { return loadingTotalBytes; }
     public long loadingLoadedBytes() { return loadingLoadedBytes; }

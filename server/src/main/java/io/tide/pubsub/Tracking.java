@@ -40,6 +40,28 @@ public final class Tracking {
         this.clients = clients;
     }
 
+    /** INFO tracking_clients: clients with tracking on. */
+    public int clientCount() {
+        return modes.size();
+    }
+
+    /** INFO tracking_total_keys: keys some client is told about in default mode. */
+    public int keyCount() {
+        return keys.size();
+    }
+
+    /** INFO tracking_total_items: (key, client) pairs of the default mode's table. */
+    public long itemCount() {
+        long n = 0;
+        for (Set<Long> s : keys.values()) n += s.size();
+        return n;
+    }
+
+    /** INFO tracking_total_prefixes: BCAST prefixes in use. */
+    public int prefixCount() {
+        return prefixes.size();
+    }
+
     /** Whether any client tracks: the one check on the write path when nobody does. */
     public boolean active() {
         return !modes.isEmpty();

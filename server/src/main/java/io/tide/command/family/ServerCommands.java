@@ -210,6 +210,7 @@ public final class ServerCommands {
         line(sb, "maxclients", ctx.server().config().get("maxclients"));
         long blocked = ctx.server().clients().values().stream().filter(ClientSession::isBlocked).count();
         line(sb, "blocked_clients", blocked);
+        line(sb, "tracking_clients", ctx.server().tracking().clientCount());
         int blockingKeys = 0;
         for (io.tide.shard.Shard sh : ctx.shards().all()) blockingKeys += sh.blocking().keyCount();
         line(sb, "total_blocking_keys", blockingKeys);
@@ -230,6 +231,7 @@ public final class ServerCommands {
             line(sb, "used_memory_rss_human", human(rss));
         }
         line(sb, "used_memory_peak", peak);
+        line(sb, "used_memory_startup", ctx.server().startupMemory());
         line(sb, "used_memory_peak_human", human(peak));
         line(sb, "used_memory_peak_perc", percent(used, peak));
         line(sb, "used_memory_overhead", clientBuffers);
@@ -357,6 +359,8 @@ public final class ServerCommands {
         line(sb, "rdb_last_bgsave_time_sec", p.lastBgsaveSeconds());
         line(sb, "rdb_current_bgsave_time_sec", p.currentBgsaveSeconds());
         line(sb, "rdb_saves", p.saves());
+        line(sb, "rdb_last_load_keys_expired", p.lastLoadKeysExpired());
+        line(sb, "rdb_last_load_keys_loaded", p.lastLoadKeysLoaded());
         io.tide.persistence.AppendOnly aof = ctx.server().appendOnly();
         line(sb, "aof_enabled", aof.enabled() ? 1 : 0);
         line(sb, "aof_rewrite_in_progress", aof.rewriting() ? 1 : 0);
@@ -412,6 +416,10 @@ public final class ServerCommands {
         line(sb, "pubsub_channels", ctx.server().pubSub().size(io.tide.pubsub.PubSub.Kind.CHANNEL));
         line(sb, "pubsub_patterns", ctx.server().pubSub().size(io.tide.pubsub.PubSub.Kind.PATTERN));
         line(sb, "pubsubshard_channels", ctx.server().pubSub().size(io.tide.pubsub.PubSub.Kind.SHARD));
+        io.tide.pubsub.Tracking tracking = ctx.server().tracking();
+        line(sb, "tracking_total_keys", tracking.keyCount());
+        line(sb, "tracking_total_items", tracking.itemCount());
+        line(sb, "tracking_total_prefixes", tracking.prefixCount());
         line(sb, "total_error_replies", sum.errorReplies);
     }
 
