@@ -733,16 +733,7 @@ public final class Replica implements AutoCloseable {
     }
 
     private static void await(CompletableFuture<Void> f) throws IOException {
-        try {
-            f.get(10, TimeUnit.MINUTES);
-        } catch (java.util.concurrent.ExecutionException e) {
-            throw new IOException(e.getCause());
-        } catch (java.util.concurrent.TimeoutException e) {
-            throw new IOException("timed out applying the stream", e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted", e);
-        }
+        awaitValue(f);
     }
 
     private void sendAck(OutputStream out) throws IOException {
