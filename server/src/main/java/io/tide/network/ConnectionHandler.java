@@ -403,7 +403,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
                 return;
             }
             flushNow();
-            home.stats().netOutputBytes += bytes.length;
+            // A replica's stream and image: INFO total_net_repl_output_bytes, not total_net_output_bytes (as Redis 7).
             ch.writeAndFlush(Unpooled.wrappedBuffer(bytes)).addListener(f -> written.accept(f.isSuccess()));
         });
     }

@@ -225,6 +225,18 @@ public final class Primary implements AutoCloseable {
 
     // ------------------------------------------------------------------------------------------------ API
 
+    private final java.util.concurrent.atomic.AtomicLong replOutputBytes = new java.util.concurrent.atomic.AtomicLong();
+
+    /** {@code n} bytes (stream, image or handshake) reached a replica's socket. Any thread. */
+    void replicated(long n) {
+        replOutputBytes.addAndGet(n);
+    }
+
+    /** INFO total_net_repl_output_bytes: bytes written to replicas. */
+    public long replOutputBytes() {
+        return replOutputBytes.get();
+    }
+
     /** Queues an event for the replication thread. Thread-safe, lock-free. */
     void offer(Object event) {
         inbox.add(event);

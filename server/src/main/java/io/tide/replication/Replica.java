@@ -78,6 +78,18 @@ public final class Replica implements AutoCloseable {
     /** The database the stream has selected; kept across a partial resync, reset by a full sync. */
     private final int[] streamDb = {0};
     private volatile long syncRead;
+    /** INFO total_net_repl_input_bytes: the images' and the stream's bytes read from primaries (link thread). */
+    private final java.util.concurrent.atomic.AtomicLong replInputBytes = new java.util.concurrent.atomic.AtomicLong();
+
+    /** {@code n} more bytes of a full sync's image arrived. On the link thread. */
+    private void imageRead(int n) {
+        syncRead += n;
+        replInputBytes.addAndGet(n);
+        lastIoMs = System.currentTimeMillis();
+    }
+
+    /** INFO total_net_repl_input_bytes. */
+    public long replInputBytes() { return replInputBytes.get(); }
     /** What REPLCONF ACK's FACK reports: the stream offset this replica's AOF has fsynced. */
     private final Fsynced fsynced = new Fsynced();
 
@@ -365,8 +377,7 @@ public final class Replica implements AutoCloseable {
                     if (n < 0) throw new EOFException("the master closed the link during the RDB");
                     f.write(buf, 0, n);
                     left -= n;
-                    syncRead += n;
-                    lastIoMs = System.currentTimeMillis();
+                    imageRead(n);
                 }
             }
         }
@@ -501,8 +512,7 @@ public final class Replica implements AutoCloseable {
             int n = in.read(b, off, (int) Math.min(len, left));
             if (n < 0) throw new EOFException("the master closed the link during the RDB");
             left -= n;
-            syncRead += n;
-            lastIoMs = System.currentTimeMillis();
+            imageRead(n);
             return n;
         }
 
@@ -542,8 +552,7 @@ public final class Replica implements AutoCloseable {
                 int n = in.read(buf, end, buf.length - end);
                 if (n < 0) throw new EOFException("the master closed the link during the RDB");
                 end += n;
-                syncRead += n;
-                lastIoMs = System.currentTimeMillis();
+                imageRead(n);
             }
             int n = Math.min(len, end - start - mark.length);
             System.arraycopy(buf, start, b, off, n);
@@ -573,8 +582,7 @@ public final class Replica implements AutoCloseable {
         while (true) {
             int n = in.read(buf);
             if (n < 0) throw new EOFException("the master closed the link during the RDB");
-            syncRead += n;
-            lastIoMs = System.currentTimeMillis();
+            imageRead(n);
             byte[] all = new byte[held + n];
             System.arraycopy(tail, 0, all, 0, held);
             System.arraycopy(buf, 0, all, held, n);
@@ -698,6 +706,7 @@ public final class Replica implements AutoCloseable {
         long n = 0;
         for (Command c : todo) n += c.bytes;
         offset += n;
+        replInputBytes.addAndGet(n);
         if (marks != null) fsynced.add(offset, marks);
     }
 

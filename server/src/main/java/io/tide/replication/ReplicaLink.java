@@ -95,7 +95,8 @@ public final class ReplicaLink {
         streamUnsent.addAndGet(b.length);
         channel.write(b, ok -> {
             streamUnsent.addAndGet(-b.length);
-            if (!ok) primary.linkLost(this);
+            if (ok) primary.replicated(b.length);
+            else primary.linkLost(this);
         });
     }
 
@@ -104,7 +105,8 @@ public final class ReplicaLink {
         rdbUnsent.addAndGet(b.length);
         channel.write(b, ok -> {
             rdbUnsent.addAndGet(-b.length);
-            if (!ok) primary.linkLost(this);
+            if (ok) primary.replicated(b.length);
+            else primary.linkLost(this);
         });
     }
 }

@@ -83,6 +83,27 @@ class TideReplicaTest {
         }
     }
 
+    /** INFO total_net_repl_output/input_bytes count the stream on both sides; total_net_output_bytes leaves it out. */
+    @Test
+    void replicationBytes_areCountedApartFromClientTraffic() throws Exception {
+        try (Server primary = TestServers.start(1, "--repl-diskless-sync-delay", "0");
+             Server replica = TestServers.start(2, "--replicaof", "127.0.0.1 " + primary.port());
+             Jedis p = TestServers.jedis(primary.port(), 2);
+             Jedis r = TestServers.jedis(replica.port(), 2)) {
+            awaitLinkUp(r);
+            long out0 = Long.parseLong(field(p, "stats", "total_net_repl_output_bytes"));
+            long in0 = Long.parseLong(field(r, "stats", "total_net_repl_input_bytes"));
+            long clientOut0 = Long.parseLong(field(p, "stats", "total_net_output_bytes"));
+            String value = "v".repeat(1000);
+            for (int i = 0; i < 1000; i++) p.set("k" + i, value);
+            awaitApplied(p, r);
+            assertTrue(Long.parseLong(field(p, "stats", "total_net_repl_output_bytes")) - out0 > 1_000_000);
+            assertTrue(Long.parseLong(field(r, "stats", "total_net_repl_input_bytes")) - in0 > 1_000_000);
+            long clientOut = Long.parseLong(field(p, "stats", "total_net_output_bytes")) - clientOut0;
+            assertTrue(clientOut < 100_000, "client output " + clientOut); // 1000 +OK replies and a few INFOs
+        }
+    }
+
     /**
      * replica-ignore-maxmemory yes (Redis's default): a replica over its maxmemory keeps every key its primary has
      * (its shard cron evicts nothing); with no it evicts by its own policy, as Redis's does.

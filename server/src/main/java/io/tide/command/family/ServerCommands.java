@@ -401,6 +401,8 @@ public final class ServerCommands {
         line(sb, "total_commands_processed", Math.max(0, sum.commandsProcessed - (ctx.client() != null ? 1 : 0)));
         line(sb, "total_net_input_bytes", sum.netInputBytes);
         line(sb, "total_net_output_bytes", sum.netOutputBytes);
+        line(sb, "total_net_repl_input_bytes", ctx.server().replica().replInputBytes());
+        line(sb, "total_net_repl_output_bytes", ctx.server().replication().replOutputBytes());
         line(sb, "instantaneous_ops_per_sec", opsPerSec);
         line(sb, "instantaneous_input_kbps", String.format(Locale.ROOT, "%.2f", inPerSec / 1024.0));
         line(sb, "instantaneous_output_kbps", String.format(Locale.ROOT, "%.2f", outPerSec / 1024.0));
