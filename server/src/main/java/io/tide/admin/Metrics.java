@@ -13,7 +13,6 @@ import io.tide.shard.ShardStats;
 import io.tide.store.Database;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -118,7 +117,7 @@ final class Metrics {
             keys[i] = d.size();
             expires[i] = d.volatileCount();
         }
-        long pending = s.loop() instanceof io.netty.util.concurrent.SingleThreadEventExecutor e ? e.pendingTasks() : -1;
+        long pending = s.pendingTasks();
         java.util.Map<String, Long> errors = new java.util.HashMap<>();
         st.errorCodes.forEach((code, n) -> errors.put(code, n[0]));
         return new ShardFigures(s.id(), st.commandsProcessed, st.netInputBytes, st.netOutputBytes, st.expiredKeys,
@@ -335,13 +334,7 @@ final class Metrics {
     }
 
     private static double rssBytes() {
-        try {
-            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
-                if (line.startsWith("VmRSS:")) return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024.0;
-            }
-        } catch (IOException | RuntimeException e) {
-            // not on Linux: no figure
-        }
-        return Double.NaN;
+        long b = io.tide.command.family.ServerCommands.procKilobytes(Path.of("/proc/self/status"), "VmRSS:");
+        return b < 0 ? Double.NaN : b;
     }
 }

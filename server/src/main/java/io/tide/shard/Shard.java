@@ -135,6 +135,11 @@ public final class Shard {
 
     public int id() { return id; }
     public EventLoop loop() { return loop; }
+
+    /** Tasks queued on this shard's event loop now (its queue depth), -1 when the loop cannot tell. Any thread. */
+    public long pendingTasks() {
+        return loop instanceof io.netty.util.concurrent.SingleThreadEventExecutor e ? e.pendingTasks() : -1;
+    }
     public Database db(int index) { return dbs[index]; }
 
     /** Bytes of this shard's databases ({@link Database#usedBytes}); read without locks from other threads. */

@@ -302,7 +302,7 @@ public final class ServerCommands {
     }
 
     /** A "Name: N kB" line of a /proc file, in bytes; -1 when it cannot be read. */
-    static long procKilobytes(Path file, String key) {
+    public static long procKilobytes(Path file, String key) {
         try {
             for (String l : Files.readAllLines(file, StandardCharsets.US_ASCII)) {
                 if (l.startsWith(key)) {
@@ -587,8 +587,7 @@ public final class ServerCommands {
                 keys += sh.db(i).size();
                 expires += sh.db(i).volatileCount();
             }
-            long pending = sh.loop() instanceof io.netty.util.concurrent.SingleThreadEventExecutor e
-                    ? e.pendingTasks() : -1;
+            long pending = sh.pendingTasks();
             sb.append("shard").append(sh.id()).append(":keys=").append(keys).append(",expires=").append(expires)
                     .append(",ops=").append(sh.stats().commandsProcessed).append(",used_memory=")
                     .append(sh.usedBytes()).append(",pending_tasks=").append(pending).append("\r\n");
