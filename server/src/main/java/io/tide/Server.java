@@ -71,7 +71,7 @@ public final class Server implements AutoCloseable {
         context.tcpPort(port);
         int adminPort = config.getInt("admin-port");
         if (adminPort > 0) {
-            admin = new io.tide.admin.AdminServer(context);
+            admin = new io.tide.admin.AdminServer(context, dispatcher);
             try {
                 admin.start(config.get("bind"), adminPort);
             } catch (InterruptedException | RuntimeException e) {

@@ -53,11 +53,13 @@ import org.slf4j.LoggerFactory;
  * The admin port ({@code admin-port}, off by default), on the same {@code bind} addresses as the RESP port: {@code GET
  * /healthz} (the process answers), {@code GET /readyz} (503 with the reason while loading, with progress and an
  * estimate of the time left, or while a replica is not in sync), {@code GET /metrics} (Prometheus text exposition,
- * see {@link Metrics}), {@code GET /backup} (a consistent RDB image of the whole server, streamed). With {@code requirepass} set, everything but /healthz needs HTTP basic credentials with that
- * password (user {@code default} or empty); others get 401 and no data.
+ * see {@link Metrics}), {@code GET /backup} (a consistent RDB image of the whole server, streamed), and the web
+ * console under {@code /ui/} with its API under {@code /api/} ({@link Console}). With {@code requirepass} set,
+ * everything but /healthz and the console's static files needs HTTP basic credentials with that password (user
+ * {@code default} or empty); others get 401 and no data.
  *
  * <p>Thread-safe. One event-loop thread ({@code tide-admin}) runs the HTTP codec; scrapes run on one worker thread
- * ({@code tide-admin-scrape}), since they wait for every shard's figures. Nothing here runs on a shard thread except
+ * ({@code tide-admin-scrape}), since they wait for every shard's figures (the console's /api/stats too). Nothing here runs on a shard thread except
  * the reading of that shard's own figures.
  */
 public final class AdminServer implements AutoCloseable {
@@ -65,9 +67,12 @@ public final class AdminServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(AdminServer.class);
     /** How long a scrape waits for the shards (a busy script holds its shard). */
     private static final long SCRAPE_TIMEOUT_MS = 5000;
+    /** The largest request body: a console command with its arguments (a value edited in the browser). */
+    static final int MAX_REQUEST_BYTES = 1024 * 1024;
 
     private final ServerContext server;
     private final Metrics metrics;
+    private final Console console;
     private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("tide-admin", true),
             NioIoHandler.newFactory());
     private final ExecutorService scrapes = Executors.newSingleThreadExecutor(r -> {
@@ -78,9 +83,10 @@ public final class AdminServer implements AutoCloseable {
     private final List<Channel> listeners = new ArrayList<>();
     private int port;
 
-    public AdminServer(ServerContext server) {
+    public AdminServer(ServerContext server, io.tide.command.Dispatcher dispatcher) {
         this.server = server;
         this.metrics = new Metrics(server);
+        this.console = new Console(server, dispatcher, metrics);
     }
 
     /** Binds {@code bind}'s addresses on {@code admin-port} and returns the port (0 asks for a free one). */
@@ -92,12 +98,12 @@ public final class AdminServer implements AutoCloseable {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         ch.pipeline().addLast(new HttpServerCodec(4096, 8192, 8192));
-                        ch.pipeline().addLast(new HttpObjectAggregator(64 * 1024));
+                        ch.pipeline().addLast(new HttpObjectAggregator(MAX_REQUEST_BYTES));
                         ch.pipeline().addLast(new Handler());
                     }
                 });
         port = NetworkServer.bindAll(b, bind, requestedPort, listeners);
-        LOG.info("Admin port {} (/healthz /readyz /metrics)", port);
+        LOG.info("Admin port {} (/healthz /readyz /metrics /backup /ui/)", port);
         return port;
     }
 
@@ -162,17 +168,42 @@ public final class AdminServer implements AutoCloseable {
             String path = req.uri();
             int q = path.indexOf('?');
             if (q >= 0) path = path.substring(0, q);
-            if (!req.method().equals(HttpMethod.GET) && !req.method().equals(HttpMethod.HEAD)) {
-                send(ctx, req, HttpResponseStatus.METHOD_NOT_ALLOWED, "only GET and HEAD\n");
+            boolean post = req.method().equals(HttpMethod.POST);
+            if (post != path.equals("/api/command")
+                    || !post && !req.method().equals(HttpMethod.GET) && !req.method().equals(HttpMethod.HEAD)) {
+                send(ctx, req, HttpResponseStatus.METHOD_NOT_ALLOWED,
+                        post || path.equals("/api/command") ? "POST /api/command only\n" : "only GET and HEAD\n");
                 return;
             }
             if (path.equals("/healthz")) {
                 send(ctx, req, HttpResponseStatus.OK, "ok\n");
                 return;
             }
+            if (path.equals("/ui") || path.equals("/")) {
+                FullHttpResponse res = response(req, HttpResponseStatus.FOUND, "/ui/\n");
+                res.headers().set(HttpHeaderNames.LOCATION, "/ui/");
+                write(ctx, req, res);
+                return;
+            }
+            if (path.startsWith("/ui/")) {
+                Console.Static f = console.file(path);
+                if (f == null) {
+                    send(ctx, req, HttpResponseStatus.NOT_FOUND, "not found\n");
+                    return;
+                }
+                FullHttpResponse res = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK,
+                        Unpooled.wrappedBuffer(f.body()));
+                res.headers().set(HttpHeaderNames.CONTENT_TYPE, f.contentType());
+                res.headers().set(HttpHeaderNames.CACHE_CONTROL, "no-cache");
+                write(ctx, req, res);
+                return;
+            }
             if (!authorized(req)) {
                 FullHttpResponse res = response(req, HttpResponseStatus.UNAUTHORIZED, "authentication required\n");
-                res.headers().set(HttpHeaderNames.WWW_AUTHENTICATE, "Basic realm=\"tide\", charset=\"UTF-8\"");
+                // The console's own login form asks for the password: no browser dialog for its API calls.
+                if (!path.startsWith("/api/")) {
+                    res.headers().set(HttpHeaderNames.WWW_AUTHENTICATE, "Basic realm=\"tide\", charset=\"UTF-8\"");
+                }
                 write(ctx, req, res);
                 return;
             }
@@ -193,8 +224,54 @@ public final class AdminServer implements AutoCloseable {
                     });
                 }
                 case "/backup" -> backup(ctx, req);
+                case "/api/stats", "/api/command" -> api(ctx, req, path);
                 default -> send(ctx, req, HttpResponseStatus.NOT_FOUND, "not found\n");
             }
+        }
+
+        /** The console's API: the same credentials as every endpoint, and {@link Console#refusedHost}. */
+        private void api(ChannelHandlerContext ctx, FullHttpRequest req, String path) {
+            String refused = console.refusedHost(req);
+            if (refused != null) {
+                send(ctx, req, HttpResponseStatus.FORBIDDEN, refused);
+                return;
+            }
+            if (path.equals("/api/stats")) {
+                req.retain();
+                scrapes.execute(() -> {
+                    try {
+                        String json = console.stats(SCRAPE_TIMEOUT_MS);
+                        FullHttpResponse res = response(req, HttpResponseStatus.OK, json);
+                        res.headers().set(HttpHeaderNames.CONTENT_TYPE, "application/json");
+                        write(ctx, req, res);
+                    } catch (java.io.IOException | RuntimeException e) {
+                        send(ctx, req, HttpResponseStatus.SERVICE_UNAVAILABLE, "stats failed: " + e.getMessage() + "\n");
+                    } finally {
+                        req.release();
+                    }
+                });
+                return;
+            }
+            if (req.headers().get(Console.COMMAND_HEADER) == null) {
+                send(ctx, req, HttpResponseStatus.FORBIDDEN, "a command needs the " + Console.COMMAND_HEADER
+                        + " header\n");
+                return;
+            }
+            int db;
+            try {
+                db = Integer.parseInt(new io.netty.handler.codec.http.QueryStringDecoder(req.uri()).parameters()
+                        .getOrDefault("db", List.of("0")).get(0));
+            } catch (NumberFormatException e) {
+                send(ctx, req, HttpResponseStatus.BAD_REQUEST, "db must be a number\n");
+                return;
+            }
+            boolean keepAlive = HttpUtil.isKeepAlive(req);
+            console.command(ctx, req, db, reply -> {
+                FullHttpResponse res = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK,
+                        Unpooled.wrappedBuffer(reply));
+                res.headers().set(HttpHeaderNames.CONTENT_TYPE, "application/octet-stream");
+                write(ctx, keepAlive, false, res);
+            }, (status, reason) -> write(ctx, keepAlive, false, plain(status, reason)));
         }
 
         private void scrape(ChannelHandlerContext ctx, FullHttpRequest req) {
@@ -295,6 +372,10 @@ public final class AdminServer implements AutoCloseable {
     }
 
     private static FullHttpResponse response(FullHttpRequest req, HttpResponseStatus status, String text) {
+        return plain(status, text);
+    }
+
+    private static FullHttpResponse plain(HttpResponseStatus status, String text) {
         ByteBuf body = Unpooled.copiedBuffer(text, StandardCharsets.UTF_8);
         FullHttpResponse res = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, body);
         res.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8");
@@ -306,9 +387,13 @@ public final class AdminServer implements AutoCloseable {
     }
 
     private static void write(ChannelHandlerContext ctx, FullHttpRequest req, FullHttpResponse res) {
-        boolean keepAlive = HttpUtil.isKeepAlive(req);
+        write(ctx, HttpUtil.isKeepAlive(req), req.method().equals(HttpMethod.HEAD), res);
+    }
+
+    /** Writes a response (from any thread); {@code keepAlive} as the request asked, {@code head}: headers only. */
+    private static void write(ChannelHandlerContext ctx, boolean keepAlive, boolean head, FullHttpResponse res) {
         HttpUtil.setContentLength(res, res.content().readableBytes());
-        if (req.method().equals(HttpMethod.HEAD)) res.content().clear();
+        if (head) res.content().clear();
         if (keepAlive) res.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
         var f = ctx.writeAndFlush(res);
         if (!keepAlive) f.addListener(ChannelFutureListener.CLOSE);

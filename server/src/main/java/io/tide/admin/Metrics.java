@@ -67,6 +67,67 @@ final class Metrics {
         writer.write(out, registry.scrape());
     }
 
+    /** Every command's latency samples merged at the previous {@link #consoleStats} (null before the first). */
+    private org.HdrHistogram.Histogram lastLatency;
+
+    /**
+     * The console's figures ({@code GET /api/stats}) as one JSON object: the counters and gauges its charts need, each
+     * shard's, and the latency percentiles of every command served since the previous call (the difference of the
+     * merged histograms; all samples after CONFIG RESETSTAT). Same snapshot as a scrape.
+     */
+    synchronized String consoleStats(long timeoutMs) throws IOException {
+        snap = gather(timeoutMs);
+        MemoryGuard memory = server.memory();
+        StringBuilder sb = new StringBuilder(512);
+        sb.append("{\"time\":").append(System.currentTimeMillis());
+        sb.append(",\"commands\":").append(sum(ShardFigures::commands));
+        sb.append(",\"netInput\":").append(sum(ShardFigures::netIn));
+        sb.append(",\"netOutput\":").append(sum(ShardFigures::netOut));
+        sb.append(",\"usedMemory\":").append(memory.used());
+        sb.append(",\"rss\":").append((long) rssBytes());
+        sb.append(",\"maxmemory\":").append(server.config().getLong("maxmemory"));
+        sb.append(",\"clients\":").append(server.clients().size());
+        long keys = 0;
+        for (ShardFigures f : snap.shards()) for (long k : f.keys()) keys += k;
+        sb.append(",\"keys\":").append(keys);
+        sb.append(",\"shards\":[");
+        for (ShardFigures f : snap.shards()) {
+            long k = 0;
+            for (long x : f.keys()) k += x;
+            if (f.id() > 0) sb.append(',');
+            sb.append("{\"id\":").append(f.id()).append(",\"commands\":").append(f.commands()).append(",\"keys\":")
+                    .append(k).append(",\"usedMemory\":").append(f.usedBytes()).append(",\"pendingTasks\":")
+                    .append(f.pendingTasks()).append('}');
+        }
+        sb.append("],\"latency\":");
+        List<org.HdrHistogram.Histogram> parts = new ArrayList<>();
+        for (CommandFigures f : allCommandFigures()) for (org.HdrHistogram.Histogram h : f.latency()) parts.add(h);
+        org.HdrHistogram.Histogram now = io.tide.metrics.LatencyHistograms.merge(parts);
+        org.HdrHistogram.Histogram interval = now;
+        if (now != null && lastLatency != null && lastLatency.getTotalCount() <= now.getTotalCount()) {
+            interval = now.copy();
+            try {
+                interval.subtract(lastLatency);
+            } catch (RuntimeException e) { // a counter went down (CONFIG RESETSTAT between the calls)
+                interval = now;
+            }
+        }
+        lastLatency = now;
+        if (interval == null || interval.getTotalCount() == 0) {
+            sb.append("{\"count\":0}");
+        } else {
+            sb.append("{\"count\":").append(interval.getTotalCount());
+            String[] names = {"p50", "p99", "p999", "max"};
+            double[] ps = {50, 99, 99.9, 100};
+            for (int i = 0; i < ps.length; i++) {
+                sb.append(",\"").append(names[i]).append("\":")
+                        .append(io.tide.metrics.LatencyHistograms.valueAtPercentile(interval, ps[i]) / 1000.0);
+            }
+            sb.append('}');
+        }
+        return sb.append('}').toString();
+    }
+
     /** The content type of {@link #write}'s output. */
     String contentType() {
         return writer.getContentType();
