@@ -38,7 +38,7 @@ final class Metrics {
                                   org.HdrHistogram.Histogram[] latency) {}
 
     /** One shard's figures, read on its thread. */
-    private record ShardFigures(int id, long commands, long netIn, long netOut, long expired, long evicted, long hits,
+    private record ShardFigures(int id, long commands, long executed, long netIn, long netOut, long expired, long evicted, long hits,
                                 long misses, long usedBytes, long pendingTasks, long[] keys, long[] expires,
                                 CommandFigures cmd, java.util.Map<String, Long> errors) {}
 
@@ -73,7 +73,8 @@ final class Metrics {
     /**
      * The console's figures ({@code GET /api/stats}) as one JSON object: the counters and gauges its charts need, each
      * shard's, and the latency percentiles of every command served since the previous call (the difference of the
-     * merged histograms; all samples after CONFIG RESETSTAT). Same snapshot as a scrape.
+     * merged histograms; all samples after CONFIG RESETSTAT). Each shard's {@code commands} are those its connections
+     * sent (INFO's count), {@code executed} those that ran on its thread (its load). Same snapshot as a scrape.
      */
     synchronized String consoleStats(long timeoutMs) throws IOException {
         snap = gather(timeoutMs);
@@ -95,7 +96,8 @@ final class Metrics {
             long k = 0;
             for (long x : f.keys()) k += x;
             if (f.id() > 0) sb.append(',');
-            sb.append("{\"id\":").append(f.id()).append(",\"commands\":").append(f.commands()).append(",\"keys\":")
+            sb.append("{\"id\":").append(f.id()).append(",\"commands\":").append(f.commands())
+                    .append(",\"executed\":").append(f.executed()).append(",\"keys\":")
                     .append(k).append(",\"usedMemory\":").append(f.usedBytes()).append(",\"pendingTasks\":")
                     .append(f.pendingTasks()).append('}');
         }
@@ -181,7 +183,7 @@ final class Metrics {
         long pending = s.pendingTasks();
         java.util.Map<String, Long> errors = new java.util.HashMap<>();
         st.errorCodes.forEach((code, n) -> errors.put(code, n[0]));
-        return new ShardFigures(s.id(), st.commandsProcessed, st.netInputBytes, st.netOutputBytes, st.expiredKeys,
+        return new ShardFigures(s.id(), st.commandsProcessed, st.commandsExecuted, st.netInputBytes, st.netOutputBytes, st.expiredKeys,
                 st.evictedKeys, st.keyspaceHits, st.keyspaceMisses, s.usedBytes(), pending, keys, expires,
                 commandFigures(s.id()), errors);
     }
@@ -303,6 +305,11 @@ final class Metrics {
         CounterWithCallback.builder().name("tide_shard_commands_processed_total").help("Commands processed per shard.")
                 .labelNames(shard).callback(cb -> {
                     for (ShardFigures f : snap.shards()) cb.call(f.commands(), Integer.toString(f.id()));
+                }).register(registry);
+        CounterWithCallback.builder().name("tide_shard_commands_executed_total")
+                .help("Commands run on each shard's thread alone (its load), whichever shard their connection has.")
+                .labelNames(shard).callback(cb -> {
+                    for (ShardFigures f : snap.shards()) cb.call(f.executed(), Integer.toString(f.id()));
                 }).register(registry);
         labelled("tide_shard_used_memory_bytes", "Each shard's dataset bytes.", shard, cb -> {
             for (ShardFigures f : snap.shards()) cb.call(f.usedBytes(), Integer.toString(f.id()));

@@ -67,6 +67,11 @@ public final class CommandContext implements ShardWrites.Recorder {
         this.writesAtStart = new long[shards.size()];
     }
 
+    /** The shard this run executes on alone, or null for a coordinated run. */
+    Shard inlineShard() {
+        return coordinated ? null : shard;
+    }
+
     /**
      * Prepares a top-level run. {@code parkedMask}: the shards the coordinator parked for a coordinated run (ignored
      * otherwise: an inline or hop run touches only {@code executing}).

@@ -512,6 +512,8 @@ public final class Dispatcher {
 
     private Outcome run(CommandSpec spec, CommandContext ctx, byte[][] argv) {
         int db = ctx.dbIndex();
+        Shard inline = ctx.inlineShard();
+        if (inline != null) inline.stats().commandsExecuted++;
         ctx.beginOp();
         try {
             Reply r = spec.handler().execute(ctx, argv);

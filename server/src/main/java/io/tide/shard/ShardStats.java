@@ -14,6 +14,8 @@ public final class ShardStats {
     public long netInputBytes;
     public long netOutputBytes;
     public long commandsProcessed;
+    /** Top-level commands that ran on this shard's thread alone, whichever shard their client's connection has (its load). */
+    public long commandsExecuted;
     /** Error replies sent (INFO total_error_replies) and their counts by error code (INFO errorstats). */
     public long errorReplies;
     public final java.util.HashMap<String, long[]> errorCodes = new java.util.HashMap<>();
@@ -86,6 +88,7 @@ public final class ShardStats {
         netInputBytes = 0;
         netOutputBytes = 0;
         commandsProcessed = 0;
+        commandsExecuted = 0;
         errorReplies = 0;
         errorCodes.clear();
         for (long[] r : rates) java.util.Arrays.fill(r, 0);

@@ -128,6 +128,17 @@ class ConsoleApiTest {
             assertThat(number(after, "commands") - number(before, "commands")).isGreaterThanOrEqualTo(500);
             assertThat(number(after, "usedMemory")).isGreaterThan(number(before, "usedMemory") + 500 * 100);
             assertThat(after).contains("\"shards\":[{\"id\":0,").contains("{\"id\":1,");
+            // The SETs ran on the shards owning their keys: both, though one connection sent them all.
+            var executed = java.util.regex.Pattern.compile("\"executed\":(\\d+)").matcher(after);
+            long total = 0;
+            int busy = 0;
+            while (executed.find()) {
+                long n = Long.parseLong(executed.group(1));
+                total += n;
+                if (n > 100) busy++;
+            }
+            assertThat(busy).isEqualTo(2);
+            assertThat(total).isGreaterThanOrEqualTo(500);
             // The latency of the commands since the previous call: 500 SETs, then only what came after.
             assertThat(after).matches(".*\"latency\":\\{\"count\":5\\d\\d,\"p50\":[0-9.]+,\"p99\":.*");
             j.get("k1");

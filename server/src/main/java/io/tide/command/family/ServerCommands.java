@@ -570,7 +570,8 @@ public final class ServerCommands {
     /** Per database: keys and keys with an expiry. avg_ttl is left out: Tide does not track it. */
     /**
      * Tide's own section (in INFO all and everything, not in the default set): the shards, each one's keys (all
-     * databases), keys with a TTL, commands processed, dataset bytes and the tasks queued on its event loop, and the
+     * databases), keys with a TTL, commands processed (sent by its connections), commands executed (run on its
+     * thread alone, the shard's load), dataset bytes and the tasks queued on its event loop, and the
      * coordinator's multi-shard operations with the time they held shards parked. Read with the shards parked.
      */
     private static void tideSection(CommandContext ctx, StringBuilder sb) {
@@ -589,7 +590,8 @@ public final class ServerCommands {
             }
             long pending = sh.pendingTasks();
             sb.append("shard").append(sh.id()).append(":keys=").append(keys).append(",expires=").append(expires)
-                    .append(",ops=").append(sh.stats().commandsProcessed).append(",used_memory=")
+                    .append(",ops=").append(sh.stats().commandsProcessed).append(",executed=")
+                    .append(sh.stats().commandsExecuted).append(",used_memory=")
                     .append(sh.usedBytes()).append(",pending_tasks=").append(pending).append("\r\n");
         }
     }

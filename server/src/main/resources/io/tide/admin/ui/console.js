@@ -298,7 +298,7 @@ async function pollStats() {
   tbody.replaceChildren();
   s.shards.forEach((sh, i) => {
     const before = prev.shards[i];
-    const rate = before ? Math.max(0, Math.round((sh.commands - before.commands) / dt)) : 0;
+    const rate = before ? Math.max(0, Math.round((sh.executed - before.executed) / dt)) : 0;
     push(sr.shards[i], rate);
     const tr = el('tr');
     for (const v of [sh.id, rate, sh.keys, bytes(sh.usedMemory), sh.pendingTasks]) tr.append(el('td', v));
@@ -717,6 +717,7 @@ async function start() {
 }
 
 fetch('/api/stats', { headers: headers() }).then((res) => {
-  if (res.status === 401) showLogin();
-  else start().catch(report);
+  if (res.status === 401) { showLogin(); return; }
+  $('views').hidden = false;
+  start().catch(report);
 }).catch(report);

@@ -266,6 +266,17 @@ class ServerCommandsTest {
             }
             assertThat(keys).isEqualTo(j.dbSize());
             assertThat(expires).isEqualTo(1);
+            // Single-key commands run on the shard that owns the key, whichever shard the connection has.
+            String beforeGets = j.info("tide");
+            for (int i = 0; i < 40; i++) j.get("g" + i);
+            String afterGets = j.info("tide");
+            for (int s = 0; s < shards; s++) {
+                long was = Long.parseLong(beforeGets.lines().filter(l -> l.startsWith("shard")).toList().get(s)
+                        .replaceAll(".*executed=(\\d+),.*", "$1"));
+                long now = Long.parseLong(afterGets.lines().filter(l -> l.startsWith("shard")).toList().get(s)
+                        .replaceAll(".*executed=(\\d+),.*", "$1"));
+                assertThat(now - was).as("GETs run on shard " + s).isBetween(1L, 40L + 1);
+            }
             long opsBefore = stat(before, "tide_coordinator_operations");
             // On a multi-shard server each INFO and each 4-key MSET is a coordinator operation (one shard runs both inline).
             if (shards > 1) assertThat(stat(info, "tide_coordinator_operations")).isGreaterThanOrEqualTo(opsBefore + 4);
