@@ -110,6 +110,23 @@ class ConsoleApiTest {
                     .skipMe(redis.clients.jedis.params.ClientKillParams.SkipMe.YES))).isEqualTo(1);
             assertThat(again.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(503);
             assertThat(j.llen("q")).isZero();
+            // A browser that goes away cancels its blocked command: a later push is not popped into nowhere.
+            byte[] body = resp("BLPOP", "q", "0");
+            try (java.net.Socket sock = new java.net.Socket("127.0.0.1", admin)) {
+                sock.getOutputStream().write(("POST /api/command HTTP/1.1\r\nHost: 127.0.0.1\r\n" + Console.COMMAND_HEADER
+                        + ": 1\r\nContent-Length: " + body.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+                sock.getOutputStream().write(body);
+                until = System.currentTimeMillis() + 10_000;
+                while (!j.clientList().contains("name=tide-console") && System.currentTimeMillis() < until) {
+                    Thread.sleep(20);
+                }
+                assertThat(j.clientList()).contains("cmd=blpop");
+            }
+            until = System.currentTimeMillis() + 10_000;
+            while (j.clientList().contains("name=tide-console") && System.currentTimeMillis() < until) Thread.sleep(20);
+            assertThat(j.clientList()).doesNotContain("name=tide-console");
+            j.rpush("q", "kept");
+            assertThat(j.lrange("q", 0, -1)).containsExactly("kept");
         }
     }
 
