@@ -82,7 +82,7 @@ public final class Server implements AutoCloseable {
                 throw e;
             }
         }
-        context.startHeapGovernor();
+        context.startJvmWatchers();
         // SHUTDOWN arrives on a shard thread, which cannot wait for its own loop to stop: it calls from a thread
         // of its own.
         context.onShutdownRequest(this::shutdown);
@@ -253,7 +253,7 @@ public final class Server implements AutoCloseable {
             network.stop(2000);
             context.closeMigrateSockets(); // the threads that own them have stopped
             context.lazyFree().close();
-            context.stopHeapGovernor();
+            context.stopJvmWatchers();
         } finally {
             terminated.countDown();
         }

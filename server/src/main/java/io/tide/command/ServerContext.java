@@ -99,6 +99,7 @@ public final class ServerContext {
         memory.latencyMonitor(observability.latency());
         appendOnly.latencyMonitor(observability.latency());
         for (io.tide.shard.Shard s : shards.all()) s.latencyMonitor(observability.latency());
+        shards.coordinator().latencyMonitor(observability.latency());
         long hint = config.getLong("initial-keyspace-hint");
         if (hint > 0) {
             long perShard = hint / shards.size() + 1;
@@ -188,19 +189,28 @@ public final class ServerContext {
 
     private volatile io.tide.util.HeapGovernor heapGovernor;
 
-    /** Starts the heap governor where the JVM allows one (see {@link io.tide.util.HeapGovernor}); by the server. */
-    public void startHeapGovernor() {
+    /**
+     * Starts what watches the JVM: the heap governor where the JVM allows one (see {@link io.tide.util.HeapGovernor})
+     * and the GC pause listener of LATENCY's gc-pause event; by the server, which stops them with
+     * {@link #stopJvmWatchers()}.
+     */
+    public void startJvmWatchers() {
         heapGovernor = io.tide.util.HeapGovernor.startIfConcurrent(memory::used);
+        gcPauses = io.tide.metrics.GcPauses.start(observability.latency());
     }
 
     /** The heap governor, or null where it does not run. */
     public io.tide.util.HeapGovernor heapGovernor() { return heapGovernor; }
 
-    /** Stops the heap governor; by the server as it stops. */
-    public void stopHeapGovernor() {
+    /** Stops the heap governor and the GC pause listener; by the server as it stops. */
+    public void stopJvmWatchers() {
         io.tide.util.HeapGovernor g = heapGovernor;
         if (g != null) g.close();
+        io.tide.metrics.GcPauses p = gcPauses;
+        if (p != null) p.close();
     }
+
+    private volatile io.tide.metrics.GcPauses gcPauses;
     /** The MONITOR clients. */
     public Monitor monitor() { return monitor; }
 

@@ -115,6 +115,11 @@ public final class Coordinator {
     /** INFO tide_coordinator_usec: the time their batches held shards parked, from the first barrier to release. */
     public long parkedMicros() { return parkedNanos / 1000; }
 
+    private volatile io.tide.metrics.LatencyMonitor latency;
+
+    /** Where the {@code coordinator-park} event goes: each batch's time from its first barrier to the release. */
+    public void latencyMonitor(io.tide.metrics.LatencyMonitor m) { latency = m; }
+
     /** CONFIG RESETSTAT; on the coordinator thread (an ALL_SHARDS command). */
     public void resetStats() {
         operations = 0;
@@ -146,7 +151,10 @@ public final class Coordinator {
             if (release != null) release.countDown();
             release = null;
             parked = null;
-            parkedNanos += System.nanoTime() - t0;
+            long took = System.nanoTime() - t0;
+            parkedNanos += took;
+            io.tide.metrics.LatencyMonitor m = latency;
+            if (m != null) m.sampleIfNeeded("coordinator-park", took / 1_000_000);
         }
     }
 
