@@ -172,7 +172,7 @@ public final class AdminServer implements AutoCloseable {
             if (post != path.equals("/api/command")
                     || !post && !req.method().equals(HttpMethod.GET) && !req.method().equals(HttpMethod.HEAD)) {
                 send(ctx, req, HttpResponseStatus.METHOD_NOT_ALLOWED,
-                        post || path.equals("/api/command") ? "POST /api/command only\n" : "only GET and HEAD\n");
+                        path.equals("/api/command") ? "POST /api/command only\n" : "only GET and HEAD\n");
                 return;
             }
             if (path.equals("/healthz")) {

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.tide.Server;
 import io.tide.testing.RealRedis;
 import io.tide.testing.TestServers;
-import java.io.ByteArrayOutputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -24,15 +23,7 @@ class ConsoleApiTest {
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     static byte[] resp(String... args) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        out.writeBytes(("*" + args.length + "\r\n").getBytes(StandardCharsets.UTF_8));
-        for (String a : args) {
-            byte[] b = a.getBytes(StandardCharsets.UTF_8);
-            out.writeBytes(("$" + b.length + "\r\n").getBytes(StandardCharsets.UTF_8));
-            out.writeBytes(b);
-            out.writeBytes("\r\n".getBytes(StandardCharsets.UTF_8));
-        }
-        return out.toByteArray();
+        return io.tide.testing.RawClient.encode(args);
     }
 
     private static HttpRequest.Builder request(int port, String path, String auth) {

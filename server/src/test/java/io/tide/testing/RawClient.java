@@ -36,6 +36,11 @@ public final class RawClient implements AutoCloseable {
 
     /** Sends a command as a RESP multibulk. */
     public void sendCommand(String... args) throws IOException {
+        send(encode(args));
+    }
+
+    /** A command as a RESP multibulk of bulk strings. */
+    public static byte[] encode(String... args) {
         ByteArrayOutputStream b = new ByteArrayOutputStream();
         b.writeBytes(("*" + args.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
         for (String a : args) {
@@ -44,7 +49,7 @@ public final class RawClient implements AutoCloseable {
             b.writeBytes(x);
             b.writeBytes("\r\n".getBytes(StandardCharsets.US_ASCII));
         }
-        send(b.toByteArray());
+        return b.toByteArray();
     }
 
     /** Sends a command and returns its whole reply as raw RESP text. */
