@@ -58,9 +58,9 @@ import org.slf4j.LoggerFactory;
  * everything but /healthz and the console's static files needs HTTP basic credentials with that password (user
  * {@code default} or empty); others get 401 and no data.
  *
- * <p>Thread-safe. One event-loop thread ({@code tide-admin}) runs the HTTP codec; scrapes run on one worker thread
- * ({@code tide-admin-scrape}), since they wait for every shard's figures (the console's /api/stats too). Nothing here runs on a shard thread except
- * the reading of that shard's own figures.
+ * <p>Thread-safe. One event-loop thread ({@code tide-admin}) runs the HTTP codec; scrapes and the console's /api/stats
+ * run on one worker thread ({@code tide-admin-scrape}), since they wait for every shard's figures. Nothing here runs
+ * on a shard thread except the reading of that shard's own figures and the console's commands.
  */
 public final class AdminServer implements AutoCloseable {
 
