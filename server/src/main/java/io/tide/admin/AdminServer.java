@@ -180,7 +180,7 @@ public final class AdminServer implements AutoCloseable {
                 return;
             }
             if (path.equals("/ui") || path.equals("/")) {
-                FullHttpResponse res = response(req, HttpResponseStatus.FOUND, "/ui/\n");
+                FullHttpResponse res = plain(HttpResponseStatus.FOUND, "/ui/\n");
                 res.headers().set(HttpHeaderNames.LOCATION, "/ui/");
                 write(ctx, req, res);
                 return;
@@ -199,7 +199,7 @@ public final class AdminServer implements AutoCloseable {
                 return;
             }
             if (!authorized(req)) {
-                FullHttpResponse res = response(req, HttpResponseStatus.UNAUTHORIZED, "authentication required\n");
+                FullHttpResponse res = plain(HttpResponseStatus.UNAUTHORIZED, "authentication required\n");
                 // The console's own login form asks for the password: no browser dialog for its API calls.
                 if (!path.startsWith("/api/")) {
                     res.headers().set(HttpHeaderNames.WWW_AUTHENTICATE, "Basic realm=\"tide\", charset=\"UTF-8\"");
@@ -241,7 +241,7 @@ public final class AdminServer implements AutoCloseable {
                 scrapes.execute(() -> {
                     try {
                         String json = console.stats(SCRAPE_TIMEOUT_MS);
-                        FullHttpResponse res = response(req, HttpResponseStatus.OK, json);
+                        FullHttpResponse res = plain(HttpResponseStatus.OK, json);
                         res.headers().set(HttpHeaderNames.CONTENT_TYPE, "application/json");
                         write(ctx, req, res);
                     } catch (java.io.IOException | RuntimeException e) {
@@ -371,10 +371,6 @@ public final class AdminServer implements AutoCloseable {
         public void close() {}
     }
 
-    private static FullHttpResponse response(FullHttpRequest req, HttpResponseStatus status, String text) {
-        return plain(status, text);
-    }
-
     private static FullHttpResponse plain(HttpResponseStatus status, String text) {
         ByteBuf body = Unpooled.copiedBuffer(text, StandardCharsets.UTF_8);
         FullHttpResponse res = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, body);
@@ -383,7 +379,7 @@ public final class AdminServer implements AutoCloseable {
     }
 
     private static void send(ChannelHandlerContext ctx, FullHttpRequest req, HttpResponseStatus status, String text) {
-        write(ctx, req, response(req, status, text));
+        write(ctx, req, plain(status, text));
     }
 
     private static void write(ChannelHandlerContext ctx, FullHttpRequest req, FullHttpResponse res) {

@@ -72,7 +72,7 @@ final class Console {
         this.dispatcher = dispatcher;
         this.metrics = metrics;
         this.uplot = "META-INF/resources/webjars/uplot/" + webJarVersion("org.webjars.npm", "uplot") + "/dist/";
-        Set<String> names = ConcurrentHashMap.newKeySet();
+        Set<String> names = new java.util.HashSet<>();
         names.add("localhost");
         try {
             InetAddress me = InetAddress.getLocalHost();
@@ -81,7 +81,7 @@ final class Console {
         } catch (IOException e) {
             // no name of our own: addresses and localhost only
         }
-        this.localNames = names;
+        this.localNames = Set.copyOf(names);
     }
 
     private static String webJarVersion(String group, String artifact) {
@@ -160,7 +160,7 @@ final class Console {
             return;
         }
         if (db < 0 || db >= server.config().getInt("databases")) {
-            answer.accept(RespWriter.encode(Reply.error("ERR DB index is out of range"), 3));
+            answer.accept(RespWriter.encode(Reply.error(io.tide.command.Errors.DB_INDEX_OUT_OF_RANGE), 3));
             return;
         }
         String name = new String(argv[0], StandardCharsets.UTF_8).toLowerCase(Locale.ROOT);

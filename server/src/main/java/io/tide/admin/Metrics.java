@@ -38,9 +38,17 @@ final class Metrics {
                                   org.HdrHistogram.Histogram[] latency) {}
 
     /** One shard's figures, read on its thread. */
-    private record ShardFigures(int id, long commands, long executed, long netIn, long netOut, long expired, long evicted, long hits,
-                                long misses, long usedBytes, long pendingTasks, long[] keys, long[] expires,
-                                CommandFigures cmd, java.util.Map<String, Long> errors) {}
+    private record ShardFigures(int id, long commands, long executed, long netIn, long netOut, long expired,
+                                long evicted, long hits, long misses, long usedBytes, long pendingTasks, long[] keys,
+                                long[] expires,
+                                CommandFigures cmd, java.util.Map<String, Long> errors) {
+        /** Keys in every database of the shard. */
+        long allKeys() {
+            long k = 0;
+            for (long x : keys) k += x;
+            return k;
+        }
+    }
 
     /** What one scrape reports: the shards' figures and the coordinator's share of the command statistics. */
     private record Snapshot(List<ShardFigures> shards, List<CommandSpec> commands, CommandFigures coordinator) {}
@@ -88,17 +96,13 @@ final class Metrics {
         sb.append(",\"rss\":").append((long) rssBytes());
         sb.append(",\"maxmemory\":").append(server.config().getLong("maxmemory"));
         sb.append(",\"clients\":").append(server.clients().size());
-        long keys = 0;
-        for (ShardFigures f : snap.shards()) for (long k : f.keys()) keys += k;
-        sb.append(",\"keys\":").append(keys);
+        sb.append(",\"keys\":").append(sum(ShardFigures::allKeys));
         sb.append(",\"shards\":[");
         for (ShardFigures f : snap.shards()) {
-            long k = 0;
-            for (long x : f.keys()) k += x;
             if (f.id() > 0) sb.append(',');
             sb.append("{\"id\":").append(f.id()).append(",\"commands\":").append(f.commands())
                     .append(",\"executed\":").append(f.executed()).append(",\"keys\":")
-                    .append(k).append(",\"usedMemory\":").append(f.usedBytes()).append(",\"pendingTasks\":")
+                    .append(f.allKeys()).append(",\"usedMemory\":").append(f.usedBytes()).append(",\"pendingTasks\":")
                     .append(f.pendingTasks()).append('}');
         }
         sb.append("],\"latency\":");
@@ -183,8 +187,8 @@ final class Metrics {
         long pending = s.pendingTasks();
         java.util.Map<String, Long> errors = new java.util.HashMap<>();
         st.errorCodes.forEach((code, n) -> errors.put(code, n[0]));
-        return new ShardFigures(s.id(), st.commandsProcessed, st.commandsExecuted, st.netInputBytes, st.netOutputBytes, st.expiredKeys,
-                st.evictedKeys, st.keyspaceHits, st.keyspaceMisses, s.usedBytes(), pending, keys, expires,
+        return new ShardFigures(s.id(), st.commandsProcessed, st.commandsExecuted, st.netInputBytes,
+                st.netOutputBytes, st.expiredKeys, st.evictedKeys, st.keyspaceHits, st.keyspaceMisses, s.usedBytes(), pending, keys, expires,
                 commandFigures(s.id()), errors);
     }
 
@@ -315,11 +319,7 @@ final class Metrics {
             for (ShardFigures f : snap.shards()) cb.call(f.usedBytes(), Integer.toString(f.id()));
         });
         labelled("tide_shard_keys", "Keys per shard, all databases.", shard, cb -> {
-            for (ShardFigures f : snap.shards()) {
-                long k = 0;
-                for (long x : f.keys()) k += x;
-                cb.call(k, Integer.toString(f.id()));
-            }
+            for (ShardFigures f : snap.shards()) cb.call(f.allKeys(), Integer.toString(f.id()));
         });
         labelled("tide_shard_pending_tasks", "Tasks queued on each shard's event loop at the scrape.", shard, cb -> {
             for (ShardFigures f : snap.shards()) cb.call(f.pendingTasks(), Integer.toString(f.id()));

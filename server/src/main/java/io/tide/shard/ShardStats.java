@@ -14,7 +14,7 @@ public final class ShardStats {
     public long netInputBytes;
     public long netOutputBytes;
     public long commandsProcessed;
-    /** Top-level commands that ran on this shard's thread alone, whichever shard their client's connection has (its load). */
+    /** Top-level commands that ran on this shard's thread alone, whatever their connection's home shard (its load). */
     public long commandsExecuted;
     /** Error replies sent (INFO total_error_replies) and their counts by error code (INFO errorstats). */
     public long errorReplies;
