@@ -96,7 +96,10 @@ public final class Server implements AutoCloseable {
                         dispatcher.serveAfterCron(s);
                         persistence.publishDirty(s);
                         if (!s.dataLent()) context.memory().cron(s);
-                        if (s.id() == 0) persistence.cron(now);
+                        if (s.id() == 0) {
+                            persistence.cron(now);
+                            context.sampleReplicationRates(now);
+                        }
                     },
                     System::currentTimeMillis));
         }

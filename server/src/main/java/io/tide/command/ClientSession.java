@@ -214,6 +214,11 @@ public final class ClientSession {
      * blocked_clients and show CLIENT LIST's flag b, as Redis 7.0 counts them (CLIENT UNBLOCK frees only the first).
      */
     public boolean isBlocked() { return blockedOn != null || postponed; }
+    /** Blocked on keys with a timeout (INFO clients_in_timeout_table: Redis's clients in its timeout table). */
+    public boolean blockedWithTimeout() {
+        BlockedCommand w = blockedOn;
+        return w != null && w.deadlineMs != 0;
+    }
 
     /**
      * QUIT or a protocol error: the connection closes once every reply already due, including the one

@@ -434,9 +434,16 @@ public final class Dispatcher {
      * Runs one journalled command while the dataset loads, with no client: on {@code shard}'s thread for that shard's
      * own stream, or on the coordinator (every shard parked) with {@code shard} null. The clock reads 0, so nothing
      * expires while loading and every absolute expiry is set as written (as Redis's loading does). Returns the error
-     * reply's text, or null.
+     * reply's text, or null; an error counts in INFO's unexpected_error_replies, as Redis counts its AOF and primary
+     * clients' errors.
      */
     public String replay(Shard shard, int db, byte[][] argv) {
+        String error = replayCommand(shard, db, argv);
+        if (error != null) server.unexpectedErrorReplies().incrementAndGet();
+        return error;
+    }
+
+    private String replayCommand(Shard shard, int db, byte[][] argv) {
         CommandSpec spec = table.lookup(argv[0]);
         if (spec == null) return Errors.unknownCommand(argv);
         if (spec.isContainer() && argv.length >= 2) {

@@ -27,6 +27,11 @@ public final class ServerContext {
     private final AtomicLong nextClientId = new AtomicLong(1);
     private final AtomicLong connectionsReceived = new AtomicLong();
     private final AtomicLong rejectedConnections = new AtomicLong();
+    /** Errors from commands no client sent: the primary's stream and the AOF (INFO unexpected_error_replies). */
+    private final AtomicLong unexpectedErrorReplies = new AtomicLong();
+    /** The replication streams' per-second rates; sampled on shard 0's cron, read by INFO while it is parked. */
+    private final io.tide.metrics.RateSampler replInputRate = new io.tide.metrics.RateSampler();
+    private final io.tide.metrics.RateSampler replOutputRate = new io.tide.metrics.RateSampler();
     /** Numbers the operations whose journalled effects span shards (see io.tide.journal.JournalSink). */
     private final AtomicLong groupSeq = new AtomicLong();
     private final long startTimeMs = System.currentTimeMillis();
@@ -223,6 +228,23 @@ public final class ServerContext {
     public long nextClientId() { return nextClientId.getAndIncrement(); }
     public AtomicLong connectionsReceived() { return connectionsReceived; }
     public AtomicLong rejectedConnections() { return rejectedConnections; }
+    public AtomicLong unexpectedErrorReplies() { return unexpectedErrorReplies; }
+
+    /** On shard 0's cron: the replication streams' rates (INFO instantaneous_input_repl_kbps and _output_). */
+    public void sampleReplicationRates(long nowMs) {
+        replInputRate.sample(nowMs, replica.replInputBytes());
+        replOutputRate.sample(nowMs, replication.replOutputBytes());
+    }
+
+    public io.tide.metrics.RateSampler replInputRate() { return replInputRate; }
+    public io.tide.metrics.RateSampler replOutputRate() { return replOutputRate; }
+
+    /** INFO migrate_cached_sockets: MIGRATE's open connections, over every thread's cache. */
+    public int migrateCachedSockets() {
+        int n = 0;
+        for (MigrateSockets m : migrateSockets) n += m.size();
+        return n;
+    }
     /** The next server-wide sequence number of a cross-shard journal group. */
     public long nextGroupSeq() { return groupSeq.incrementAndGet(); }
     /** After loading an AOF: later groups number on from the highest loaded. */

@@ -152,7 +152,10 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
     public void channelReadComplete(ChannelHandlerContext ctx) {
         if (decoder != null) {
             home.stats().netInputBytes += decoder.takeBytesReceived();
-            queryBytes = decoder.queryBufferBytes();
+            home.stats().readsProcessed++;
+            long q = decoder.queryBufferBytes();
+            queryBytes = q;
+            if (q > inputPeak) inputPeak = q;
             queryFree = decoder.queryBufferFree();
         }
         flush();
@@ -376,7 +379,10 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
             channel.writeAndFlush(b, channel.voidPromise());
         } else if (handedOn && channel.isActive()) {
             channel.flush();
+        } else {
+            return;
         }
+        home.stats().writesProcessed++;
     }
 
     @Override
@@ -485,6 +491,19 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
     }
 
     private long replyPeakNow;
+    /** The largest query buffer since {@link #sampleBufferPeaks} last ran; the home shard's. */
+    private long inputPeak;
+
+    /**
+     * On the home shard's cron, once a second (Redis's clientsCronTrackExpansiveClients): records this client's
+     * largest query buffer since the last call, and its output now, into its shard's recent peaks.
+     */
+    void sampleBufferPeaks(long nowSec) {
+        io.tide.shard.ShardStats st = home.stats();
+        st.clientInputPeak.record(nowSec, Math.max(inputPeak, queryBytes));
+        st.clientOutputPeak.record(nowSec, Math.max(replyPeakNow, outputBufferBytes()));
+        inputPeak = 0;
+    }
 
     @Override
     public long queryBufferBytes() {

@@ -158,9 +158,11 @@ public final class NetworkServer {
         return boundPort;
     }
 
-    /** Closes idle clients of one shard; runs on that shard's thread from its cron. */
+    /** Closes idle clients of one shard and samples their buffer peaks; runs on that shard's thread from its cron. */
     public void shardCron(int shard, int timeoutSeconds, long nowMs) {
-        if (clients != null) clients[shard].closeIdle(timeoutSeconds, nowMs);
+        if (clients == null) return;
+        clients[shard].closeIdle(timeoutSeconds, nowMs);
+        clients[shard].samplePeaks(nowMs);
     }
 
     private static Shard homeOf(Shard[] shards, EventLoop loop) {

@@ -19,6 +19,16 @@ final class ShardClients {
         connections.remove(c);
     }
 
+    private long peaksSampledSec;
+
+    /** Once a second: each client's recent buffer peaks into the shard's (INFO client_recent_max_*_buffer). */
+    void samplePeaks(long nowMs) {
+        long sec = nowMs / 1000;
+        if (sec == peaksSampledSec) return;
+        peaksSampledSec = sec;
+        for (ConnectionHandler c : connections) c.sampleBufferPeaks(sec);
+    }
+
     /** Closes clients idle for longer than {@code timeoutSeconds} (0 = never), as Redis's {@code timeout}. */
     void closeIdle(int timeoutSeconds, long nowMs) {
         if (timeoutSeconds <= 0 || connections.isEmpty()) return;

@@ -79,7 +79,6 @@ public final class Shard {
         task.run();
     }
 
-    /** Wires the server's lazy freer into every database; called once at startup, before clients connect. */
     /** The latency monitor the active expiry cycle is sampled into (Redis's expire-cycle event). */
     private io.tide.metrics.LatencyMonitor latency;
 
@@ -88,17 +87,31 @@ public final class Shard {
         this.latency = m;
     }
 
-    /** The active expiry part of the cron: true when it used up the time budget. */
+    /**
+     * The active expiry part of the cron: true when it used up the time budget. Feeds INFO's expired_stale_perc
+     * (the share of sampled keys found expired) and expired_time_cap_reached_count, as Redis's cycle does.
+     */
     private boolean expireCycle(int effort, LongSupplier clock, long start, long budgetNanos) {
         int checksPerRound = 200 + 100 * (effort - 1);
-        for (Database d : dbs) {
-            if (d.volatileCount() == 0) continue;
-            while (true) {
-                int deleted = d.activeExpireCycle(clock.getAsLong(), checksPerRound);
-                if (deleted <= checksPerRound / 10 || d.volatileCount() == 0) break; // < ~10% stale: done
+        long sampled = 0;
+        long expired = 0;
+        try {
+            for (Database d : dbs) {
+                if (d.volatileCount() == 0) continue;
+                while (true) {
+                    int deleted = d.activeExpireCycle(clock.getAsLong(), checksPerRound);
+                    sampled += d.lastExpireChecks();
+                    expired += deleted;
+                    if (deleted <= checksPerRound / 10 || d.volatileCount() == 0) break; // < ~10% stale: done
+                    if (System.nanoTime() - start > budgetNanos) {
+                        stats.expiredTimeCapReached++;
+                        return true;
+                    }
+                }
                 if (System.nanoTime() - start > budgetNanos) return true;
             }
-            if (System.nanoTime() - start > budgetNanos) return true;
+        } finally {
+            stats.expireCycleDone(sampled, expired);
         }
         for (Database d : dbs) {
             d.activeExpireFields(clock.getAsLong(), checksPerRound); // hash fields with HEXPIRE
@@ -107,6 +120,7 @@ public final class Shard {
         return false;
     }
 
+    /** Wires the server's lazy freer into every database; called once at startup, before clients connect. */
     public void freer(io.tide.store.Freer f) {
         for (Database d : dbs) d.setFreer(f);
     }
@@ -203,8 +217,10 @@ public final class Shard {
         long budgetNanos = periodMicros * 1000L * (25 + 2 * (effort - 1)) / 100;
         long start = System.nanoTime();
         boolean spent = expireCycle(effort, clock, start, budgetNanos);
+        long elapsed = System.nanoTime() - start;
+        stats.expireCycleNanos += elapsed;
         io.tide.metrics.LatencyMonitor lm = latency;
-        if (lm != null) lm.sampleIfNeeded("expire-cycle", (System.nanoTime() - start) / 1_000_000);
+        if (lm != null) lm.sampleIfNeeded("expire-cycle", elapsed / 1_000_000);
         if (spent) return;
         for (Database d : dbs) {
             int rounds = 0;

@@ -3,10 +3,6 @@ package io.tide.shard;
 /** Counters one shard keeps for INFO. Confined to its shard thread; read by INFO while shards are parked. */
 public final class ShardStats {
 
-    /** Samples in the instantaneous averages, taken at most every 100 ms, as Redis does. */
-    private static final int SAMPLES = 16;
-    private static final long SAMPLE_PERIOD_MS = 100;
-
     public long keyspaceHits;
     public long keyspaceMisses;
     public long expiredKeys;
@@ -39,44 +35,50 @@ public final class ShardStats {
         n[0]++;
     }
 
-    /** Per-second rates of commands, input bytes and output bytes: one ring of samples each. */
-    private final long[][] rates = new long[3][SAMPLES];
-    private int next;
-    private long lastSampleMs;
-    private long lastCommands;
-    private long lastInput;
-    private long lastOutput;
+    /** Read events handled (a batch of reads from one socket) and flushes that wrote to a socket. */
+    public long readsProcessed;
+    public long writesProcessed;
+    /** The active expiry's running estimate of the share of sampled volatile keys found expired (0 to 1). */
+    public double expiredStalePerc;
+    /** Active expiry cycles that stopped at their time budget with expired keys left to find. */
+    public long expiredTimeCapReached;
+    /** Time spent in the active expiry cycle. */
+    public long expireCycleNanos;
+    /** The largest query buffer and reply backlog of this shard's clients, recently (Redis's clientsCron peaks). */
+    public final io.tide.metrics.RecentPeak clientInputPeak = new io.tide.metrics.RecentPeak();
+    public final io.tide.metrics.RecentPeak clientOutputPeak = new io.tide.metrics.RecentPeak();
+
+    /** Per-second rates of commands, input bytes and output bytes. */
+    private final io.tide.metrics.RateSampler opsRate = new io.tide.metrics.RateSampler();
+    private final io.tide.metrics.RateSampler inputRate = new io.tide.metrics.RateSampler();
+    private final io.tide.metrics.RateSampler outputRate = new io.tide.metrics.RateSampler();
 
     /** Called from the shard's cron: records the rates since the previous sample. */
     public void sample(long nowMs) {
-        long dt = nowMs - lastSampleMs;
-        if (lastSampleMs != 0 && dt < SAMPLE_PERIOD_MS) return;
-        if (lastSampleMs != 0 && commandsProcessed >= lastCommands && netInputBytes >= lastInput
-                && netOutputBytes >= lastOutput) {
-            rates[0][next] = (commandsProcessed - lastCommands) * 1000 / dt;
-            rates[1][next] = (netInputBytes - lastInput) * 1000 / dt;
-            rates[2][next] = (netOutputBytes - lastOutput) * 1000 / dt;
-            next = (next + 1) % SAMPLES;
-        }
-        lastSampleMs = nowMs;
-        lastCommands = commandsProcessed;
-        lastInput = netInputBytes;
-        lastOutput = netOutputBytes;
+        opsRate.sample(nowMs, commandsProcessed);
+        inputRate.sample(nowMs, netInputBytes);
+        outputRate.sample(nowMs, netOutputBytes);
+    }
+
+    /** Redis's stat_expired_stale_perc update at the end of a cycle: the cycle's share weighs 5%. */
+    public void expireCycleDone(long sampled, long expired) {
+        if (sampled == 0) return;
+        expiredStalePerc = (double) expired / sampled * 0.05 + expiredStalePerc * 0.95;
     }
 
     /** Average commands per second over the last samples (INFO instantaneous_ops_per_sec). */
     public long instantaneousOpsPerSec() {
-        return average(rates[0]);
+        return opsRate.perSecond();
     }
 
     /** Average input bytes per second over the last samples. */
     public long instantaneousInputBytesPerSec() {
-        return average(rates[1]);
+        return inputRate.perSecond();
     }
 
     /** Average output bytes per second over the last samples. */
     public long instantaneousOutputBytesPerSec() {
-        return average(rates[2]);
+        return outputRate.perSecond();
     }
 
     /** CONFIG RESETSTAT: zero every counter and sample. */
@@ -91,13 +93,13 @@ public final class ShardStats {
         commandsExecuted = 0;
         errorReplies = 0;
         errorCodes.clear();
-        for (long[] r : rates) java.util.Arrays.fill(r, 0);
-        lastSampleMs = 0;
-    }
-
-    private static long average(long[] samples) {
-        long sum = 0;
-        for (long s : samples) sum += s;
-        return sum / samples.length;
+        readsProcessed = 0;
+        writesProcessed = 0;
+        expiredStalePerc = 0;
+        expiredTimeCapReached = 0;
+        expireCycleNanos = 0;
+        opsRate.reset();
+        inputRate.reset();
+        outputRate.reset();
     }
 }

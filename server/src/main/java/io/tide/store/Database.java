@@ -102,6 +102,7 @@ public final class Database {
     private int expireCursor;
     /** Estimated average TTL of keys with an expiry, kept by the active expiry cycle as Redis does. */
     private long avgTtlMs;
+    private int lastExpireChecks;
     private KeyspaceObserver observer = NO_OBSERVER;
     private Freer freer = Freer.INLINE;
     private AccessPolicy access = AccessPolicy.LRU;
@@ -802,7 +803,13 @@ public final class Database {
         if (deleted > 0) {
             afterRemove();
         }
+        lastExpireChecks = checks;
         return deleted;
+    }
+
+    /** Keys with an expiry that the last {@link #activeExpireCycle} examined (INFO expired_stale_perc's sample). */
+    public int lastExpireChecks() {
+        return lastExpireChecks;
     }
 
     /**
@@ -1178,6 +1185,11 @@ public final class Database {
 
     private static int tableSizeFor(int n) {
         return n <= 1 ? 1 : Integer.highestOneBit(n - 1) << 1;
+    }
+
+    /** INFO lru_clock: the access clock keys are stamped with now (Redis's LRU clock, seconds, 24 bits). */
+    public static int accessClock(long nowMs) {
+        return clock(nowMs);
     }
 
     /** Access clock for {@code nowMs}: seconds since {@link #CLOCK_BASE_SEC}, modulo 2^CLOCK_BITS. */

@@ -105,6 +105,35 @@ class TideReplicaTest {
     }
 
     /**
+     * INFO instantaneous_output_repl_kbps (the primary's) and instantaneous_input_repl_kbps (the replica's) follow a
+     * stream in flight, and are 0.00 once it stops; mem_replication_backlog is the backlog the replica made active.
+     */
+    @Test
+    void replicationRates_andBacklogMemory_followTheStream() throws Exception {
+        try (Server primary = TestServers.start(1, "--repl-diskless-sync-delay", "0");
+             Jedis p = TestServers.jedis(primary.port(), 2)) {
+            assertEquals("0", field(p, "memory", "mem_replication_backlog"));
+            try (Server replica = TestServers.start(2, "--replicaof", "127.0.0.1 " + primary.port());
+                 Jedis r = TestServers.jedis(replica.port(), 2)) {
+                awaitLinkUp(r);
+                assertEquals(field(p, "replication", "repl_backlog_size"), field(p, "memory", "mem_replication_backlog"));
+                String value = "v".repeat(1000);
+                long until = System.currentTimeMillis() + 1000;
+                while (System.currentTimeMillis() < until) {
+                    var pipe = p.pipelined();
+                    for (int i = 0; i < 100; i++) pipe.set("rate" + i, value);
+                    pipe.sync();
+                }
+                double out = Double.parseDouble(field(p, "stats", "instantaneous_output_repl_kbps"));
+                double in = Double.parseDouble(field(r, "stats", "instantaneous_input_repl_kbps"));
+                assertTrue(out > 10 && in > 10, "output " + out + " kB/s, input " + in + " kB/s");
+                await("the rates to fall to zero", 10_000,
+                        () -> field(p, "stats", "instantaneous_output_repl_kbps").equals("0.00"));
+            }
+        }
+    }
+
+    /**
      * replica-ignore-maxmemory yes (Redis's default): a replica over its maxmemory keeps every key its primary has
      * (its shard cron evicts nothing); with no it evicts by its own policy, as Redis's does.
      */

@@ -47,9 +47,9 @@ public final class ServerCommands {
 
     /** INFO sections in Redis's order. */
     private static final List<String> SECTIONS = List.of("server", "clients", "memory", "persistence", "stats",
-            "replication", "cpu", "commandstats", "errorstats", "latencystats", "keyspace", "tide");
+            "replication", "cpu", "modules", "commandstats", "errorstats", "latencystats", "cluster", "keyspace", "tide");
     private static final Set<String> DEFAULT_SECTIONS = Set.of("server", "clients", "memory", "persistence",
-            "stats", "replication", "cpu", "errorstats", "keyspace");
+            "stats", "replication", "cpu", "modules", "errorstats", "cluster", "keyspace");
     /** Highest JVM heap use seen by INFO (the heap is the process's, shared by servers in one JVM). */
     /** Linux reports process CPU times in USER_HZ ticks, 100 per second on every mainstream architecture. */
     private static final double USER_HZ = 100.0;
@@ -162,9 +162,11 @@ public final class ServerCommands {
                 case "stats" -> statsSection(ctx, sb);
                 case "replication" -> replicationSection(ctx, sb);
                 case "cpu" -> cpuSection(sb);
+                case "modules" -> sb.append("# Modules\r\n"); // Tide loads no modules (MODULE LOAD is refused)
                 case "commandstats" -> commandStatsSection(ctx, sb);
                 case "errorstats" -> errorStatsSection(ctx, sb);
                 case "latencystats" -> latencyStatsSection(ctx, sb);
+                case "cluster" -> sb.append("# Cluster\r\ncluster_enabled:0\r\n"); // standalone only
                 case "keyspace" -> keyspaceSection(ctx, sb);
                 case "tide" -> tideSection(ctx, sb);
                 default -> throw new IllegalStateException(section);
@@ -186,6 +188,7 @@ public final class ServerCommands {
         line(sb, "os", System.getProperty("os.name") + " " + System.getProperty("os.version") + " "
                 + System.getProperty("os.arch"));
         line(sb, "arch_bits", System.getProperty("sun.arch.data.model", "64"));
+        line(sb, "multiplexing_api", s.ioDriver());
         line(sb, "process_id", ProcessHandle.current().pid());
         line(sb, "run_id", s.runId());
         line(sb, "tcp_port", s.tcpPort());
@@ -197,6 +200,7 @@ public final class ServerCommands {
         int hz = s.config().getInt("hz");
         line(sb, "hz", Shard.effectiveHz(hz));
         line(sb, "configured_hz", hz);
+        line(sb, "lru_clock", io.tide.store.Database.accessClock(System.currentTimeMillis()));
         line(sb, "executable", ProcessHandle.current().info().command().orElse(""));
         line(sb, "config_file", configFile(ctx));
         line(sb, "tide_shards", s.shards().size());
@@ -208,11 +212,26 @@ public final class ServerCommands {
         sb.append("# Clients\r\n");
         line(sb, "connected_clients", ctx.server().clients().size());
         line(sb, "maxclients", ctx.server().config().get("maxclients"));
-        long blocked = ctx.server().clients().values().stream().filter(ClientSession::isBlocked).count();
+        long nowSec = System.currentTimeMillis() / 1000;
+        long maxInput = 0;
+        long maxOutput = 0;
+        int blockingKeys = 0;
+        for (Shard sh : ctx.shards().all()) {
+            maxInput = Math.max(maxInput, sh.stats().clientInputPeak.max(nowSec));
+            maxOutput = Math.max(maxOutput, sh.stats().clientOutputPeak.max(nowSec));
+            blockingKeys += sh.blocking().keyCount();
+        }
+        line(sb, "client_recent_max_input_buffer", maxInput);
+        line(sb, "client_recent_max_output_buffer", maxOutput);
+        long blocked = 0;
+        long inTimeoutTable = 0;
+        for (ClientSession c : ctx.server().clients().values()) {
+            if (c.isBlocked()) blocked++;
+            if (c.blockedWithTimeout()) inTimeoutTable++;
+        }
         line(sb, "blocked_clients", blocked);
         line(sb, "tracking_clients", ctx.server().tracking().clientCount());
-        int blockingKeys = 0;
-        for (io.tide.shard.Shard sh : ctx.shards().all()) blockingKeys += sh.blocking().keyCount();
+        line(sb, "clients_in_timeout_table", inTimeoutTable);
         line(sb, "total_blocking_keys", blockingKeys);
     }
 
@@ -231,10 +250,10 @@ public final class ServerCommands {
             line(sb, "used_memory_rss_human", human(rss));
         }
         line(sb, "used_memory_peak", peak);
-        line(sb, "used_memory_startup", ctx.server().startupMemory());
         line(sb, "used_memory_peak_human", human(peak));
         line(sb, "used_memory_peak_perc", percent(used, peak));
         line(sb, "used_memory_overhead", clientBuffers);
+        line(sb, "used_memory_startup", ctx.server().startupMemory());
         line(sb, "used_memory_dataset", dataset);
         line(sb, "used_memory_dataset_perc", percent(dataset, used));
         long total = procKilobytes(Path.of("/proc/meminfo"), "MemTotal:");
@@ -253,6 +272,10 @@ public final class ServerCommands {
             line(sb, "mem_fragmentation_ratio", String.format(Locale.ROOT, "%.2f", (double) rss / used));
             line(sb, "mem_fragmentation_bytes", rss - used);
         }
+        io.tide.replication.Primary.Info repl = ctx.server().replication().info();
+        // The backlog's ring, allocated whole while active; unlike Redis's, it is not in used_memory (the limit is
+        // the dataset's and the clients' buffers).
+        line(sb, "mem_replication_backlog", repl.backlogActive() ? repl.backlogSize() : 0);
         line(sb, "mem_clients_normal", clientBuffers);
         line(sb, "mem_allocator", "jvm " + String.join(" + ", gcs));
         line(sb, "lazyfree_pending_objects", ctx.server().lazyFree().pendingObjects());
@@ -381,6 +404,7 @@ public final class ServerCommands {
         long opsPerSec = 0;
         long inPerSec = 0;
         long outPerSec = 0;
+        double stalePerc = 0;
         for (Shard shard : ctx.shards().all()) {
             ShardStats st = shard.stats();
             opsPerSec += st.instantaneousOpsPerSec();
@@ -394,23 +418,34 @@ public final class ServerCommands {
             sum.keyspaceHits += st.keyspaceHits;
             sum.keyspaceMisses += st.keyspaceMisses;
             sum.errorReplies += st.errorReplies;
+            sum.readsProcessed += st.readsProcessed;
+            sum.writesProcessed += st.writesProcessed;
+            sum.expiredTimeCapReached += st.expiredTimeCapReached;
+            sum.expireCycleNanos += st.expireCycleNanos;
+            stalePerc += st.expiredStalePerc;
         }
+        stalePerc /= ctx.shards().size();
         sb.append("# Stats\r\n");
         line(sb, "total_connections_received", ctx.server().connectionsReceived().get());
         // Tide counts a command as it starts, Redis once it returns: the INFO (or EXEC, EVAL) reading it is not in yet.
         line(sb, "total_commands_processed", Math.max(0, sum.commandsProcessed - (ctx.client() != null ? 1 : 0)));
+        line(sb, "instantaneous_ops_per_sec", opsPerSec);
         line(sb, "total_net_input_bytes", sum.netInputBytes);
         line(sb, "total_net_output_bytes", sum.netOutputBytes);
         line(sb, "total_net_repl_input_bytes", ctx.server().replica().replInputBytes());
         line(sb, "total_net_repl_output_bytes", ctx.server().replication().replOutputBytes());
-        line(sb, "instantaneous_ops_per_sec", opsPerSec);
-        line(sb, "instantaneous_input_kbps", String.format(Locale.ROOT, "%.2f", inPerSec / 1024.0));
-        line(sb, "instantaneous_output_kbps", String.format(Locale.ROOT, "%.2f", outPerSec / 1024.0));
+        line(sb, "instantaneous_input_kbps", kbps(inPerSec));
+        line(sb, "instantaneous_output_kbps", kbps(outPerSec));
+        line(sb, "instantaneous_input_repl_kbps", kbps(ctx.server().replInputRate().perSecond()));
+        line(sb, "instantaneous_output_repl_kbps", kbps(ctx.server().replOutputRate().perSecond()));
         line(sb, "rejected_connections", ctx.server().rejectedConnections().get());
         line(sb, "sync_full", ctx.server().replication().syncFull());
         line(sb, "sync_partial_ok", ctx.server().replication().syncPartialOk());
         line(sb, "sync_partial_err", ctx.server().replication().syncPartialErr());
         line(sb, "expired_keys", sum.expiredKeys);
+        line(sb, "expired_stale_perc", String.format(Locale.ROOT, "%.2f", stalePerc * 100));
+        line(sb, "expired_time_cap_reached_count", sum.expiredTimeCapReached);
+        line(sb, "expire_cycle_cpu_milliseconds", sum.expireCycleNanos / 1_000_000);
         line(sb, "evicted_keys", sum.evictedKeys);
         line(sb, "evicted_clients", ctx.server().memory().evictedClients());
         line(sb, "keyspace_hits", sum.keyspaceHits);
@@ -418,11 +453,20 @@ public final class ServerCommands {
         line(sb, "pubsub_channels", ctx.server().pubSub().size(io.tide.pubsub.PubSub.Kind.CHANNEL));
         line(sb, "pubsub_patterns", ctx.server().pubSub().size(io.tide.pubsub.PubSub.Kind.PATTERN));
         line(sb, "pubsubshard_channels", ctx.server().pubSub().size(io.tide.pubsub.PubSub.Kind.SHARD));
+        line(sb, "migrate_cached_sockets", ctx.server().migrateCachedSockets());
         io.tide.pubsub.Tracking tracking = ctx.server().tracking();
         line(sb, "tracking_total_keys", tracking.keyCount());
         line(sb, "tracking_total_items", tracking.itemCount());
         line(sb, "tracking_total_prefixes", tracking.prefixCount());
+        line(sb, "unexpected_error_replies", ctx.server().unexpectedErrorReplies().get());
         line(sb, "total_error_replies", sum.errorReplies);
+        line(sb, "total_reads_processed", sum.readsProcessed);
+        line(sb, "total_writes_processed", sum.writesProcessed);
+    }
+
+    /** Bytes per second as Redis's "%.2f" kilobytes. */
+    private static String kbps(long bytesPerSec) {
+        return String.format(Locale.ROOT, "%.2f", bytesPerSec / 1024.0);
     }
 
     /** Redis 7.0's replication section of a primary, from the replication thread's last published state. */
@@ -653,6 +697,9 @@ public final class ServerCommands {
         }
         ctx.server().connectionsReceived().set(0);
         ctx.server().rejectedConnections().set(0);
+        ctx.server().unexpectedErrorReplies().set(0);
+        ctx.server().replInputRate().reset();
+        ctx.server().replOutputRate().reset();
         ctx.server().lazyFree().resetStats();
         ctx.server().replication().resetStats();
         ctx.shards().coordinator().resetStats();
