@@ -92,12 +92,34 @@ class InfoFiguresTest extends VsRedis {
                 "client_recent_max_output_buffer", "clients_in_timeout_table", "mem_replication_backlog",
                 "instantaneous_input_repl_kbps", "instantaneous_output_repl_kbps", "expired_stale_perc",
                 "expired_time_cap_reached_count", "expire_cycle_cpu_milliseconds", "migrate_cached_sockets",
-                "unexpected_error_replies", "total_reads_processed", "total_writes_processed", "cluster_enabled");
+                "unexpected_error_replies", "total_reads_processed", "total_writes_processed", "cluster_enabled", "io_threads_active");
         List<String> redisAll = redis.values().stream().flatMap(List::stream).toList();
         List<String> tideAll = tide.values().stream().flatMap(List::stream).toList();
         assertThat(redisAll).containsAll(wanted);
         assertThat(tideAll).containsAll(wanted);
         assertThat(value(tideInfo, "multiplexing_api")).isEqualTo(value(tideInfo, "tide_io_driver"));
+        assertThat(value(tideInfo, "io_threads_active")).isEqualTo("1"); // two shards, two event loops doing I/O
+    }
+
+    /** docs/observability.md names every field of INFO everything (those named after a command, db or shard aside). */
+    @Test
+    void everyField_isDocumented() throws Exception {
+        String docs = Files.readString(Path.of("..", "docs", "observability.md"));
+        String info;
+        try (Jedis t = tideJedis()) {
+            t.set("documented", "v");
+            t.ping();
+            info = t.info("everything");
+        }
+        List<String> missing = new ArrayList<>();
+        fields(info).forEach((section, names) -> {
+            assertThat(docs).contains("| " + section + " |");
+            for (String n : names) {
+                if (n.matches("(cmdstat|errorstat|latency_percentiles_usec)_.*|db\\d+|shard\\d+|slave\\d+")) continue;
+                if (!docs.contains("`" + n + "`")) missing.add(n);
+            }
+        });
+        assertThat(missing).as("INFO fields docs/observability.md does not name").isEmpty();
     }
 
     @Test

@@ -203,6 +203,8 @@ public final class ServerCommands {
         line(sb, "lru_clock", io.tide.store.Database.accessClock(System.currentTimeMillis()));
         line(sb, "executable", ProcessHandle.current().info().command().orElse(""));
         line(sb, "config_file", configFile(ctx));
+        // Every shard's event loop reads and writes its own connections: more than one I/O thread with two shards or more.
+        line(sb, "io_threads_active", s.shards().size() > 1 ? 1 : 0);
         line(sb, "tide_shards", s.shards().size());
         line(sb, "tide_io_driver", s.ioDriver());
         line(sb, "java_version", Runtime.version());
