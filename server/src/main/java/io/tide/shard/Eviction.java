@@ -45,12 +45,18 @@ public final class Eviction {
 
     /** Whether this shard may still have keys to evict (other shards read it to decide between OOM and waiting). */
     public boolean mayHaveCandidates(Policy p) {
-        if (exhausted) return false;
+        return !exhausted && mayHaveCandidatesNow(p);
+    }
+
+    private boolean mayHaveCandidatesNow(Policy p) {
         for (int i = 0; i < shard.databases(); i++) {
-            Database d = shard.db(i);
-            if (p.volatileOnly() ? d.volatileCount() > 0 : d.size() > 0) return true;
+            if (holdsCandidates(shard.db(i), p)) return true;
         }
         return false;
+    }
+
+    private static boolean holdsCandidates(Database d, Policy p) {
+        return p.volatileOnly() ? d.volatileCount() > 0 : d.size() > 0;
     }
 
     /** Any thread: claims the right to queue a pass request here; false when one is already queued. */
@@ -118,7 +124,7 @@ public final class Eviction {
                 for (int draw = 0; draw < ROUNDS && picked[0] == null; draw++) {
                     if (d.sample(16, p.volatileOnly(), p.score(), now, (db, key, score) -> {
                         if (picked[0] == null && !protection.isProtected(key)) picked[0] = key;
-                    }) == 0) break;
+                    }) == 0 && !holdsCandidates(d, p)) break; // else the run met only empty slots: draw again
                 }
                 if (picked[0] != null && d.evict(picked[0])) return true;
             }
@@ -134,7 +140,9 @@ public final class Eviction {
                         if (!protection.isProtected(key)) offer(db, key, score);
                     });
                 }
-                if (offered == 0) break; // nothing at all to sample: no use trying again
+                // Nothing at all to sample: no use trying again. A sample is a run of slots from a random point, which may
+                // meet only empty ones in a sparse table: then it draws again (giving up would answer -OOM wrongly).
+                if (offered == 0 && !mayHaveCandidatesNow(p)) break;
             }
             if (size == 0) return false;
             // The best candidate that still exists (as such: a volatile policy's key must still have its TTL).

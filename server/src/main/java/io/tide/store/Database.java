@@ -699,6 +699,9 @@ public final class Database {
             int m = t.mask;
             int i = rnd.nextInt(t.keys.length);
             long visits = (long) count * 20;
+            // Keys with a TTL may be few among many: the run is longer by as much, up to the whole table, so that it
+            // still meets some (eviction answers -OOM when a sample offers nothing).
+            if (volatileOnly) visits = Math.min(Math.max(visits, t.keys.length), visits * Math.max(1, size() / volatileCount));
             while (offered < count && visits-- > 0) {
                 byte[] k = t.keys[i];
                 if (k != null && k != MOVED && (!volatileOnly || (t.ctrl[i] & VOLATILE) != 0)) {

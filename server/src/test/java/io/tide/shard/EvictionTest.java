@@ -97,6 +97,29 @@ class EvictionTest {
         }
     }
 
+    /**
+     * A volatile policy with few keys that have a TTL among many that have none: each write over the limit finds a TTL
+     * key to evict while one is left (a sample that met only keys without TTL once answered -OOM), and -OOM only then.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"volatile-lru", "volatile-random"})
+    void volatilePolicy_findsTheFewKeysWithATtl(String policy) {
+        try (Server s = TestServers.start(1); Jedis j = TestServers.jedis(s.port(), 2)) {
+            fill(j, "plain:", 0, 20_000, 0);
+            fill(j, "ttl:", 0, 20, 3600);
+            limit(j, policy, Long.toString(info(j, "memory", "used_memory") - 10_000));
+            int written = 0;
+            try {
+                for (; written < 100; written++) j.set("more:" + written, VALUE);
+            } catch (JedisDataException e) {
+                assertThat(e.getMessage()).startsWith("OOM command not allowed");
+            }
+            assertThat(j.info("keyspace")).as("after %d writes", written).contains("db0:keys=", ",expires=0,");
+            assertThat(info(j, "stats", "evicted_keys")).isEqualTo(20);
+            assertThat(written).isGreaterThan(5);
+        }
+    }
+
     @Test
     void volatileTtl_evictsTheNearestExpiryFirst() {
         try (Server s = TestServers.start(1); Jedis j = TestServers.jedis(s.port(), 2)) {
