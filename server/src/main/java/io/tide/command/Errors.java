@@ -43,6 +43,18 @@ public final class Errors {
     public static final String DB_INDEX_OUT_OF_RANGE = "ERR DB index is out of range";
     public static final String INVALID_EXPIRE_PREFIX = "ERR invalid expire time in '";
     public static final String NOAUTH = "NOAUTH Authentication required.";
+    /** Redis 7.0's text for a connection refused by protected mode (its typos included: clients match on it). */
+    public static final String PROTECTED_MODE = "DENIED Redis is running in protected mode because protected mode is "
+            + "enabled and no password is set for the default user. In this mode connections are only accepted from "
+            + "the loopback interface. If you want to connect from external computers to Redis you may adopt one of "
+            + "the following solutions: 1) Just disable protected mode sending the command 'CONFIG SET protected-mode "
+            + "no' from the loopback interface by connecting to Redis from the same host the server is running, "
+            + "however MAKE SURE Redis is not publicly accessible from internet if you do so. Use CONFIG REWRITE to "
+            + "make this change permanent. 2) Alternatively you can just disable the protected mode by editing the "
+            + "Redis configuration file, and setting the protected mode option to 'no', and then restarting the "
+            + "server. 3) If you started the server manually just for testing, restart it with the '--protected-mode "
+            + "no' option. 4) Setup a an authentication password for the default user. NOTE: You only need to do one "
+            + "of the above things in order for the server to start accepting connections from the outside.";
     public static final String WRONGPASS = "WRONGPASS invalid username-password pair or user is disabled.";
     public static final String AUTH_NO_PASSWORD =
             "ERR AUTH <password> called without any password configured for the default user. "

@@ -33,6 +33,9 @@ final class StandardParams {
                         .description("Addresses to listen on, space-separated.").build(),
                 ConfigParam.builder("requirepass", Type.STRING).defaultValue("")
                         .description("Password for the default user (empty = no password).").build(),
+                ConfigParam.builder("protected-mode", Type.BOOL).defaultValue("yes")
+                        .description("While the default user has no password, refuse connections from other addresses"
+                                + " than loopback (127.0.0.0/8, ::1) and Unix sockets with -DENIED.").build(),
                 integer("databases", 1, INT_MAX, "16").immutable()
                         .description("Number of databases.").build(),
                 ConfigParam.builder("maxclients", Type.LONG).range(1, 4294967295L).defaultValue("10000")

@@ -9,6 +9,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.tide.command.ClientConnection;
 import io.tide.command.ClientSession;
 import io.tide.command.Dispatcher;
+import io.tide.command.Errors;
 import io.tide.command.ServerContext;
 import io.tide.protocol.BulkArrayEncoder;
 import io.tide.protocol.ProtocolError;
@@ -98,16 +99,16 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
         channel.remoteAddress(); // Netty keeps both from now on, so a closed channel still tells them
         channel.localAddress();
         if (channel instanceof UnixChannel u && u.fd() != null) fd = u.fd().intValue();
-        server.connectionsReceived().incrementAndGet();
         boolean needsAuth = !server.config().get("requirepass").isEmpty();
         session = new ClientSession(server.nextClientId(), this, home, server.shards(), !needsAuth, System.currentTimeMillis());
+        if (!needsAuth && server.config().getBool("protected-mode") && !isLocal(channel.remoteAddress())) {
+            refuse(ctx, Errors.PROTECTED_MODE); // as Redis: counted as rejected, not as received
+            return;
+        }
+        server.connectionsReceived().incrementAndGet();
         session.replyLog(server.observability().largeReply());
         if (server.clients().size() >= server.config().getInt("maxclients")) {
-            server.rejectedConnections().incrementAndGet();
-            ByteBuf b = ctx.alloc().buffer();
-            RespWriter.write(b, Reply.error("ERR max number of clients reached"), 2);
-            ctx.writeAndFlush(b).addListener(f -> ctx.close());
-            session.markClosed();
+            refuse(ctx, "ERR max number of clients reached");
             return;
         }
         server.clients().put(session.id(), session);
@@ -115,8 +116,44 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
         ctx.fireChannelActive();
     }
 
+    /** Answers a connection that may not be served with {@code error}, then closes it (nothing it sends is read). */
+    private void refuse(ChannelHandlerContext ctx, String error) {
+        server.rejectedConnections().incrementAndGet();
+        session.markClosed();
+        refused = true;
+        ByteBuf b = ctx.alloc().buffer();
+        RespWriter.write(b, Reply.error(error), 2);
+        ctx.writeAndFlush(b).addListener(f -> shutdownThenClose(ctx.channel()));
+    }
+
+    /** Set when the connection was refused: what it sends is discarded until it closes. */
+    private boolean refused;
+
+    /**
+     * Half-closes, then closes a little later: the peer reads what was sent and an orderly end of stream, while what
+     * it still sends is drained instead of being answered with a TCP reset that could destroy the reply in flight.
+     */
+    private static void shutdownThenClose(Channel ch) {
+        if (ch instanceof io.netty.channel.socket.DuplexChannel duplex) {
+            duplex.shutdownOutput();
+            ch.eventLoop().schedule(() -> ch.close(), 2, java.util.concurrent.TimeUnit.SECONDS);
+        } else {
+            ch.close();
+        }
+    }
+
+    /**
+     * Protected mode's test: a loopback address (127.0.0.0/8, ::1; an IPv4-mapped one arrives as IPv4) or a Unix
+     * socket. Redis 7.0 accepts 127.0.0.1 and ::1 only; the rest of 127/8 is this host's loopback as well.
+     */
+    static boolean isLocal(java.net.SocketAddress a) {
+        if (a instanceof InetSocketAddress i) return i.getAddress() != null && i.getAddress().isLoopbackAddress();
+        return true;
+    }
+
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (refused) return;
         if (msg instanceof byte[][] argv) {
             if (argv.length > 0) dispatcher.dispatch(session, argv);
         } else if (msg instanceof ProtocolError err) {
@@ -131,21 +168,11 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
         }
     }
 
-    /**
-     * Sends what is due, then half-closes: the peer reads the error and an orderly end of stream, while
-     * the rest of its request (the decoder discards it) is drained instead of being answered with a TCP
-     * reset that could destroy the error reply in flight. The connection is closed a little later.
-     */
+    /** Sends what is due, then half-closes (the decoder discards the rest of the request). */
     private void closeAfterProtocolError(ChannelHandlerContext ctx) {
         session.markClosed();
         flushBeforeClose();
-        Channel ch = ctx.channel();
-        if (ch instanceof io.netty.channel.socket.DuplexChannel duplex) {
-            duplex.shutdownOutput();
-            ch.eventLoop().schedule(() -> ch.close(), 2, java.util.concurrent.TimeUnit.SECONDS);
-        } else {
-            ch.close();
-        }
+        shutdownThenClose(ctx.channel());
     }
 
     @Override
