@@ -29,6 +29,8 @@ public final class ServerContext {
     private final AtomicLong rejectedConnections = new AtomicLong();
     /** Errors from commands no client sent: the primary's stream and the AOF (INFO unexpected_error_replies). */
     private final AtomicLong unexpectedErrorReplies = new AtomicLong();
+    /** AUTH and HELLO AUTH attempts refused (INFO acl_access_denied_auth). */
+    private final AtomicLong authFailures = new AtomicLong();
     /** The replication streams' per-second rates; sampled on shard 0's cron, read by INFO while it is parked. */
     private final io.tide.metrics.RateSampler replInputRate = new io.tide.metrics.RateSampler();
     private final io.tide.metrics.RateSampler replOutputRate = new io.tide.metrics.RateSampler();
@@ -229,6 +231,7 @@ public final class ServerContext {
     public AtomicLong connectionsReceived() { return connectionsReceived; }
     public AtomicLong rejectedConnections() { return rejectedConnections; }
     public AtomicLong unexpectedErrorReplies() { return unexpectedErrorReplies; }
+    public AtomicLong authFailures() { return authFailures; }
 
     /** On shard 0's cron: the replication streams' rates (INFO instantaneous_input_repl_kbps and _output_). */
     public void sampleReplicationRates(long nowMs) {

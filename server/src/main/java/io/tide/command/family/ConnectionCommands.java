@@ -92,7 +92,10 @@ public final class ConnectionCommands {
     private static Reply authenticate(CommandContext ctx, String user, String password) {
         String pass = requirePass(ctx);
         boolean ok = user.equals("default") && (pass.isEmpty() || constantTimeEquals(pass, password));
-        if (!ok) throw Errors.error(Errors.WRONGPASS);
+        if (!ok) {
+            ctx.server().authFailures().incrementAndGet();
+            throw Errors.error(Errors.WRONGPASS);
+        }
         ctx.client().authenticated(true);
         return Reply.OK;
     }

@@ -464,6 +464,8 @@ public final class ServerCommands {
         line(sb, "total_error_replies", sum.errorReplies);
         line(sb, "total_reads_processed", sum.readsProcessed);
         line(sb, "total_writes_processed", sum.writesProcessed);
+        // Redis 7.2's, here before the ACL's other denials exist: AUTH failures are visible to monitoring.
+        line(sb, "acl_access_denied_auth", ctx.server().authFailures().get());
     }
 
     /** Bytes per second as Redis's "%.2f" kilobytes. */
@@ -700,6 +702,7 @@ public final class ServerCommands {
         ctx.server().connectionsReceived().set(0);
         ctx.server().rejectedConnections().set(0);
         ctx.server().unexpectedErrorReplies().set(0);
+        ctx.server().authFailures().set(0);
         ctx.server().replInputRate().reset();
         ctx.server().replOutputRate().reset();
         ctx.server().lazyFree().resetStats();

@@ -107,6 +107,10 @@ class ConnectionCommandsTest {
                     .isEqualTo("-WRONGPASS invalid username-password pair or user is disabled.\r\n");
             assertThat(c.call("AUTH", "default", "s3cret")).isEqualTo("+OK\r\n");
             assertThat(c.call("GET", "x")).isEqualTo("$-1\r\n");
+            assertThat(c.call("HELLO", "2", "AUTH", "default", "bad")).startsWith("-WRONGPASS");
+            assertThat(c.call("INFO", "stats")).contains("\r\nacl_access_denied_auth:2\r\n"); // AUTH and HELLO
+            c.call("CONFIG", "RESETSTAT");
+            assertThat(c.call("INFO", "stats")).contains("\r\nacl_access_denied_auth:0\r\n");
         }
         for (var proto : new redis.clients.jedis.RedisProtocol[] {
                 redis.clients.jedis.RedisProtocol.RESP2, redis.clients.jedis.RedisProtocol.RESP3}) {
