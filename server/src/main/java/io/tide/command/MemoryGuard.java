@@ -226,6 +226,9 @@ public final class MemoryGuard {
      */
     private boolean evictOn(Shard s, Eviction.Policy p, long limit) {
         long over = used() - limit;
+        // Other shards write and evict on their own threads, so used memory moves under this check: read it once here,
+        // and answer -OOM below only when eviction found nothing, never because a later read crossed the limit again.
+        if (over <= 0) return true;
         long total = Math.max(1, datasetBytes());
         boolean elsewhere = false;
         for (Shard other : shards.all()) {
@@ -247,12 +250,11 @@ public final class MemoryGuard {
             evicted = Math.max(evicted, 0) + Math.max(0, evictShare(s, p, used() - limit,
                     System.nanoTime() + timeLimitNanos));
         }
-        if (used() <= limit) return true;
         if (evicted > 0) {
-            s.eviction().continueLater(() -> background(s, currentShare(s))); // Redis's eviction timer proc
+            if (used() > limit) s.eviction().continueLater(() -> background(s, currentShare(s))); // Redis's timer proc
             return true;
         }
-        return elsewhere;
+        return elsewhere || used() <= limit;
     }
 
     /** {@code s}'s share of what the instance is over its limit by now (0 when it is not over). */

@@ -33,6 +33,8 @@ public final class Eviction {
     private int nextRandomDb;
     /** Set when a pass found nothing it may evict; cleared when a pass finds a candidate. Read by other shards. */
     private volatile boolean exhausted;
+    /** This shard's dataset bytes when it was last found exhausted: once it holds more, keys were added since. */
+    private volatile long exhaustedAtBytes;
     /** Whether a continuation of an unfinished pass is scheduled. */
     private boolean continuing;
     private int ticks;
@@ -45,7 +47,7 @@ public final class Eviction {
 
     /** Whether this shard may still have keys to evict (other shards read it to decide between OOM and waiting). */
     public boolean mayHaveCandidates(Policy p) {
-        return !exhausted && mayHaveCandidatesNow(p);
+        return (!exhausted || shard.usedBytes() > exhaustedAtBytes) && mayHaveCandidatesNow(p);
     }
 
     private boolean mayHaveCandidatesNow(Policy p) {
@@ -90,6 +92,7 @@ public final class Eviction {
         long now = System.currentTimeMillis();
         while (over.getAsLong() > 0) {
             if (!evictOne(p, protection, samples, now)) {
+                exhaustedAtBytes = shard.usedBytes();
                 exhausted = true;
                 return evicted == 0 ? -1 : evicted;
             }

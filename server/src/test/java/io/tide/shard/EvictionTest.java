@@ -98,6 +98,36 @@ class EvictionTest {
     }
 
     /**
+     * Several clients writing keys with a TTL on two shards that evict concurrently: used memory moves under each
+     * shard's check, and no write may get -OOM while keys with a TTL remain to evict (a check that read it again after
+     * another shard's eviction had brought it under once answered -OOM).
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"volatile-lru", "volatile-random"})
+    void volatilePolicy_concurrentWritersOnTwoShards_neverGetOom(String policy) throws Exception {
+        try (Server s = TestServers.start(2); Jedis j = TestServers.jedis(s.port(), 2)) {
+            fill(j, "keep:", 0, 200, 0);
+            limit(j, policy, Long.toString(info(j, "memory", "used_memory") + 400_000));
+            List<Throwable> errors = new CopyOnWriteArrayList<>();
+            List<Thread> writers = new ArrayList<>();
+            for (int w = 0; w < 4; w++) {
+                String prefix = "w" + w + ":";
+                writers.add(Thread.ofPlatform().start(() -> {
+                    try (Jedis c = TestServers.jedis(s.port(), 2)) {
+                        for (int round = 0; round < 3; round++) fill(c, prefix, 0, 1500, 3600);
+                    } catch (Throwable e) {
+                        errors.add(e);
+                    }
+                }));
+            }
+            for (Thread t : writers) t.join(TimeUnit.SECONDS.toMillis(60));
+            assertThat(errors).isEmpty();
+            assertThat(info(j, "stats", "evicted_keys")).isGreaterThan(1000);
+            for (int i = 0; i < 200; i++) assertThat(j.exists("keep:" + i)).as("keep:%d", i).isTrue();
+        }
+    }
+
+    /**
      * A volatile policy with few keys that have a TTL among many that have none: each write over the limit finds a TTL
      * key to evict while one is left (a sample that met only keys without TTL once answered -OOM), and -OOM only then.
      */
