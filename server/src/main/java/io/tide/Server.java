@@ -50,7 +50,13 @@ public final class Server implements AutoCloseable {
         Families.registerAll(table);
         table.seal(n);
 
-        context = new ServerContext(config, table, shards, Version.get(), network.driverName());
+        try {
+            context = new ServerContext(config, table, shards, Version.get(), network.driverName());
+        } catch (RuntimeException e) { // e.g. an ACL file that does not load
+            network.stop(1000);
+            shards.close();
+            throw e;
+        }
         Dispatcher dispatcher = new Dispatcher(context);
 
         ProtocolLimits limits = new ProtocolLimits();

@@ -37,7 +37,6 @@ import io.tide.replication.Replica;
 import java.nio.ByteBuffer;
 import java.nio.channels.WritableByteChannel;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
@@ -54,9 +53,9 @@ import org.slf4j.LoggerFactory;
  * /healthz} (the process answers), {@code GET /readyz} (503 with the reason while loading, with progress and an
  * estimate of the time left, or while a replica is not in sync), {@code GET /metrics} (Prometheus text exposition,
  * see {@link Metrics}), {@code GET /backup} (a consistent RDB image of the whole server, streamed), and the web
- * console under {@code /ui/} with its API under {@code /api/} ({@link Console}). With {@code requirepass} set,
- * everything but /healthz and the console's static files needs HTTP basic credentials with that password (user
- * {@code default} or empty); others get 401 and no data.
+ * console under {@code /ui/} with its API under {@code /api/} ({@link Console}). When connections must authenticate
+ * (requirepass, or a default user with a password), everything but /healthz and the console's static files needs HTTP
+ * basic credentials of an ACL user that is on (user empty means {@code default}); others get 401 and no data.
  *
  * <p>Thread-safe. One event-loop thread ({@code tide-admin}) runs the HTTP codec; scrapes and the console's /api/stats
  * run on one worker thread ({@code tide-admin-scrape}), since they wait for every shard's figures. Nothing here runs
@@ -118,25 +117,24 @@ public final class AdminServer implements AutoCloseable {
         scrapes.shutdownNow();
     }
 
-    /** Whether the request carries the credentials requirepass asks for (always, without requirepass). */
-    private boolean authorized(FullHttpRequest req) {
-        String pass = server.config().get("requirepass");
-        if (pass == null || pass.isEmpty()) return true;
+    /**
+     * The ACL user whose HTTP basic credentials the request carries (user empty means {@code default}, as for AUTH with
+     * a password alone), or null without valid ones; {@code default} when connections need no authentication.
+     */
+    private String authorizedUser(FullHttpRequest req) {
+        if (!server.authRequired()) return "default";
         String h = req.headers().get(HttpHeaderNames.AUTHORIZATION);
-        if (h == null || !h.regionMatches(true, 0, "Basic ", 0, 6)) return false;
+        if (h == null || !h.regionMatches(true, 0, "Basic ", 0, 6)) return null;
         String decoded;
         try {
             decoded = new String(Base64.getDecoder().decode(h.substring(6).trim()), StandardCharsets.UTF_8);
         } catch (IllegalArgumentException e) {
-            return false;
+            return null;
         }
         int colon = decoded.indexOf(':');
-        if (colon < 0) return false;
-        String user = decoded.substring(0, colon);
-        boolean userOk = user.isEmpty() || user.equals("default");
-        boolean passOk = MessageDigest.isEqual(decoded.substring(colon + 1).getBytes(StandardCharsets.UTF_8),
-                pass.getBytes(StandardCharsets.UTF_8));
-        return userOk & passOk;
+        if (colon < 0) return null;
+        String user = colon == 0 ? "default" : decoded.substring(0, colon);
+        return server.acl().authenticate(user, decoded.substring(colon + 1)) != null ? user : null;
     }
 
     /** /readyz's reason for not being ready, or null when ready. */
@@ -198,7 +196,8 @@ public final class AdminServer implements AutoCloseable {
                 write(ctx, req, res);
                 return;
             }
-            if (!authorized(req)) {
+            String user = authorizedUser(req);
+            if (user == null) {
                 FullHttpResponse res = plain(HttpResponseStatus.UNAUTHORIZED, "authentication required\n");
                 // The console's own login form asks for the password: no browser dialog for its API calls.
                 if (!path.startsWith("/api/")) {
@@ -224,13 +223,16 @@ public final class AdminServer implements AutoCloseable {
                     });
                 }
                 case "/backup" -> backup(ctx, req);
-                case "/api/stats", "/api/command" -> api(ctx, req, path);
+                case "/api/stats", "/api/command" -> api(ctx, req, path, user);
                 default -> send(ctx, req, HttpResponseStatus.NOT_FOUND, "not found\n");
             }
         }
 
-        /** The console's API: the same credentials as every endpoint, and {@link Console#refusedHost}. */
-        private void api(ChannelHandlerContext ctx, FullHttpRequest req, String path) {
+        /**
+         * The console's API: the same credentials as every endpoint, and {@link Console#refusedHost}; commands run as
+         * the signed-in ACL {@code user}.
+         */
+        private void api(ChannelHandlerContext ctx, FullHttpRequest req, String path, String user) {
             String refused = console.refusedHost(req);
             if (refused != null) {
                 send(ctx, req, HttpResponseStatus.FORBIDDEN, refused);
@@ -266,7 +268,7 @@ public final class AdminServer implements AutoCloseable {
                 return;
             }
             boolean keepAlive = HttpUtil.isKeepAlive(req);
-            console.command(ctx, req, db, reply -> {
+            console.command(ctx, req, db, user, reply -> {
                 FullHttpResponse res = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK,
                         Unpooled.wrappedBuffer(reply));
                 res.headers().set(HttpHeaderNames.CONTENT_TYPE, "application/octet-stream");

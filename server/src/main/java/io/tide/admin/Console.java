@@ -128,8 +128,7 @@ final class Console {
      * null when it may go on.
      */
     String refusedHost(FullHttpRequest req) {
-        String pass = server.config().get("requirepass");
-        if (pass != null && !pass.isEmpty()) return null; // credentials guard it
+        if (server.authRequired()) return null; // credentials guard it
         String host = req.headers().get(HttpHeaderNames.HOST);
         if (host == null) return null; // HTTP/1.0 tools; a browser always sends Host
         host = host.trim().toLowerCase(Locale.ROOT);
@@ -150,7 +149,7 @@ final class Console {
      * POST /api/command?db=N: parses the body (a RESP array of bulk strings), runs the command as a client of its own
      * and calls {@code answer} once with the RESP3 reply (or {@code failed} with a status and a reason).
      */
-    void command(ChannelHandlerContext ctx, FullHttpRequest req, int db, Consumer<byte[]> answer,
+    void command(ChannelHandlerContext ctx, FullHttpRequest req, int db, String user, Consumer<byte[]> answer,
                  Failure failed) {
         byte[][] argv;
         try {
@@ -179,6 +178,7 @@ final class Console {
                 System.currentTimeMillis());
         client.session = session;
         session.name("tide-console");
+        session.user(user); // the signed-in ACL user's permissions apply
         session.protocol(3);
         session.selectDb(db);
         session.replyLog(server.observability().largeReply());

@@ -117,6 +117,12 @@ public final class ClientSession {
     public void libVersion(String v) { libVersion = v; }
     public boolean authenticated() { return authenticated; }
     public void authenticated(boolean a) { authenticated = a; }
+
+    /** The ACL user this connection runs as (Redis's c->user): the default user until AUTH names another. */
+    private volatile String user = "default";
+
+    public String user() { return user; }
+    public void user(String name) { user = name; }
     public boolean noEvict() { return noEvict; }
     public void noEvict(boolean b) { noEvict = b; }
     public boolean noTouch() { return noTouch; }

@@ -38,7 +38,7 @@ public final class CommandSpec {
     public static final int ALL_SHARDS = 1 << 24;
 
     /** Redis's ACL categories in the order of its category table (acl.c). */
-    private static final List<String> CATEGORY_ORDER = List.of("@keyspace", "@read", "@write", "@set", "@sortedset",
+    public static final List<String> CATEGORY_ORDER = List.of("@keyspace", "@read", "@write", "@set", "@sortedset",
             "@list", "@hash", "@string", "@bitmap", "@hyperloglog", "@geo", "@stream", "@pubsub", "@admin", "@fast",
             "@slow", "@blocking", "@dangerous", "@connection", "@transaction", "@scripting");
 
@@ -250,6 +250,29 @@ public final class CommandSpec {
 
     public boolean arityOk(int argc) {
         return arity >= 0 ? argc == arity : argc >= -arity;
+    }
+
+    /** The key flags COMMAND INFO shows for a command without a declared key spec: RO access for reads, else RW. */
+    public List<String> legacyKeyFlags() {
+        return has(READONLY) ? List.of("RO", "access") : List.of("RW");
+    }
+
+    /**
+     * The keys of {@code argv} (the whole command, name first) with their flags, as COMMAND GETKEYSANDFLAGS gives them
+     * and the ACL checks them: a declared key spec where it applies, else the command's getkeys function, else its key
+     * finder or legacy range.
+     */
+    public List<KeyRef> keyRefs(byte[][] argv) {
+        int[] positions = keySpec == null ? null : keySpec.positions(argv);
+        if (positions != null) {
+            List<KeyRef> out = new java.util.ArrayList<>(positions.length);
+            for (int p : positions) out.add(new KeyRef(argv[p], keySpec.flags()));
+            return out;
+        }
+        if (getKeys != null) return getKeys.keys(argv);
+        List<KeyRef> out = new java.util.ArrayList<>();
+        for (byte[] k : keys(argv)) out.add(new KeyRef(k, legacyKeyFlags()));
+        return out;
     }
 
     /** True if the command names keys in its arguments. */

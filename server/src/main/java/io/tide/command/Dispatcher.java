@@ -137,6 +137,14 @@ public final class Dispatcher {
             reject(c, spec, home, Errors.NOAUTH, silent);
             return;
         }
+        if (!server.acl().unrestricted()) {
+            io.tide.acl.Acl.Denial d = server.aclCheck(c, spec, argv,
+                    c.inMulti() ? io.tide.acl.AclLog.Context.MULTI : io.tide.acl.AclLog.Context.TOPLEVEL);
+            if (d != io.tide.acl.Acl.Denial.NONE) {
+                reject(c, spec, home, Errors.aclDenied(d, spec, false), silent);
+                return;
+            }
+        }
         io.tide.persistence.Persistence persistence = server.persistence();
         if (persistence.loading() && !spec.has(CommandSpec.LOADING)) {
             reject(c, spec, home, Errors.LOADING, silent);

@@ -55,7 +55,35 @@ public final class Errors {
             + "server. 3) If you started the server manually just for testing, restart it with the '--protected-mode "
             + "no' option. 4) Setup a an authentication password for the default user. NOTE: You only need to do one "
             + "of the above things in order for the server to start accepting connections from the outside.";
+    /** ACL LOAD / ACL SAVE without an aclfile. */
+    public static final String NO_ACL_FILE = "ERR This Redis instance is not configured to use an ACL file. You may "
+            + "want to specify users via the ACL SETUSER command and then issue a CONFIG REWRITE (assuming you have a "
+            + "Redis configuration file set) in order to store users in the Redis configuration.";
     public static final String WRONGPASS = "WRONGPASS invalid username-password pair or user is disabled.";
+    /** Redis 7.0's refusals of a command the connection's ACL user may not run ({@link #aclDenied}). */
+    public static final String NOPERM_KEYS = "NOPERM this user has no permissions to access one of the keys used as "
+            + "arguments";
+    public static final String NOPERM_CHANNELS = "NOPERM this user has no permissions to access one of the channels "
+            + "used as arguments";
+
+    /** The error for an ACL refusal of {@code spec}: at the top level, or inside a script (Redis's scriptVerifyACL). */
+    public static String aclDenied(io.tide.acl.Acl.Denial d, CommandSpec spec, boolean script) {
+        if (script) {
+            return switch (d) {
+                case CMD -> "ERR The user executing the script can't run this command or subcommand";
+                case KEY -> "ERR The user executing the script can't access at least one of the keys mentioned in the "
+                        + "command arguments";
+                case CHANNEL -> "ERR The user executing the script can't publish to the channel mentioned in the command";
+                default -> "ERR The user executing the script is lacking the permissions for the command";
+            };
+        }
+        return switch (d) {
+            case CMD -> "NOPERM this user has no permissions to run the '" + spec.fullName() + "' command";
+            case KEY -> NOPERM_KEYS;
+            case CHANNEL -> NOPERM_CHANNELS;
+            default -> "NOPERM no permission";
+        };
+    }
     public static final String AUTH_NO_PASSWORD =
             "ERR AUTH <password> called without any password configured for the default user. "
                     + "Are you sure your configuration is correct?";

@@ -1,5 +1,6 @@
 package io.tide.command;
 
+import io.tide.acl.AclLog;
 import io.tide.config.ConfigRegistry;
 import io.tide.pubsub.KeyspaceEvents;
 import io.tide.pubsub.Monitor;
@@ -29,8 +30,6 @@ public final class ServerContext {
     private final AtomicLong rejectedConnections = new AtomicLong();
     /** Errors from commands no client sent: the primary's stream and the AOF (INFO unexpected_error_replies). */
     private final AtomicLong unexpectedErrorReplies = new AtomicLong();
-    /** AUTH and HELLO AUTH attempts refused (INFO acl_access_denied_auth). */
-    private final AtomicLong authFailures = new AtomicLong();
     /** The replication streams' per-second rates; sampled on shard 0's cron, read by INFO while it is parked. */
     private final io.tide.metrics.RateSampler replInputRate = new io.tide.metrics.RateSampler();
     private final io.tide.metrics.RateSampler replOutputRate = new io.tide.metrics.RateSampler();
@@ -65,6 +64,9 @@ public final class ServerContext {
     private volatile Runnable unpauseHook = () -> { };
     /** MIGRATE's connection caches: one per shard thread (by shard id), the coordinator's last. */
     private final MigrateSockets[] migrateSockets;
+    /** The ACL users; the default user's password follows requirepass. */
+    private final io.tide.acl.Acl acl;
+    private final AclLog aclLog = new AclLog();
 
     public ServerContext(ConfigRegistry config, CommandTable table, ShardSet shards, String version, String ioDriver) {
         this.config = config;
@@ -89,6 +91,19 @@ public final class ServerContext {
         pubSub.limits(config.get("client-output-buffer-limit"));
         config.onChange("client-output-buffer-limit", v -> pubSub.limits(config.get("client-output-buffer-limit")));
         keyspaceEvents.configure(config.get("notify-keyspace-events"));
+        this.acl = new io.tide.acl.Acl(table);
+        acl.defaultPassword(config.get("requirepass"));
+        config.onChange("requirepass", v -> acl.defaultPassword(config.get("requirepass")));
+        config.onChange("acllog-max-len", v -> aclLog.trim(config.getInt("acllog-max-len")));
+        acl.allChannelsByDefault(config.get("acl-pubsub-default").equals("allchannels"));
+        config.onChange("acl-pubsub-default", v -> acl.allChannelsByDefault(v.equals("allchannels")));
+        try {
+            loadUsers(config);
+        } catch (RuntimeException e) {
+            lazyFree.close(); // the server does not start: nothing may stay behind
+            throw e;
+        }
+        config.users(acl::describeAll);
         config.onChange("notify-keyspace-events", v -> keyspaceEvents.configure(config.get("notify-keyspace-events")));
         keyspaceEvents.tracking(tracking);
         for (io.tide.shard.Shard s : shards.all()) {
@@ -231,7 +246,76 @@ public final class ServerContext {
     public AtomicLong connectionsReceived() { return connectionsReceived; }
     public AtomicLong rejectedConnections() { return rejectedConnections; }
     public AtomicLong unexpectedErrorReplies() { return unexpectedErrorReplies; }
-    public AtomicLong authFailures() { return authFailures; }
+    public io.tide.acl.Acl acl() { return acl; }
+
+    /**
+     * Redis's ACLCheckAllPerm for a client's command (at the top level, inside MULTI before it is queued, and for each
+     * call of a script): NONE when its user may run it. A user deleted meanwhile may run nothing.
+     */
+    public io.tide.acl.Acl.Denial aclCheck(ClientSession c, CommandSpec spec, byte[][] argv, AclLog.Context where) {
+        if (acl.unrestricted()) return io.tide.acl.Acl.Denial.NONE;
+        io.tide.acl.AclUser u = acl.user(c.user());
+        io.tide.acl.Acl.Result r = u == null ? new io.tide.acl.Acl.Result(io.tide.acl.Acl.Denial.CMD, 0, null)
+                : acl.check(u, spec, argv, CommandSpec::keyRefs);
+        switch (r.denial()) {
+            case NONE -> { }
+            case KEY -> aclDenied(c, AclLog.Reason.KEY, where, text(r.subject()), c.user());
+            case CHANNEL -> aclDenied(c, AclLog.Reason.CHANNEL, where, text(r.subject()), c.user());
+            default -> aclDenied(c, AclLog.Reason.COMMAND, where, spec.fullName(), c.user());
+        }
+        return r.denial();
+    }
+
+    /**
+     * The users at startup: the aclfile's (relative to dir), else the config file's {@code user} lines; requirepass
+     * then sets the default user's password unless they defined the default user, as Redis orders them.
+     */
+    private void loadUsers(ConfigRegistry config) {
+        String file = config.get("aclfile");
+        java.util.List<String> lines = config.userLines();
+        String source = "config file";
+        if (!file.isEmpty()) {
+            source = file;
+            try {
+                lines = java.nio.file.Files.readAllLines(java.nio.file.Path.of(config.get("dir")).resolve(file));
+            } catch (java.io.IOException e) {
+                throw new io.tide.config.ConfigException("tide: Aborting startup because of ACL errors: Error loading "
+                        + "ACLs, opening file '" + file + "': " + (e instanceof java.nio.file.NoSuchFileException
+                        ? "No such file or directory" : e.getMessage()));
+            }
+        }
+        if (lines.isEmpty()) return;
+        try {
+            acl.load(lines, source);
+        } catch (io.tide.acl.Acl.RuleException e) {
+            throw new io.tide.config.ConfigException("tide: Aborting startup because of ACL errors: " + e.getMessage());
+        }
+        boolean definesDefault = lines.stream().anyMatch(l -> l.strip().startsWith("user default ")
+                || l.strip().equals("user default"));
+        if (!definesDefault) acl.defaultPassword(config.get("requirepass"));
+    }
+
+    /** The ACL LOG of refusals (and INFO's acl_access_denied_* counters). */
+    public AclLog aclLog() { return aclLog; }
+
+    /** Records a refusal in the ACL LOG, with the client's CLIENT INFO line as it is now. */
+    public void aclDenied(ClientSession c, AclLog.Reason reason, AclLog.Context where, String object, String user) {
+        String info = c == null ? "" : io.tide.command.family.ClientCommands.describe(c, System.currentTimeMillis());
+        aclLog.add(reason, where, object, user, info, System.currentTimeMillis(), config.getInt("acllog-max-len"));
+    }
+
+    private static String text(byte[] b) {
+        return new String(b, java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    /**
+     * Redis's authRequired for a new connection: the default user has a password, or is off. Otherwise a connection
+     * starts authenticated as the default user.
+     */
+    public boolean authRequired() {
+        io.tide.acl.AclUser d = acl.defaultUser();
+        return !d.nopass() || !d.enabled();
+    }
 
     /** On shard 0's cron: the replication streams' rates (INFO instantaneous_input_repl_kbps and _output_). */
     public void sampleReplicationRates(long nowMs) {

@@ -36,6 +36,15 @@ final class StandardParams {
                 ConfigParam.builder("protected-mode", Type.BOOL).defaultValue("yes")
                         .description("While the default user has no password, refuse connections from other addresses"
                                 + " than loopback (127.0.0.0/8, ::1) and Unix sockets with -DENIED.").build(),
+                ConfigParam.builder("acllog-max-len", Type.LONG).range(0, Long.MAX_VALUE).defaultValue("128")
+                        .description("Entries the ACL LOG keeps (refused commands, keys, channels and AUTH).").build(),
+                ConfigParam.builder("aclfile", Type.STRING).defaultValue("").immutable()
+                        .description("File of ACL users (one 'user ...' line each), loaded at startup and by ACL LOAD,"
+                                + " written by ACL SAVE; empty = users come from 'user' lines of the config file.")
+                        .build(),
+                ConfigParam.builder("acl-pubsub-default", Type.ENUM).values("allchannels", "resetchannels")
+                        .defaultValue("resetchannels")
+                        .description("The channels a new ACL user (and 'reset') starts with.").build(),
                 integer("databases", 1, INT_MAX, "16").immutable()
                         .description("Number of databases.").build(),
                 ConfigParam.builder("maxclients", Type.LONG).range(1, 4294967295L).defaultValue("10000")

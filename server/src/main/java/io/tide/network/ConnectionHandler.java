@@ -99,9 +99,10 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
         channel.remoteAddress(); // Netty keeps both from now on, so a closed channel still tells them
         channel.localAddress();
         if (channel instanceof UnixChannel u && u.fd() != null) fd = u.fd().intValue();
-        boolean needsAuth = !server.config().get("requirepass").isEmpty();
+        boolean needsAuth = server.authRequired();
         session = new ClientSession(server.nextClientId(), this, home, server.shards(), !needsAuth, System.currentTimeMillis());
-        if (!needsAuth && server.config().getBool("protected-mode") && !isLocal(channel.remoteAddress())) {
+        if (server.acl().defaultUser().nopass() && server.config().getBool("protected-mode")
+                && !isLocal(channel.remoteAddress())) {
             refuse(ctx, Errors.PROTECTED_MODE); // as Redis: counted as rejected, not as received
             return;
         }

@@ -594,6 +594,13 @@ public final class LuaEngine {
         return n;
     }
 
+    /** The error for a script's call that the calling client's ACL user may not make, or null. */
+    private String aclRefusal(CommandSpec spec, byte[][] argv) {
+        io.tide.acl.Acl.Denial d = run.ctx.server().aclCheck(run.ctx.client(), spec, argv,
+                io.tide.acl.AclLog.Context.LUA);
+        return d == io.tide.acl.Acl.Denial.NONE ? null : Errors.aclDenied(d, spec, true);
+    }
+
     /** -READONLY on a read-only replica, -NOREPLICAS under min-replicas-to-write, else null. */
     private static String replicationRefusal(io.tide.command.ServerContext server) {
         if (server.replica().refusesWrites()) return Errors.READONLY;
@@ -618,6 +625,8 @@ public final class LuaEngine {
                 else if (!spec.arityOk(argv.length)) failure = "ERR Wrong number of args calling Redis command from script";
                 else if (spec.has(CommandSpec.NOSCRIPT)) {
                     failure = Errors.SCRIPT_COMMAND_NOT_ALLOWED;
+                } else if (run.ctx.client() != null && (failure = aclRefusal(spec, argv)) != null) {
+                    // Redis's scriptVerifyACL: the calling client's user must be allowed the command, keys, channels.
                 } else if ((rule = scriptRule(spec.name())) == RULE_XREAD && blocks(argv)) {
                     failure = "ERR " + text(argv[0]) + Errors.SCRIPT_XREAD_BLOCK;
                 }

@@ -180,6 +180,7 @@ public final class ClientCommands {
         String type = null;
         String addr = null;
         String laddr = null;
+        String user = null;
         boolean skipMe = true;
         long maxAge = 0;
         for (int i = 2; i < argv.length; i += 2) {
@@ -195,9 +196,8 @@ public final class ClientCommands {
                 case "addr" -> addr = Args.text(value);
                 case "laddr" -> laddr = Args.text(value);
                 case "user" -> {
-                    if (!Args.text(value).equals("default")) {
-                        throw Errors.error("ERR No such user '" + Args.text(value) + "'");
-                    }
+                    user = Args.text(value);
+                    if (ctx.server().acl().user(user) == null) throw Errors.error("ERR No such user '" + user + "'");
                 }
                 case "skipme" -> {
                     if (Args.is(value, "yes")) skipMe = true;
@@ -215,6 +215,7 @@ public final class ClientCommands {
             if (type != null && !type.equals(typeOf(s))) continue;
             if (addr != null && !s.connection().remoteAddress().equals(addr)) continue;
             if (laddr != null && !s.connection().localAddress().equals(laddr)) continue;
+            if (user != null && !user.equals(s.user())) continue;
             if (skipMe && s == me) continue;
             if (maxAge != 0 && (ctx.now() - s.createdAtMs()) / 1000 < maxAge) continue;
             victims.add(s);
@@ -320,7 +321,7 @@ public final class ClientCommands {
      * the backlog behind it, {@code omem} their bytes together; {@code tot-mem} the sum of those buffers (query
      * buffer, arguments, queued commands, reply buffer, output), without the session object itself.
      */
-    static String describe(ClientSession s, long nowMs) {
+    public static String describe(ClientSession s, long nowMs) {
         ClientConnection conn = s.connection();
         StringBuilder sb = new StringBuilder(256);
         sb.append("id=").append(s.id());
@@ -372,7 +373,7 @@ public final class ClientCommands {
         if (conn.reading()) sb.append('r');
         if (total > obl) sb.append('w');
         sb.append(" cmd=").append(s.lastCommand());
-        sb.append(" user=default redir=").append(tm == null ? -1 : tm.redirect());
+        sb.append(" user=").append(s.user()).append(" redir=").append(tm == null ? -1 : tm.redirect());
         sb.append(" resp=").append(s.protocol());
         sb.append(" lib-name=").append(s.libName() == null ? "" : s.libName());
         sb.append(" lib-ver=").append(s.libVersion() == null ? "" : s.libVersion());

@@ -1,5 +1,6 @@
 package io.tide.command.family;
 
+import io.tide.acl.AclLog;
 import io.tide.command.Args;
 import io.tide.command.ClientSession;
 import io.tide.command.CommandContext;
@@ -74,28 +75,29 @@ public final class ConnectionCommands {
         c.replyMode(ClientSession.ReplyMode.ON);
         c.noEvict(false);
         c.noTouch(false);
-        c.authenticated(requirePass(ctx).isEmpty());
+        c.user("default"); // Redis's clientSetDefaultAuth
+        c.authenticated(!ctx.server().authRequired());
         return Reply.simple("RESET");
     }
 
     static Reply auth(CommandContext ctx, byte[][] argv) {
         if (argv.length > 3) throw Errors.syntax();
-        String pass = requirePass(ctx);
         if (argv.length == 2) {
-            if (pass.isEmpty()) throw Errors.error(Errors.AUTH_NO_PASSWORD);
+            if (ctx.server().acl().defaultUser().nopass()) throw Errors.error(Errors.AUTH_NO_PASSWORD);
             return authenticate(ctx, "default", Args.text(argv[1]));
         }
         return authenticate(ctx, Args.text(argv[1]), Args.text(argv[2]));
     }
 
-    /** The default user is the only user: it has no password when requirepass is empty (Redis's "nopass"). */
+    /** Redis's ACLAuthenticateUser: an existing user that is on, with one of its passwords (or nopass). */
     private static Reply authenticate(CommandContext ctx, String user, String password) {
-        String pass = requirePass(ctx);
-        boolean ok = user.equals("default") && (pass.isEmpty() || constantTimeEquals(pass, password));
-        if (!ok) {
-            ctx.server().authFailures().incrementAndGet();
+        if (ctx.server().acl().authenticate(user, password) == null) {
+            ClientSession c = ctx.client();
+            ctx.server().aclDenied(c, AclLog.Reason.AUTH, c != null && c.inMulti() ? AclLog.Context.MULTI
+                    : AclLog.Context.TOPLEVEL, "AUTH", user);
             throw Errors.error(Errors.WRONGPASS);
         }
+        ctx.client().user(user);
         ctx.client().authenticated(true);
         return Reply.OK;
     }
@@ -165,12 +167,4 @@ public final class ConnectionCommands {
         return Reply.OK;
     }
 
-    static String requirePass(CommandContext ctx) {
-        return ctx.server().config().get("requirepass");
-    }
-
-    private static boolean constantTimeEquals(String a, String b) {
-        return java.security.MessageDigest.isEqual(a.getBytes(java.nio.charset.StandardCharsets.UTF_8),
-                b.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-    }
 }

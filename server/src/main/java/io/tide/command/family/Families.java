@@ -11,6 +11,7 @@ public final class Families {
         ConnectionCommands.register(table);
         ClientCommands.register(table);
         ServerCommands.register(table);
+        AclCommands.register(table);
         ObservabilityCommands.register(table);
         MemoryCommands.register(table);
         KeyCommands.register(table);

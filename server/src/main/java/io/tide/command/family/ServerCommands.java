@@ -464,8 +464,12 @@ public final class ServerCommands {
         line(sb, "total_error_replies", sum.errorReplies);
         line(sb, "total_reads_processed", sum.readsProcessed);
         line(sb, "total_writes_processed", sum.writesProcessed);
-        // Redis 7.2's, here before the ACL's other denials exist: AUTH failures are visible to monitoring.
-        line(sb, "acl_access_denied_auth", ctx.server().authFailures().get());
+        // Redis 7.2's refusal counters (7.0 has only the ACL LOG): denied AUTH, commands, keys and channels.
+        io.tide.acl.AclLog log = ctx.server().aclLog();
+        line(sb, "acl_access_denied_auth", log.denied(io.tide.acl.AclLog.Reason.AUTH));
+        line(sb, "acl_access_denied_cmd", log.denied(io.tide.acl.AclLog.Reason.COMMAND));
+        line(sb, "acl_access_denied_key", log.denied(io.tide.acl.AclLog.Reason.KEY));
+        line(sb, "acl_access_denied_channel", log.denied(io.tide.acl.AclLog.Reason.CHANNEL));
     }
 
     /** Bytes per second as Redis's "%.2f" kilobytes. */
@@ -702,7 +706,7 @@ public final class ServerCommands {
         ctx.server().connectionsReceived().set(0);
         ctx.server().rejectedConnections().set(0);
         ctx.server().unexpectedErrorReplies().set(0);
-        ctx.server().authFailures().set(0);
+        ctx.server().aclLog().resetStats();
         ctx.server().replInputRate().reset();
         ctx.server().replOutputRate().reset();
         ctx.server().lazyFree().resetStats();
@@ -1013,7 +1017,7 @@ public final class ServerCommands {
         }
         int last = spec.lastKey() < 0 ? spec.lastKey() : spec.lastKey() - spec.firstKey();
         return Reply.map(
-                Reply.bulk("flags"), keyFlags(legacyKeyFlags(spec)),
+                Reply.bulk("flags"), keyFlags(spec.legacyKeyFlags()),
                 Reply.bulk("begin_search"), Reply.map(Reply.bulk("type"), Reply.bulk("index"),
                         Reply.bulk("spec"), Reply.map(Reply.bulk("index"), Reply.integer(spec.firstKey()))),
                 Reply.bulk("find_keys"), Reply.map(Reply.bulk("type"), Reply.bulk("range"),
@@ -1023,10 +1027,6 @@ public final class ServerCommands {
     }
 
     /** The key flags a command without a declared key spec reports: RO and access for read-only commands, else RW. */
-    private static List<String> legacyKeyFlags(CommandSpec spec) {
-        return spec.has(CommandSpec.READONLY) ? List.of("RO", "access") : List.of("RW");
-    }
-
     private static Reply keyFlags(List<String> flags) {
         Reply[] out = new Reply[flags.size()];
         for (int i = 0; i < out.length; i++) out[i] = Reply.simple(flags.get(i));
@@ -1108,15 +1108,7 @@ public final class ServerCommands {
         if (spec == null) throw Errors.error(Errors.GETKEYS_INVALID_COMMAND);
         if (!spec.hasKeys()) throw Errors.error(Errors.GETKEYS_NO_KEYS);
         if (!spec.arityOk(cmd.length)) throw Errors.error(Errors.GETKEYS_BAD_ARITY);
-        List<CommandSpec.KeyRef> keys = new ArrayList<>();
-        int[] positions = spec.keySpec() == null ? null : spec.keySpec().positions(cmd);
-        if (positions != null) {
-            for (int p : positions) keys.add(new CommandSpec.KeyRef(cmd[p], spec.keySpec().flags()));
-        } else if (spec.getKeys() != null) {
-            keys = spec.getKeys().keys(cmd);
-        } else {
-            for (byte[] k : spec.keys(cmd)) keys.add(new CommandSpec.KeyRef(k, legacyKeyFlags(spec)));
-        }
+        List<CommandSpec.KeyRef> keys = spec.keyRefs(cmd);
         if (keys.isEmpty()) {
             if (spec.has(CommandSpec.NO_MANDATORY_KEYS)) return Reply.EMPTY_ARRAY;
             throw Errors.error(Errors.GETKEYS_BAD_ARGUMENTS);
