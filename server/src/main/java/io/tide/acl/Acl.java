@@ -633,6 +633,7 @@ public final class Acl {
      */
     public record Result(Denial denial, int position, byte[] subject) {
         static final Result OK = new Result(Denial.NONE, 0, null);
+        static final Result COMMAND = new Result(Denial.CMD, 0, null);
     }
 
     /**
@@ -641,12 +642,10 @@ public final class Acl {
      */
     public Result check(AclUser u, CommandSpec spec, byte[][] argv, Keys keys) {
         if (u.unrestricted()) return Result.OK;
-        Result worst = new Result(Denial.CMD, 0, null);
+        Result worst = Result.COMMAND;
         List<CommandSpec.KeyRef> found = null;
-        List<AclSelector> all = new ArrayList<>(1 + u.selectors.size());
-        all.add(u.root);
-        all.addAll(u.selectors);
-        for (AclSelector s : all) {
+        for (int at = -1; at < u.selectors.size(); at++) {
+            AclSelector s = at < 0 ? u.root : u.selectors.get(at);
             Denial d = Denial.NONE;
             int pos = 0;
             byte[] subject = null;
@@ -663,11 +662,11 @@ public final class Acl {
                 }
             }
             if (d == Denial.NONE && !s.allChannels) {
-                int at = channelRefused(s, spec, argv);
-                if (at > 0) {
+                int channel = channelRefused(s, spec, argv);
+                if (channel > 0) {
                     d = Denial.CHANNEL;
-                    pos = at;
-                    subject = argv[at];
+                    pos = channel;
+                    subject = argv[channel];
                 }
             }
             if (d == Denial.NONE) return Result.OK;

@@ -254,8 +254,11 @@ public final class CommandSpec {
 
     /** The key flags COMMAND INFO shows for a command without a declared key spec: RO access for reads, else RW. */
     public List<String> legacyKeyFlags() {
-        return has(READONLY) ? List.of("RO", "access") : List.of("RW");
+        return has(READONLY) ? RO_ACCESS : RW;
     }
+
+    private static final List<String> RO_ACCESS = List.of("RO", "access");
+    private static final List<String> RW = List.of("RW");
 
     /**
      * The keys of {@code argv} (the whole command, name first) with their flags, as COMMAND GETKEYSANDFLAGS gives them
