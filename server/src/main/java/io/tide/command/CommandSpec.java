@@ -50,6 +50,8 @@ public final class CommandSpec {
 
     private final String name;
     private final String fullName;
+    /** Redis's key-spec flags per key ({@link KeyFlags}), or null for the legacy RO/RW ones. */
+    private final List<List<String>> keyFlags;
     private final int arity;
     private final int flags;
     private final int firstKey;
@@ -86,6 +88,7 @@ public final class CommandSpec {
         this.parent = parent;
         this.name = name.toLowerCase(Locale.ROOT);
         this.fullName = parent == null ? this.name : parent.name + "|" + this.name;
+        this.keyFlags = KeyFlags.of(fullName);
         this.arity = arity;
         this.flags = parseFlags(flagWords);
         this.firstKey = firstKey;
@@ -274,7 +277,11 @@ public final class CommandSpec {
         }
         if (getKeys != null) return getKeys.keys(argv);
         List<KeyRef> out = new java.util.ArrayList<>();
-        for (byte[] k : keys(argv)) out.add(new KeyRef(k, legacyKeyFlags()));
+        for (byte[] k : keys(argv)) {
+            List<String> flags = keyFlags == null ? legacyKeyFlags()
+                    : keyFlags.get(Math.min(out.size(), keyFlags.size() - 1));
+            out.add(new KeyRef(k, flags));
+        }
         return out;
     }
 

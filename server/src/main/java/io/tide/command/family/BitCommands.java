@@ -2,6 +2,7 @@ package io.tide.command.family;
 
 import io.tide.command.Args;
 import io.tide.command.CommandContext;
+import io.tide.command.CommandSpec;
 import io.tide.command.CommandTable;
 import io.tide.command.Errors;
 import io.tide.protocol.Reply;
@@ -56,7 +57,11 @@ public final class BitCommands {
         t.add("bitop", -4, "write denyoom", 2, -1, 1, "@bitmap", "2.6.0",
                 "Performs bitwise operations on multiple strings, and stores the result.", BitCommands::bitop);
         t.add("bitfield", -2, "write denyoom", 1, 1, 1, "@bitmap", "3.2.0",
-                "Performs arbitrary bitfield integer operations on strings.", BitCommands::bitfield);
+                "Performs arbitrary bitfield integer operations on strings.", BitCommands::bitfield)
+                // Redis's bitfieldGetKeys: written only when a SET or INCRBY is among the operations.
+                .getKeysBy(argv -> List.of(new CommandSpec.KeyRef(argv[1],
+                        StringCommands.hasWord(argv, 2, "set") || StringCommands.hasWord(argv, 2, "incrby")
+                                ? List.of("RW", "access", "update") : List.of("RO", "access"))));
         t.add("bitfield_ro", -2, "readonly fast", 1, 1, 1, "@bitmap", "6.0.0",
                 "Performs arbitrary read-only bitfield integer operations on strings.", BitCommands::bitfieldRo);
     }

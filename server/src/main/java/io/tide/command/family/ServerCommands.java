@@ -1106,7 +1106,8 @@ public final class ServerCommands {
         CommandSpec spec = table.lookup(cmd[0]);
         if (spec != null && spec.isContainer()) spec = spec.subcommands().get(Args.lower(cmd[1]));
         if (spec == null) throw Errors.error(Errors.GETKEYS_INVALID_COMMAND);
-        if (!spec.hasKeys()) throw Errors.error(Errors.GETKEYS_NO_KEYS);
+        // Shard channels (SPUBLISH, SSUBSCRIBE) route like keys but are not keys (Redis's NOT_KEY flag).
+        if (!spec.hasKeys() || spec.has(CommandSpec.PUBSUB)) throw Errors.error(Errors.GETKEYS_NO_KEYS);
         if (!spec.arityOk(cmd.length)) throw Errors.error(Errors.GETKEYS_BAD_ARITY);
         List<CommandSpec.KeyRef> keys = spec.keyRefs(cmd);
         if (keys.isEmpty()) {
