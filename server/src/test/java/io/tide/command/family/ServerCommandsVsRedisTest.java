@@ -71,6 +71,21 @@ class ServerCommandsVsRedisTest extends VsRedis {
                 c("CONFIG", "GET", "maxclients"),
                 c("CONFIG", "GET", "nosuch*"),
                 c("CONFIG", "SET", "hz", "10", "maxclients", "10000"),
+                // Names in errors: a refused value names the parameter in lower case (an alias as the alias), an
+                // immutable or repeated one as typed; the pairs before a refused one are rolled back.
+                c("CONFIG", "SET", "HZ", "abc"),
+                c("CONFIG", "SET", "hz", "20", "Slave-Read-Only", "maybe"),
+                c("CONFIG", "GET", "hz"),
+                c("CONFIG", "SET", "hz", "20", "DATABASES", "3"),
+                c("CONFIG", "SET", "hz", "10", "HZ", "abc"),
+                c("CONFIG", "SET", "hz", "abc", "nosuch", "1"),
+                c("CONFIG", "GET", "hz"),
+                // A parameter and its alias in one call are no duplicate: the later pair wins.
+                c("CONFIG", "SET", "slave-read-only", "no", "replica-read-only", "yes"),
+                c("CONFIG", "GET", "replica-read-only"),
+                c("CONFIG", "SET", "replica-read-only", "yes", "slave-read-only", "no"),
+                c("CONFIG", "GET", "replica-read-only"),
+                c("CONFIG", "SET", "replica-read-only", "yes"),
                 c("CONFIG", "RESETSTAT", "x"),
                 c("CONFIG", "REWRITE"));
         // Several patterns: Redis replies in its dict's order, Tide sorted by name; compared as maps elsewhere.
