@@ -93,6 +93,25 @@ class ServerCommandsVsRedisTest extends VsRedis {
     }
 
     @Test
+    void configSet_aofThatCannotStart_failsAndRollsBackAsRedis() throws Exception {
+        // A plain file where the AOF directory should be: turning the AOF on fails, and hz goes back too.
+        java.nio.file.Path redisBlock = redis().dir().resolve("appendonlydir");
+        java.nio.file.Path tideBlock = java.nio.file.Path.of(t().call("CONFIG", "GET", "dir").split("\r\n")[4])
+                .resolve("appendonlydir");
+        java.nio.file.Files.writeString(redisBlock, "");
+        java.nio.file.Files.writeString(tideBlock, "");
+        try {
+            assertSame(
+                    c("CONFIG", "SET", "hz", "20", "appendonly", "yes"),
+                    c("CONFIG", "GET", "hz"),
+                    c("CONFIG", "GET", "appendonly"));
+        } finally {
+            java.nio.file.Files.delete(redisBlock);
+            java.nio.file.Files.delete(tideBlock);
+        }
+    }
+
+    @Test
     void commandErrors() throws Exception {
         assertSame(
                 c("COMMAND", "GETKEYS"),
