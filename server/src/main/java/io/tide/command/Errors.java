@@ -279,6 +279,11 @@ public final class Errors {
         return "ERR Unrecognized XCLAIM option '" + option + "'";
     }
 
+    /** LATENCY GRAPH of an event the latency monitor has no samples of. */
+    public static String latencyNoSamples(String event) {
+        return "ERR No samples available for event '" + event + "'";
+    }
+
     /** Redis's addReplySubcommandSyntaxError: {@code ERR unknown subcommand or wrong number of arguments for 'x'. Try XGROUP HELP.} */
     public static String subcommandSyntax(String sub, String container) {
         return "ERR unknown subcommand or wrong number of arguments for '" + abbreviate(sub) + "'. Try "

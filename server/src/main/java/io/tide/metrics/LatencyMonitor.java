@@ -89,7 +89,10 @@ public final class LatencyMonitor {
         return out;
     }
 
-    /** Drops the named events' data (all events for an empty list); returns how many existed. */
+    /**
+     * Drops the named events' data (all events for an empty list), names compared ignoring case as Redis's
+     * latencyResetEvent does; returns how many were dropped.
+     */
     public synchronized int reset(List<String> names) {
         if (names.isEmpty()) {
             int n = events.size();
@@ -97,7 +100,15 @@ public final class LatencyMonitor {
             return n;
         }
         int n = 0;
-        for (String e : names) if (events.remove(e) != null) n++;
+        for (String name : names) {
+            var it = events.keySet().iterator();
+            while (it.hasNext()) {
+                if (it.next().equalsIgnoreCase(name)) {
+                    it.remove();
+                    n++;
+                }
+            }
+        }
         return n;
     }
 }

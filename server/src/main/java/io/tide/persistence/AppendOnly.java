@@ -296,9 +296,22 @@ public final class AppendOnly {
     /**
      * CONFIG SET appendonly (from the thread that ran it; the change happens on the coordinator, every shard parked):
      * on, writers on fresh incremental files and a rewrite whose base holds the dataset as it is now (if that rewrite
-     * fails the AOF is turned off again, as Redis does); off, every writer flushed, fsynced and detached.
+     * fails the AOF is turned off again, as Redis does); off, every writer flushed, fsynced and detached. Turning it
+     * on first makes sure the AOF directory exists, on the caller's thread, so that a directory that cannot be made
+     * fails the CONFIG SET (which then rolls back) with Redis's text.
+     *
+     * @throws IllegalStateException {@code Unable to turn on AOF. Check server logs.} when the directory is not there
+     *         and cannot be made
      */
     public void configured(boolean on) {
+        if (on) {
+            try {
+                Files.createDirectories(dir());
+            } catch (IOException | RuntimeException e) {
+                LOG.warn("Can't open or create append-only dir {}: {}", dir(), e.toString());
+                throw new IllegalStateException("Unable to turn on AOF. Check server logs.");
+            }
+        }
         shards.coordinator().run(shards.all(), () -> {
             try {
                 if (on && !enabled) {

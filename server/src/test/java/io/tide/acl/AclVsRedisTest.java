@@ -47,6 +47,15 @@ class AclVsRedisTest extends VsRedis {
         return out.toString();
     }
 
+    /** Whether redis-server has no such subcommand ("client|setinfo" in 7.0). */
+    private boolean unknownToRedis(String fullName) {
+        try {
+            return r().call("COMMAND", "INFO", fullName).equals("*1\r\n$-1\r\n");
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     /** The bulk strings of a flat raw array reply. */
     private static List<String> bulks(String raw) {
         List<String> out = new ArrayList<>();
@@ -192,7 +201,8 @@ class AclVsRedisTest extends VsRedis {
             redisCat.removeIf(name -> tide().context().table().lookup(name.split("\\|")[0]) == null
                     || name.equals("script|debug"));
             List<String> tideCat = bulks(t().call("ACL", "CAT", category));
-            tideCat.removeIf(name -> !redisCommands.contains(name.split("\\|")[0])); // newer than 7.0 (HTTL, ...)
+            tideCat.removeIf(name -> !redisCommands.contains(name.split("\\|")[0])
+                    || (name.contains("|") && unknownToRedis(name))); // newer than 7.0 (HTTL, CLIENT SETINFO, ...)
             redisCat.sort(null);
             tideCat.sort(null);
             assertThat(tideCat).as(category).isEqualTo(redisCat);

@@ -214,6 +214,48 @@ class ObservabilityVsRedisTest extends VsRedis {
         }
     }
 
+    @Test
+    void latencyDoctorGraphAndHelp_emptyStatesErrorsAndHelpAsRedis() throws Exception {
+        same("LATENCY", "HELP");
+        same("CONFIG", "SET", "latency-monitor-threshold", "0");
+        // (Earlier tests may have left Tide's own events, coordinator-park and gc-pause: the counts differ.)
+        r().call("LATENCY", "RESET");
+        t().call("LATENCY", "RESET");
+        same("LATENCY", "DOCTOR");
+        same("LATENCY", "GRAPH", "command");
+        same("LATENCY", "GRAPH", "nosuch-event");
+        same("LATENCY", "GRAPH");
+        same("LATENCY", "GRAPH", "a", "b");
+        same("LATENCY", "DOCTOR", "x");
+        // Monitoring on, nothing over the threshold yet: Redis's other empty text.
+        same("CONFIG", "SET", "latency-monitor-threshold", "100000");
+        same("LATENCY", "DOCTOR");
+        protocol(3);
+        same("LATENCY", "DOCTOR");
+        same("CONFIG", "SET", "latency-monitor-threshold", "0");
+        same("LATENCY", "DOCTOR");
+    }
+
+    @Test
+    void latencyGraph_ofASlowScriptHasRedisLayout() {
+        List<String> graphs = new ArrayList<>();
+        onBoth(j -> {
+            call(j, "LATENCY", "RESET");
+            // 10 ms: over the script (17 ms on Redis here) and under the CONFIG SET itself (1 ms on Tide at times).
+            call(j, "CONFIG", "SET", "latency-monitor-threshold", "10");
+            call(j, "EVAL", "local i = 0 while i < 3000000 do i = i + 1 end return i", "0");
+            call(j, "CONFIG", "SET", "latency-monitor-threshold", "0");
+            graphs.add(text(call(j, "LATENCY", "GRAPH", "command")));
+            assertThat(call(j, "LATENCY", "RESET", "COMMAND")).isEqualTo(1L);
+        });
+        for (String g : graphs) {
+            assertThat(g).matches("(?s)command - high (\\d+) ms, low \\1 ms \\(all time high \\1 ms\\)\n-{80}\n.*");
+        }
+        // One sample: its height is the bottom line, its age ("0s", or "1s" across a second) written downwards.
+        assertThat(graphs.get(1).replaceAll("\\d+", "N")).isEqualTo(graphs.get(0).replaceAll("\\d+", "N"))
+                .endsWith("\n \n \n \n_\n \nN\ns\n");
+    }
+
     /**
      * LATENCY LATEST without the events only Tide has (a multi-shard Tide parks its shards for the script:
      * coordinator-park; a collection may pause the JVM meanwhile: gc-pause; LatencyEventsTest covers both).

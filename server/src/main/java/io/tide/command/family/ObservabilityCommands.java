@@ -6,10 +6,13 @@ import io.tide.command.CommandSpec;
 import io.tide.command.CommandTable;
 import io.tide.command.Errors;
 import io.tide.metrics.CommandLog;
+import io.tide.metrics.LatencyDoctor;
+import io.tide.metrics.LatencyGraph;
 import io.tide.metrics.LatencyHistograms;
 import io.tide.metrics.LatencyMonitor;
 import io.tide.metrics.Observability;
 import io.tide.protocol.Reply;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -82,6 +85,10 @@ public final class ObservabilityCommands {
 
         var latency = t.container("latency", -2, "", "@slow", "2.8.13",
                 "A container for latency diagnostics commands.");
+        latency.sub("doctor", 2, "admin noscript loading stale", 0, 0, 0, "@admin @slow @dangerous", "2.8.13",
+                "Returns a human-readable latency analysis report.", ObservabilityCommands::latencyDoctor);
+        latency.sub("graph", 3, "admin noscript loading stale", 0, 0, 0, "@admin @slow @dangerous", "2.8.13",
+                "Returns a latency graph for an event.", ObservabilityCommands::latencyGraph);
         latency.sub("latest", 2, "admin noscript loading stale", 0, 0, 0, "@admin @slow @dangerous", "2.8.13",
                 "Returns the latest latency samples for all events.", ObservabilityCommands::latencyLatest);
         latency.sub("history", 3, "admin noscript loading stale", 0, 0, 0, "@admin @slow @dangerous", "2.8.13",
@@ -93,6 +100,10 @@ public final class ObservabilityCommands {
                 ObservabilityCommands::latencyHistogram);
         latency.sub("help", 2, "loading stale", 0, 0, 0, "@slow", "2.8.13",
                 "Returns helpful text about the different subcommands.", (ctx, argv) -> Help.reply("LATENCY",
+                        "DOCTOR",
+                        "    Return a human readable latency analysis report.",
+                        "GRAPH <event>",
+                        "    Return an ASCII latency graph for the <event> class.",
                         "HISTORY <event>",
                         "    Return time-latency samples for the <event> class.",
                         "LATEST",
@@ -167,6 +178,25 @@ public final class ObservabilityCommands {
         List<Reply> out = new ArrayList<>();
         for (long[] sample : s.samples()) out.add(Reply.array(Reply.integer(sample[0]), Reply.integer(sample[1])));
         return Reply.array(out);
+    }
+
+    /** Redis's report as verbatim text ({@code txt}): a bulk string in RESP2. */
+    static Reply latencyDoctor(CommandContext ctx, byte[][] argv) {
+        io.tide.config.ConfigRegistry config = ctx.server().config();
+        LatencyMonitor monitor = obs(ctx).latency();
+        LatencyDoctor.Settings settings = new LatencyDoctor.Settings(monitor.threshold(),
+                config.getLong("slowlog-log-slower-than"), config.getInt("hz"),
+                config.get("appendfsync").equals("always"));
+        String report = LatencyDoctor.report(monitor.snapshot(), settings, System.currentTimeMillis() / 1000);
+        return new Reply.Verbatim("txt", report.getBytes(StandardCharsets.UTF_8));
+    }
+
+    static Reply latencyGraph(CommandContext ctx, byte[][] argv) {
+        String event = Args.text(argv[2]);
+        LatencyMonitor.Series s = obs(ctx).latency().snapshot().get(event);
+        if (s == null) throw Errors.error(Errors.latencyNoSamples(event));
+        String graph = LatencyGraph.render(event, s, System.currentTimeMillis() / 1000);
+        return new Reply.Verbatim("txt", graph.getBytes(StandardCharsets.UTF_8));
     }
 
     static Reply latencyReset(CommandContext ctx, byte[][] argv) {

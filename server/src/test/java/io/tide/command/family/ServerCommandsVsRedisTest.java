@@ -71,10 +71,44 @@ class ServerCommandsVsRedisTest extends VsRedis {
                 c("CONFIG", "GET", "maxclients"),
                 c("CONFIG", "GET", "nosuch*"),
                 c("CONFIG", "SET", "hz", "10", "maxclients", "10000"),
+                // Names in errors: a refused value names the parameter in lower case (an alias as the alias), an
+                // immutable or repeated one as typed; the pairs before a refused one are rolled back.
+                c("CONFIG", "SET", "HZ", "abc"),
+                c("CONFIG", "SET", "hz", "20", "Slave-Read-Only", "maybe"),
+                c("CONFIG", "GET", "hz"),
+                c("CONFIG", "SET", "hz", "20", "DATABASES", "3"),
+                c("CONFIG", "SET", "hz", "10", "HZ", "abc"),
+                c("CONFIG", "SET", "hz", "abc", "nosuch", "1"),
+                c("CONFIG", "GET", "hz"),
+                // A parameter and its alias in one call are no duplicate: the later pair wins.
+                c("CONFIG", "SET", "slave-read-only", "no", "replica-read-only", "yes"),
+                c("CONFIG", "GET", "replica-read-only"),
+                c("CONFIG", "SET", "replica-read-only", "yes", "slave-read-only", "no"),
+                c("CONFIG", "GET", "replica-read-only"),
+                c("CONFIG", "SET", "replica-read-only", "yes"),
                 c("CONFIG", "RESETSTAT", "x"),
                 c("CONFIG", "REWRITE"));
         // Several patterns: Redis replies in its dict's order, Tide sorted by name; compared as maps elsewhere.
         assertSame(true, c("CONFIG", "GET", "hz"), c("CONFIG", "GET", "timeout"));
+    }
+
+    @Test
+    void configSet_aofThatCannotStart_failsAndRollsBackAsRedis() throws Exception {
+        // A plain file where the AOF directory should be: turning the AOF on fails, and hz goes back too.
+        java.nio.file.Path redisBlock = redis().dir().resolve("appendonlydir");
+        java.nio.file.Path tideBlock = java.nio.file.Path.of(t().call("CONFIG", "GET", "dir").split("\r\n")[4])
+                .resolve("appendonlydir");
+        java.nio.file.Files.writeString(redisBlock, "");
+        java.nio.file.Files.writeString(tideBlock, "");
+        try {
+            assertSame(
+                    c("CONFIG", "SET", "hz", "20", "appendonly", "yes"),
+                    c("CONFIG", "GET", "hz"),
+                    c("CONFIG", "GET", "appendonly"));
+        } finally {
+            java.nio.file.Files.delete(redisBlock);
+            java.nio.file.Files.delete(tideBlock);
+        }
     }
 
     @Test
