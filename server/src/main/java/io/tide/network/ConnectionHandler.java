@@ -53,6 +53,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
     private final Shard home;
     private final ShardClients registry;
     private final OutputBufferLimit outputLimit;
+    /** The client certificate's CN on a TLS connection, handed to the session; null otherwise. */
+    private final String tlsPeerName;
     /** When the output first went over the soft limit (ms), or 0. */
     private long overSoftSinceMs;
     private Channel channel;
@@ -80,7 +82,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
     private long peakWindowMs;
 
     ConnectionHandler(ServerContext server, Dispatcher dispatcher, Shard home, ShardClients registry,
-                      OutputBufferLimit outputLimit) {
+                      OutputBufferLimit outputLimit, String tlsPeerName) {
+        this.tlsPeerName = tlsPeerName;
         this.server = server;
         this.dispatcher = dispatcher;
         this.home = home;
@@ -101,6 +104,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
         if (channel instanceof UnixChannel u && u.fd() != null) fd = u.fd().intValue();
         boolean needsAuth = !server.config().get("requirepass").isEmpty();
         session = new ClientSession(server.nextClientId(), this, home, server.shards(), !needsAuth, System.currentTimeMillis());
+        if (tlsPeerName != null) session.tlsPeerName(tlsPeerName);
         if (!needsAuth && server.config().getBool("protected-mode") && !isLocal(channel.remoteAddress())) {
             refuse(ctx, Errors.PROTECTED_MODE); // as Redis: counted as rejected, not as received
             return;
