@@ -184,7 +184,8 @@ public final class TestCertificates {
 
     /** The key of {@code pair} written again as an encrypted PKCS#8 file with {@code password}. */
     public Path encryptedKey(Pair pair, String password) throws Exception {
-        var enc = new JceOpenSSLPKCS8EncryptorBuilder(PKCS8Generator.AES_256_CBC).setPassword(password.toCharArray())
+        var enc = new JceOpenSSLPKCS8EncryptorBuilder(PKCS8Generator.AES_256_CBC)
+                .setProvider(new org.bouncycastle.jce.provider.BouncyCastleProvider()).setPassword(password.toCharArray())
                 .build();
         PemObject obj = new JcaPKCS8Generator(pair.privateKey(), enc).generate();
         StringWriter w = new StringWriter();
