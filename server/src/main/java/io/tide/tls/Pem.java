@@ -53,6 +53,7 @@ public final class Pem {
     /** The first private key in the file; {@code password} (empty for none) opens an encrypted PKCS#8 key. */
     public static PrivateKey privateKey(Path file, String password) throws IOException, GeneralSecurityException {
         String text = Files.readString(file, StandardCharsets.US_ASCII);
+        byte[] ecParameters = null; // `openssl ecparam -genkey` writes the curve's OID in a block of its own first
         for (Block b : blocks(text)) {
             switch (b.label) {
                 case "PRIVATE KEY" -> {
@@ -67,9 +68,13 @@ public final class Pem {
                 }
                 case "EC PRIVATE KEY" -> {
                     if (b.encrypted) throw legacyEncrypted();
-                    return pkcs8(sequence(integer0(), sequence(EC_PUBLIC_KEY_OID, ecCurve(b.der)), octets(b.der)));
+                    byte[] curve = ecCurve(b.der);
+                    if (curve == null) curve = ecParameters;
+                    if (curve == null) throw new GeneralSecurityException("EC key without named curve parameters");
+                    return pkcs8(sequence(integer0(), sequence(EC_PUBLIC_KEY_OID, curve), octets(b.der)));
                 }
-                default -> { } // EC PARAMETERS before an EC key, certificates in a combined file: skip
+                case "EC PARAMETERS" -> ecParameters = b.der;
+                default -> { } // certificates in a combined file: skip
             }
         }
         throw new GeneralSecurityException("no private key found");
@@ -109,7 +114,10 @@ public final class Pem {
         }
     }
 
-    /** The curve OID of a SEC1 ECPrivateKey: {@code SEQUENCE { INTEGER 1, OCTET STRING, [0] OID, [1] BIT STRING }}. */
+    /**
+     * The curve OID of a SEC1 ECPrivateKey ({@code SEQUENCE { INTEGER 1, OCTET STRING, [0] OID, [1] BIT STRING }}), or
+     * null when it has no parameters.
+     */
     private static byte[] ecCurve(byte[] sec1) throws GeneralSecurityException {
         int[] seq = header(sec1, 0);
         int p = seq[0];
@@ -123,7 +131,7 @@ public final class Pem {
             }
             p = h[0] + h[1];
         }
-        throw new GeneralSecurityException("EC key without named curve parameters");
+        return null;
     }
 
     /** {contents offset, contents length} of the DER element at {@code p}. */
