@@ -282,6 +282,34 @@ class TlsTest {
         throw new AssertionError("no total_connections_received");
     }
 
+    // ------------------------------------------------------------------------------------------ config file
+
+    @Test
+    void configFile_tlsOnly_withRelativePathsFromDir() throws Exception {
+        // As Redis (which changes into dir): relative tls-* paths are read from dir; port 0 beside tls-port = TLS only.
+        int port = RealRedis.freePort();
+        Path conf = pki.dir().resolve("tls-only.conf");
+        Files.writeString(conf, String.join("\n", "port 0", "tls-port " + port, "dir " + pki.dir(),
+                "tls-cert-file " + pki.server().cert().getFileName(), "tls-key-file " + pki.server().key().getFileName(),
+                "tls-ca-cert-file ca.crt", "tls-auth-clients optional", "tls-protocols \"TLSv1.3\"", "save \"\"", ""));
+        try (Server s = io.tide.Tide.start(conf.toString(), "--loglevel", "warning")) {
+            assertThat(s.port()).isZero();
+            try (RawClient c = RawClient.tls(port, pki.clientContext(null))) {
+                assertThat(c.call("CONFIG", "GET", "tls-protocols")).isEqualTo("*2\r\n$13\r\ntls-protocols\r\n$7\r\nTLSv1.3\r\n");
+                assertThat(((SSLSocket) c.socket()).getSession().getProtocol()).isEqualTo("TLSv1.3");
+                assertThat(c.call("INFO", "server")).contains("tcp_port:0\r\n");
+            }
+        }
+    }
+
+    @Test
+    void startWithABadCertificate_fails() {
+        assertThatThrownBy(() -> TestServers.start(1, "--tls-port", Integer.toString(RealRedis.freePort()),
+                "--tls-cert-file", pki.dir().resolve("none.crt").toString(), "--tls-key-file",
+                pki.server().key().toString(), "--tls-auth-clients", "no"))
+                .hasMessageContaining("Failed to configure TLS").hasMessageContaining("none.crt");
+    }
+
     // ------------------------------------------------------------------------------------------ tls-port at run time
 
     @Test
