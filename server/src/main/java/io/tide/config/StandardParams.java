@@ -300,6 +300,9 @@ final class StandardParams {
                 ConfigParam.builder("tls-replication", Type.BOOL).defaultValue("no")
                         .description("A replica connects to its primary over TLS (with tls-client-cert-file or "
                                 + "tls-cert-file, verified against the CA) and announces tls-port.").build(),
+                ConfigParam.builder("tls-provider", Type.ENUM).values("jdk", "openssl").defaultValue("jdk").immutable()
+                        .description("Tide's own: the TLS implementation, the JDK's (jdk) or BoringSSL through Netty's "
+                                + "tcnative (openssl, bundled for linux-x86_64).").build(),
                 ConfigParam.builder("tls-cluster", Type.BOOL).defaultValue("no")
                         .description("Accepted for Redis compatibility; no effect until cluster mode exists.").build(),
                 ConfigParam.builder("notify-keyspace-events", Type.STRING).defaultValue("")

@@ -32,7 +32,7 @@ public final class ServerTls {
     private volatile Auth auth;
 
     public ServerTls(ConfigRegistry config) {
-        this.provider = SslProvider.JDK;
+        this.provider = config.get("tls-provider").equals("openssl") ? SslProvider.OPENSSL : SslProvider.JDK;
         this.auth = auth(config.get("tls-auth-clients"));
         config.onChange("tls-auth-clients", v -> auth = auth(v));
     }
@@ -47,6 +47,9 @@ public final class ServerTls {
 
     /** Builds a context from {@code m} and makes it the one new connections use; on failure the old one stays. */
     public void use(TlsMaterial m) throws SSLException {
+        if (provider == SslProvider.OPENSSL && !io.netty.handler.ssl.OpenSsl.isAvailable()) {
+            throw new SSLException("tls-provider openssl: " + io.netty.handler.ssl.OpenSsl.unavailabilityCause());
+        }
         SslContextBuilder b = SslContextBuilder.forServer(m.key(), m.chain().toArray(new X509Certificate[0]))
                 .sslProvider(provider)
                 .protocols(m.protocols())

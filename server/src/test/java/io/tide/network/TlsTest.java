@@ -282,6 +282,35 @@ class TlsTest {
         throw new AssertionError("no total_connections_received");
     }
 
+    // ------------------------------------------------------------------------------------------ tls-provider
+
+    @Test
+    void opensslProvider_servesRefusesAndReloadsAsTheJdkOne() throws Exception {
+        int port = RealRedis.freePort();
+        try (Server s = TestServers.start(1, pki.serverOptions(port, "--port", Integer.toString(RealRedis.freePort()),
+                "--tls-provider", "openssl"))) {
+            try (RawClient c = RawClient.tls(port, pki.clientContext(pki.client()))) {
+                assertThat(c.call("PING")).isEqualTo("+PONG\r\n");
+            }
+            assertThatThrownBy(() -> RawClient.tls(port, pki.clientContext(null)).call("PING"))
+                    .isInstanceOf(IOException.class);
+            assertThatThrownBy(() -> RawClient.tls(port, pki.clientContext(pki.selfSigned())).call("PING"))
+                    .isInstanceOf(IOException.class);
+            try (RawClient c = new RawClient(s.port())) {
+                assertThat(c.call("CONFIG", "SET", "tls-auth-clients", "optional")).isEqualTo("+OK\r\n");
+                assertThat(c.call("CONFIG", "SET", "tls-cert-file", pki.server2().cert().toString(), "tls-key-file",
+                        pki.server2().key().toString())).isEqualTo("+OK\r\n");
+            }
+            try (RawClient c = RawClient.tls(port, pki.clientContext(null))) {
+                assertThat(c.call("PING")).isEqualTo("+PONG\r\n");
+                X509Certificate leaf = (X509Certificate) ((SSLSocket) c.socket()).getSession().getPeerCertificates()[0];
+                assertThat(leaf.getSubjectX500Principal().getName()).contains("CN=tide-server-reloaded");
+            }
+            assertThatThrownBy(() -> RawClient.tls(port, pki.clientContext(pki.selfSigned())).call("PING"))
+                    .isInstanceOf(IOException.class);
+        }
+    }
+
     // ------------------------------------------------------------------------------------------ config file
 
     @Test

@@ -84,6 +84,7 @@ class TlsVsRedisTest {
         assertThat(t).containsEntry("tls-port", Integer.toString(tideTls));
         r.remove("tls-port");
         t.remove("tls-port");
+        assertThat(t.remove("tls-provider")).as("Tide's own parameter").isEqualTo("jdk");
         assertThat(t).isEqualTo(r);
     }
 
