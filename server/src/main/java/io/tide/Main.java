@@ -54,8 +54,9 @@ public final class Main {
             System.exit(1);
             return;
         }
-        log.info("Tide {} started: port={} bind={} shards={} io-driver={} pid={} profile={}{}", Version.get(),
-                server.port(), config.get("bind"), server.shardCount(), server.ioDriver(), ProcessHandle.current().pid(),
+        log.info("Tide {} started: port={}{} bind={} shards={} io-driver={} pid={} profile={}{}", Version.get(),
+                server.port(), server.tlsPort() == 0 ? "" : " tls-port=" + server.tlsPort(), config.get("bind"),
+                server.shardCount(), server.ioDriver(), ProcessHandle.current().pid(),
                 config.get("profile"),
                 launch.profileSetOptions().isEmpty() ? " (sets no options)" : " (set " + launch.profileSetOptions() + ")");
         java.nio.file.Path pidFile = writePidFile(config.get("pidfile"), log);

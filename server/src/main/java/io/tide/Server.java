@@ -10,6 +10,8 @@ import io.tide.network.NetworkServer;
 import io.tide.protocol.ProtocolLimits;
 import io.tide.shard.Shard;
 import io.tide.shard.ShardSet;
+import io.tide.tls.TlsException;
+import io.tide.tls.TlsMaterial;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
@@ -39,7 +41,7 @@ public final class Server implements AutoCloseable {
         int n = config.getInt("shards");
         if (n == 0) n = Runtime.getRuntime().availableProcessors();
         n = Math.min(n, MAX_SHARDS);
-        network = new NetworkServer(config.get("io-driver"), n);
+        network = new NetworkServer(config, config.get("io-driver"), n);
         List<EventLoop> loops = network.loops();
         Shard[] shardArray = new Shard[n];
         int databases = config.getInt("databases");
@@ -67,6 +69,15 @@ public final class Server implements AutoCloseable {
                 v -> limits.setQueryBufferLimit(config.getLong("client-query-buffer-limit")));
 
         try {
+            if (TlsMaterial.inUse(config)) {
+                try {
+                    network.tls().use(TlsMaterial.load(config));
+                } catch (TlsException | javax.net.ssl.SSLException e) {
+                    throw new IllegalStateException("Failed to configure TLS: " + e.getMessage(), e);
+                }
+            }
+            for (String p : TlsMaterial.PARAMETERS) config.onChange(p, v -> reconfigureTls(config, p));
+            config.onChange("tls-port", v -> listenTls(config, Integer.parseInt(v)));
             port = network.start(context, dispatcher, shardArray, limits);
         } catch (InterruptedException | RuntimeException e) {
             network.stop(1000);
@@ -114,6 +125,7 @@ public final class Server implements AutoCloseable {
                 java.util.List.of(code), io.tide.script.FunctionLibraries.RestorePolicy.APPEND);
         config.onChange("appendonly", v -> context.appendOnly().configured(config.getBool("appendonly")));
         context.appendOnly().onFsync(context.replication()::fsynced); // WAITAOF's waiters
+        context.replica().tls(network.tls()::material);
         context.replica().bind(dispatcher::replay, context::limits, function,
                 () -> context.scripting().functions().flush(), () -> {
                     // The loaded image bypassed the journal: with an AOF, rewrite it from the new dataset (as Redis
@@ -148,6 +160,43 @@ public final class Server implements AutoCloseable {
         }
     }
 
+    /**
+     * A tls-* parameter changed: while TLS is in use, loads the files again and makes new connections use them; on a
+     * bad file the change is refused and the old context stays (Redis's applyTlsCfg).
+     */
+    private void reconfigureTls(ConfigRegistry config, String param) {
+        if (!TlsMaterial.inUse(config)) return;
+        try {
+            network.tls().use(TlsMaterial.load(config));
+        } catch (TlsException | javax.net.ssl.SSLException e) {
+            LOG.warn("{}", e.getMessage());
+            LOG.warn("Failed applying new configuration. Possibly related to new {} setting. Restoring previous "
+                    + "settings.", param);
+            throw new IllegalStateException(io.tide.command.Errors.TLS_CONFIGURE);
+        }
+    }
+
+    /** CONFIG SET tls-port: configures TLS if it never was, then opens the new listener and closes the old one. */
+    private void listenTls(ConfigRegistry config, int tlsPort) {
+        if (tlsPort != 0 && !network.tls().configured()) {
+            try {
+                network.tls().use(TlsMaterial.load(config));
+            } catch (TlsException | javax.net.ssl.SSLException e) {
+                LOG.warn("{}", e.getMessage());
+                throw new IllegalStateException(io.tide.command.Errors.TLS_CONFIGURE);
+            }
+        }
+        try {
+            network.listenTls(tlsPort);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(io.tide.command.Errors.LISTEN_PORT);
+        } catch (Exception e) {
+            LOG.warn("Failed listening on port {} (tls), aborting: {}", tlsPort, e.toString());
+            throw new IllegalStateException(io.tide.command.Errors.LISTEN_PORT);
+        }
+    }
+
     /** Starts a server with the given configuration; returns once it accepts connections. */
     public static Server start(ConfigRegistry config) {
         try {
@@ -158,9 +207,14 @@ public final class Server implements AutoCloseable {
         }
     }
 
-    /** The TCP port actually bound (useful with {@code port 0}). */
+    /** The TCP port actually bound (useful with {@code port 0}); 0 when only the TLS port listens. */
     public int port() {
         return port;
+    }
+
+    /** The TLS port (tls-port), 0 when off. */
+    public int tlsPort() {
+        return context.config().getInt("tls-port");
     }
 
     public int shardCount() {

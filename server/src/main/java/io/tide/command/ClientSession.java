@@ -25,6 +25,7 @@ public final class ClientSession {
     private final Shard home;
     private final io.tide.shard.ShardSet shards;
     private final long createdAtMs;
+    private String tlsPeerName;
 
     int db;
     int protocol = 2;
@@ -102,6 +103,13 @@ public final class ClientSession {
     }
 
     public long id() { return id; }
+
+    /**
+     * The common name of the client certificate a TLS connection presented, or null (plain connection, or none sent).
+     * The seam for Redis 8's {@code tls-auth-clients-user CN}: authenticate as the ACL user of that name.
+     */
+    public String tlsPeerName() { return tlsPeerName; }
+    public void tlsPeerName(String cn) { tlsPeerName = cn; }
     public ClientConnection connection() { return connection; }
     public Shard home() { return home; }
     public long createdAtMs() { return createdAtMs; }

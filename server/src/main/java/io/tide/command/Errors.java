@@ -43,6 +43,10 @@ public final class Errors {
     public static final String DB_INDEX_OUT_OF_RANGE = "ERR DB index is out of range";
     public static final String INVALID_EXPIRE_PREFIX = "ERR invalid expire time in '";
     public static final String NOAUTH = "NOAUTH Authentication required.";
+    /** CONFIG SET's reason when a tls-* change leaves TLS unconfigurable (the old context stays), as Redis 7.0. */
+    public static final String TLS_CONFIGURE = "Unable to update TLS configuration. Check server logs.";
+    /** CONFIG SET's reason when the new tls-port cannot be bound (the old listener stays), as Redis 7.0. */
+    public static final String LISTEN_PORT = "Unable to listen on this port. Check server logs.";
     /** Redis 7.0's text for a connection refused by protected mode (its typos included: clients match on it). */
     public static final String PROTECTED_MODE = "DENIED Redis is running in protected mode because protected mode is "
             + "enabled and no password is set for the default user. In this mode connections are only accepted from "

@@ -273,6 +273,51 @@ final class StandardParams {
                         .build(),
                 integer("tcp-backlog", 0, INT_MAX, "511").immutable()
                         .description("Listen backlog of the TCP listeners.").build(),
+                integer("tls-port", 0, 65535, "0")
+                        .description("TLS port on the bind addresses, beside or instead of port (0 = off); CONFIG SET "
+                                + "opens, moves or closes the listener.").build(),
+                tlsFile("tls-cert-file", "Server certificate (PEM, chain allowed); also the client certificate of "
+                        + "replication when tls-client-cert-file is empty. CONFIG SET reloads it."),
+                tlsFile("tls-key-file", "Private key of tls-cert-file (PEM: PKCS#8, plain or encrypted, PKCS#1 RSA, "
+                        + "SEC1 EC)."),
+                tlsFile("tls-key-file-pass", "Passphrase of an encrypted tls-key-file."),
+                tlsFile("tls-client-cert-file", "Client certificate for replication (empty = tls-cert-file)."),
+                tlsFile("tls-client-key-file", "Private key of tls-client-cert-file."),
+                tlsFile("tls-client-key-file-pass", "Passphrase of an encrypted tls-client-key-file."),
+                tlsFile("tls-dh-params-file", "DH parameters (PEM); checked for readability only: the JDK provider "
+                        + "negotiates its own FFDHE groups."),
+                tlsFile("tls-ca-cert-file", "CA certificates (PEM) that client and primary certificates must chain to."),
+                tlsFile("tls-ca-cert-dir", "Directory of CA certificates (PEM files), as tls-ca-cert-file."),
+                ConfigParam.builder("tls-auth-clients", Type.ENUM).values("no", "yes", "optional").defaultValue("yes")
+                        .description("Client certificates on the TLS port: yes = required and verified, optional = "
+                                + "verified when sent, no = not asked for. Applies to new connections.").build(),
+                ConfigParam.builder("tls-auth-clients-user", Type.ENUM).values("off", "CN").defaultValue("off")
+                        .description("CN = a client whose verified certificate's common name is an ACL user that is "
+                                + "on starts authenticated as that user (Redis 8's); off = certificates sign no one in.")
+                        .build(),
+                tlsFile("tls-protocols", "Space-separated TLS versions (TLSv1 TLSv1.1 TLSv1.2 TLSv1.3); empty = "
+                        + "TLSv1.2 TLSv1.3."),
+                tlsFile("tls-ciphers", "TLSv1.2-and-older cipher list, OpenSSL syntax: OpenSSL or IANA names separated "
+                        + "by ':', '!name' to exclude, DEFAULT/HIGH for the JDK's defaults; unknown names are skipped, "
+                        + "none left is an error."),
+                tlsFile("tls-ciphersuites", "TLSv1.3 cipher suites separated by ':' (e.g. TLS_AES_256_GCM_SHA384)."),
+                ConfigParam.builder("tls-prefer-server-ciphers", Type.BOOL).defaultValue("no")
+                        .description("Choose the cipher by the server's order rather than the client's.").build(),
+                ConfigParam.builder("tls-session-caching", Type.BOOL).defaultValue("yes")
+                        .description("Cache TLS sessions for resumption (no: every connection does a full handshake)."
+                                ).build(),
+                integer("tls-session-cache-size", 0, INT_MAX, "20480")
+                        .description("Most cached TLS sessions (0 = no limit).").build(),
+                integer("tls-session-cache-timeout", 0, INT_MAX, "300")
+                        .description("Seconds a cached TLS session may be resumed.").build(),
+                ConfigParam.builder("tls-replication", Type.BOOL).defaultValue("no")
+                        .description("A replica connects to its primary over TLS (with tls-client-cert-file or "
+                                + "tls-cert-file, verified against the CA) and announces tls-port.").build(),
+                ConfigParam.builder("tls-provider", Type.ENUM).values("jdk", "openssl").defaultValue("jdk").immutable()
+                        .description("Tide's own: the TLS implementation, the JDK's (jdk) or BoringSSL through Netty's "
+                                + "tcnative (openssl, bundled for linux-x86_64).").build(),
+                ConfigParam.builder("tls-cluster", Type.BOOL).defaultValue("no")
+                        .description("Accepted for Redis compatibility; no effect until cluster mode exists.").build(),
                 ConfigParam.builder("notify-keyspace-events", Type.STRING).defaultValue("")
                         .check(StandardParams::notifyKeyspaceEvents)
                         .description("Keyspace notification classes (K E g $ l s h z x e t m d n A), published on "
@@ -366,6 +411,11 @@ final class StandardParams {
 
     private static ConfigParam.Builder integer(String name, long min, long max, String def) {
         return ConfigParam.builder(name, Type.INT).range(min, max).defaultValue(def);
+    }
+
+    /** A TLS string parameter (a file, a list or a passphrase): free text, empty by default, settable at run time. */
+    private static ConfigParam tlsFile(String name, String description) {
+        return ConfigParam.builder(name, Type.STRING).defaultValue("").description(description).build();
     }
 
     private static ConfigParam.Builder memory(String name, long min, long max, String def) {

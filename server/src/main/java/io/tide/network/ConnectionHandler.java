@@ -53,6 +53,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
     private final Shard home;
     private final ShardClients registry;
     private final OutputBufferLimit outputLimit;
+    /** The client certificate's CN on a TLS connection, handed to the session; null otherwise. */
+    private final String tlsPeerName;
     /** When the output first went over the soft limit (ms), or 0. */
     private long overSoftSinceMs;
     private Channel channel;
@@ -80,7 +82,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
     private long peakWindowMs;
 
     ConnectionHandler(ServerContext server, Dispatcher dispatcher, Shard home, ShardClients registry,
-                      OutputBufferLimit outputLimit) {
+                      OutputBufferLimit outputLimit, String tlsPeerName) {
+        this.tlsPeerName = tlsPeerName;
         this.server = server;
         this.dispatcher = dispatcher;
         this.home = home;
@@ -101,6 +104,10 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
         if (channel instanceof UnixChannel u && u.fd() != null) fd = u.fd().intValue();
         boolean needsAuth = server.authRequired();
         session = new ClientSession(server.nextClientId(), this, home, server.shards(), !needsAuth, System.currentTimeMillis());
+        if (tlsPeerName != null) {
+            session.tlsPeerName(tlsPeerName);
+            signInByCertificate();
+        }
         if (server.acl().defaultUser().nopass() && server.config().getBool("protected-mode")
                 && !isLocal(channel.remoteAddress())) {
             refuse(ctx, Errors.PROTECTED_MODE); // as Redis: counted as rejected, not as received
@@ -115,6 +122,18 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
         server.clients().put(session.id(), session);
         registry.add(this);
         ctx.fireChannelActive();
+    }
+
+    /**
+     * {@code tls-auth-clients-user CN} (Redis 8's): a client whose verified certificate names an ACL user that exists
+     * and is on starts authenticated as that user; any other client authenticates as usual.
+     */
+    private void signInByCertificate() {
+        if (!server.config().get("tls-auth-clients-user").equalsIgnoreCase("CN")) return;
+        io.tide.acl.AclUser u = server.acl().user(tlsPeerName);
+        if (u == null || !u.enabled()) return;
+        session.user(u.name());
+        session.authenticated(true);
     }
 
     /** Answers a connection that may not be served with {@code error}, then closes it (nothing it sends is read). */

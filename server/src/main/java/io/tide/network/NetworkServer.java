@@ -36,8 +36,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The Netty side: the shard event loops (one thread each), the listeners and the per-connection
- * pipeline (RESP decoder, connection handler). Confined to the thread that starts and
- * stops the server.
+ * pipeline (RESP decoder, connection handler; on the TLS port an SslHandler first). Confined to the thread that
+ * starts and stops the server, except the TLS listeners, which CONFIG SET tls-port may change from another thread
+ * (those methods synchronize).
  */
 public final class NetworkServer {
 
@@ -48,9 +49,20 @@ public final class NetworkServer {
     private final EventLoopGroup shardGroup;
     private final Driver driver;
     private final List<Channel> listeners = new ArrayList<>();
+    /** The TLS port's listeners; replaced whole by {@link #listenTls}. */
+    private List<Channel> tlsListeners = new ArrayList<>();
+    private int tlsListenPort;
+    private final ServerTls tls;
     private ShardClients[] clients;
+    // What new connections are wired to; set by start before any listener exists.
+    private ServerContext server;
+    private Dispatcher dispatcher;
+    private Shard[] shards;
+    private ProtocolLimits limits;
+    private OutputBufferLimit outputLimit;
 
-    public NetworkServer(String ioDriver, int shards) {
+    public NetworkServer(ConfigRegistry config, String ioDriver, int shards) {
+        this.tls = new ServerTls(config);
         this.driver = chooseDriver(ioDriver);
         this.acceptGroup = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("tide-accept", true),
                 driver.factory());
@@ -94,42 +106,105 @@ public final class NetworkServer {
 
     /**
      * Binds every address of {@code bind} (space separated; a leading '-' marks an address that may
-     * fail, '*' means all IPv4 interfaces) on {@code port} (0 = an ephemeral port) and returns the port.
+     * fail, '*' means all IPv4 interfaces) on {@code port} (0 = an ephemeral port) and, when {@code tls-port} is set,
+     * on that port with TLS; returns the plain port. As in Redis, {@code port 0} beside a TLS port means no plain
+     * listener (then 0 is returned); without one it means an ephemeral port.
      */
     public int start(ServerContext server, Dispatcher dispatcher, Shard[] shards, ProtocolLimits limits)
             throws InterruptedException {
         ConfigRegistry config = server.config();
-        OutputBufferLimit outputLimit = new OutputBufferLimit(config);
+        this.server = server;
+        this.dispatcher = dispatcher;
+        this.shards = shards;
+        this.limits = limits;
+        this.outputLimit = new OutputBufferLimit(config);
         clients = new ShardClients[shards.length];
         for (int i = 0; i < shards.length; i++) clients[i] = new ShardClients();
-        ServerBootstrap b = new ServerBootstrap()
+        int port = config.getInt("port");
+        int tlsPort = config.getInt("tls-port");
+        int bound = 0;
+        if (port != 0 || tlsPort == 0) {
+            ServerBootstrap b = bootstrap(config).childHandler(new ChannelInitializer<SocketChannel>() {
+                @Override
+                protected void initChannel(SocketChannel ch) {
+                    keepalive(ch, config);
+                    addClientHandlers(ch, null);
+                }
+            });
+            bound = bindAll(b, config.get("bind"), port, listeners);
+        }
+        if (tlsPort != 0) listenTls(tlsPort);
+        return bound;
+    }
+
+    private ServerBootstrap bootstrap(ConfigRegistry config) {
+        return new ServerBootstrap()
                 .group(acceptGroup, shardGroup)
                 .channel(driver.channelClass())
                 .option(ChannelOption.SO_BACKLOG, config.getInt("tcp-backlog"))
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
-                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 * 1024, 1024 * 1024))
-                .childHandler(new ChannelInitializer<SocketChannel>() {
-                    @Override
-                    protected void initChannel(SocketChannel ch) {
-                        int keepalive = config.getInt("tcp-keepalive");
-                        if (keepalive > 0) {
-                            ch.config().setOption(ChannelOption.SO_KEEPALIVE, true);
-                            if (driver.name().equals("epoll")) {
-                                ch.config().setOption(EpollChannelOption.TCP_KEEPIDLE, keepalive);
-                                ch.config().setOption(EpollChannelOption.TCP_KEEPINTVL, Math.max(1, keepalive / 3));
-                                ch.config().setOption(EpollChannelOption.TCP_KEEPCNT, 3);
-                            }
-                        }
-                        Shard home = homeOf(shards, ch.eventLoop());
-                        ConnectionHandler handler = new ConnectionHandler(server, dispatcher, home, clients[home.id()],
-                                outputLimit);
-                        ch.pipeline().addLast("resp", new RespDecoder(limits, () -> handler.session() == null
-                                || handler.session().authenticated()));
-                        ch.pipeline().addLast("client", handler);
-                    }
-                });
-        return bindAll(b, config.get("bind"), config.getInt("port"), listeners);
+                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 * 1024, 1024 * 1024));
+    }
+
+    private void keepalive(SocketChannel ch, ConfigRegistry config) {
+        int keepalive = config.getInt("tcp-keepalive");
+        if (keepalive > 0) {
+            ch.config().setOption(ChannelOption.SO_KEEPALIVE, true);
+            if (driver.name().equals("epoll")) {
+                ch.config().setOption(EpollChannelOption.TCP_KEEPIDLE, keepalive);
+                ch.config().setOption(EpollChannelOption.TCP_KEEPINTVL, Math.max(1, keepalive / 3));
+                ch.config().setOption(EpollChannelOption.TCP_KEEPCNT, 3);
+            }
+        }
+    }
+
+    /** The RESP decoder and connection handler; {@code tlsPeerName} is the client certificate's CN on TLS, or null. */
+    private void addClientHandlers(SocketChannel ch, String tlsPeerName) {
+        Shard home = homeOf(shards, ch.eventLoop());
+        ConnectionHandler handler = new ConnectionHandler(server, dispatcher, home, clients[home.id()], outputLimit,
+                tlsPeerName);
+        ch.pipeline().addLast("resp", new RespDecoder(limits, () -> handler.session() == null
+                || handler.session().authenticated()));
+        ch.pipeline().addLast("client", handler);
+    }
+
+    /** The TLS contexts new TLS connections are made with. */
+    public ServerTls tls() {
+        return tls;
+    }
+
+    /**
+     * Listens with TLS on {@code port} on the bind addresses (0: stops listening with TLS), then closes the previous
+     * TLS listeners; when binding fails they stay. Called at startup and by CONFIG SET tls-port, which Redis allows.
+     *
+     * @throws IllegalStateException when no context is configured or no address could be bound
+     */
+    public synchronized void listenTls(int port) throws InterruptedException {
+        if (port == tlsListenPort) return; // a failed CONFIG SET restoring the port that is still open
+        List<Channel> next = new ArrayList<>();
+        if (port != 0) {
+            if (!tls.configured()) throw new IllegalStateException("TLS is not configured");
+            ConfigRegistry config = server.config();
+            ServerBootstrap b = bootstrap(config).childHandler(new ChannelInitializer<SocketChannel>() {
+                @Override
+                protected void initChannel(SocketChannel ch) {
+                    keepalive(ch, config);
+                    ch.pipeline().addLast("tls", tls.newHandler(ch.alloc()));
+                    ch.pipeline().addLast("tls-accept", new TlsAccept(NetworkServer.this::addClientHandlers,
+                            tls.material().sessionCaching()));
+                }
+            });
+            try {
+                bindAll(b, config.get("bind"), port, next);
+            } catch (InterruptedException | RuntimeException e) {
+                for (Channel ch : next) ch.close().awaitUninterruptibly(1000);
+                throw e;
+            }
+        }
+        for (Channel ch : tlsListeners) ch.close().awaitUninterruptibly(2000);
+        tlsListeners = next;
+        tlsListenPort = port;
     }
 
     /**
@@ -172,14 +247,15 @@ public final class NetworkServer {
         throw new IllegalStateException("channel registered on a loop that is not a shard");
     }
 
-    /** Stops listening, closes every connection and stops the loops, waiting up to the given time. */
     /** Stops accepting connections (the first step of a shutdown). */
-    public void closeListeners(long timeoutMillis) {
+    public synchronized void closeListeners(long timeoutMillis) {
         for (Channel ch : listeners) ch.close().awaitUninterruptibly(timeoutMillis);
+        for (Channel ch : tlsListeners) ch.close().awaitUninterruptibly(timeoutMillis);
     }
 
+    /** Stops listening, closes every connection and stops the loops, waiting up to the given time. */
     public void stop(long timeoutMillis) {
-        for (Channel ch : listeners) ch.close().awaitUninterruptibly(timeoutMillis);
+        closeListeners(timeoutMillis);
         acceptGroup.shutdownGracefully(0, timeoutMillis, TimeUnit.MILLISECONDS);
         shardGroup.shutdownGracefully(0, timeoutMillis, TimeUnit.MILLISECONDS);
         acceptGroup.terminationFuture().awaitUninterruptibly(timeoutMillis + 1000);

@@ -62,6 +62,8 @@ public final class Replica implements AutoCloseable {
     private volatile int port;
     private volatile Thread thread;
     private volatile Socket socket;
+    /** The TLS material a tls-replication link connects with (the server's current one), or null before TLS is set. */
+    private volatile Supplier<io.tide.tls.TlsMaterial> tls = () -> null;
 
     // For INFO and ROLE.
     private volatile String linkState = "connect";
@@ -137,6 +139,11 @@ public final class Replica implements AutoCloseable {
      * of the image are restored and flushed, and what runs once an image is loaded (an AOF rewrite, so the AOF holds
      * the new dataset). Called once at startup, before any REPLICAOF.
      */
+    /** Where a tls-replication link gets its certificates from: the server's current TLS material. */
+    public void tls(Supplier<io.tide.tls.TlsMaterial> source) {
+        this.tls = source;
+    }
+
     public void bind(AppendOnly.Replayer replayer, Supplier<EncodingLimits> limits, Consumer<byte[]> function,
                      Runnable flushFunctions, Runnable afterLoad, java.util.function.IntSupplier boundPort) {
         this.afterLoad = afterLoad;
@@ -274,12 +281,19 @@ public final class Replica implements AutoCloseable {
     /** One connection: handshake, sync, then the stream until the link breaks. */
     private void session(long gen) throws IOException {
         linkState = "connecting";
-        try (Socket s = new Socket()) {
-            socket = s;
-            s.connect(new InetSocketAddress(host, port), 10_000);
-            s.setTcpNoDelay(true);
-            s.setSoTimeout((int) Math.min(Integer.MAX_VALUE, config.getLong("repl-timeout") * 1000));
+        try (Socket plain = new Socket()) {
+            socket = plain;
+            plain.connect(new InetSocketAddress(host, port), 10_000);
+            plain.setTcpNoDelay(true);
+            plain.setSoTimeout((int) Math.min(Integer.MAX_VALUE, config.getLong("repl-timeout") * 1000));
             if (gen != generation) return;
+            Socket s = plain;
+            if (config.getBool("tls-replication")) {
+                io.tide.tls.TlsMaterial m = tls.get();
+                if (m == null) throw new IOException("TLS is not configured");
+                s = m.clientHandshake(plain, host, port); // closing it closes the plain socket too
+                socket = s;
+            }
             InputStream in = new BufferedInputStream(s.getInputStream(), 64 * 1024);
             OutputStream out = s.getOutputStream();
             String auth = config.get("masterauth");
@@ -342,7 +356,9 @@ public final class Replica implements AutoCloseable {
     /** What REPLCONF listening-port announces: replica-announce-port, else the port actually bound. */
     private int listeningPort() {
         int announced = config.getInt("replica-announce-port");
-        return announced != 0 ? announced : boundPort.getAsInt();
+        if (announced != 0) return announced;
+        int tlsPort = config.getInt("tls-port");
+        return config.getBool("tls-replication") && tlsPort != 0 ? tlsPort : boundPort.getAsInt(); // as Redis
     }
 
     /** The RDB: {@code $<size>} or {@code $EOF:<mark>}, into a file in {@code dir}, then loaded in place of the data. */

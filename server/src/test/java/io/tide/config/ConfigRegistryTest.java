@@ -217,7 +217,8 @@ class ConfigRegistryTest {
 
         List<String[]> max = config.match("*CLIENTS*");
         assertThat(max).extracting(p -> p[0] + "=" + p[1])
-                .containsExactly("maxclients=10000", "maxmemory-clients=0");
+                .containsExactly("maxclients=10000", "maxmemory-clients=0", "tls-auth-clients=yes",
+                        "tls-auth-clients-user=off");
         assertThat(config.match("save")).extracting(p -> p[1]).containsExactly("");
         assertThat(config.match("appendonly")).extracting(p -> p[1]).containsExactly("no");
         assertThat(config.match("nosuch*")).isEmpty();

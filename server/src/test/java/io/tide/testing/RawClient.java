@@ -18,10 +18,28 @@ public final class RawClient implements AutoCloseable {
     private final OutputStream out;
 
     public RawClient(int port) throws IOException {
-        socket = new Socket("127.0.0.1", port);
+        this(new Socket("127.0.0.1", port));
+    }
+
+    /** A client over a socket already connected (a TLS socket, say). */
+    public RawClient(Socket connected) throws IOException {
+        socket = connected;
         socket.setSoTimeout(10_000);
         in = socket.getInputStream();
         out = socket.getOutputStream();
+    }
+
+    /** A client over TLS to 127.0.0.1:{@code port}, handshaken with {@code ctx}. */
+    public static RawClient tls(int port, javax.net.ssl.SSLContext ctx) throws IOException {
+        javax.net.ssl.SSLSocket s = (javax.net.ssl.SSLSocket) ctx.getSocketFactory().createSocket("127.0.0.1", port);
+        s.setSoTimeout(10_000);
+        s.startHandshake();
+        return new RawClient(s);
+    }
+
+    /** The underlying socket. */
+    public Socket socket() {
+        return socket;
     }
 
     /** How long a read waits for the server before it fails with a timeout (10 s at first). */
