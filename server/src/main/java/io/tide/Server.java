@@ -225,6 +225,14 @@ public final class Server implements AutoCloseable {
         return network.driverName();
     }
 
+    /**
+     * Faults to inject for testing clients' error handling: drop every connection, delay replies, refuse new
+     * connections. None is set unless a caller sets it; unused they cost nothing measurable.
+     */
+    public io.tide.network.Faults faults() {
+        return network.faults();
+    }
+
     public ServerContext context() {
         return context;
     }

@@ -55,6 +55,10 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
     private final OutputBufferLimit outputLimit;
     /** The client certificate's CN on a TLS connection, handed to the session; null otherwise. */
     private final String tlsPeerName;
+    private final Faults faults;
+    /** Requests held by {@link Faults#delayReplies}, oldest first, with the time each may run; null when none. */
+    private java.util.ArrayDeque<Held> held;
+    private boolean heldDrainScheduled;
     /** When the output first went over the soft limit (ms), or 0. */
     private long overSoftSinceMs;
     private Channel channel;
@@ -82,14 +86,18 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
     private long peakWindowMs;
 
     ConnectionHandler(ServerContext server, Dispatcher dispatcher, Shard home, ShardClients registry,
-                      OutputBufferLimit outputLimit, String tlsPeerName) {
+                      OutputBufferLimit outputLimit, String tlsPeerName, Faults faults) {
         this.tlsPeerName = tlsPeerName;
         this.server = server;
         this.dispatcher = dispatcher;
         this.home = home;
         this.registry = registry;
         this.outputLimit = outputLimit;
+        this.faults = faults;
     }
+
+    /** A request (argv or protocol error) held by the delay fault until {@code dueNanos}. */
+    private record Held(Object msg, long dueNanos) {}
 
     ClientSession session() {
         return session;
@@ -174,6 +182,15 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (refused) return;
+        long delay = faults.delayNanos();
+        if (delay != 0 || held != null) {
+            hold(ctx, msg, delay); // behind the requests held before it, even once the delay is over
+            return;
+        }
+        handle(ctx, msg);
+    }
+
+    private void handle(ChannelHandlerContext ctx, Object msg) {
         if (msg instanceof byte[][] argv) {
             if (argv.length > 0) dispatcher.dispatch(session, argv);
         } else if (msg instanceof ProtocolError err) {
@@ -186,6 +203,44 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
                 closeAfterProtocolError(ctx);
             }
         }
+    }
+
+    /** Queues a request for {@code delayNanos} (Faults#delayReplies). */
+    private void hold(ChannelHandlerContext ctx, Object msg, long delayNanos) {
+        if (held == null) held = new java.util.ArrayDeque<>();
+        held.add(new Held(msg, System.nanoTime() + delayNanos));
+        if (!heldDrainScheduled) {
+            heldDrainScheduled = true;
+            ctx.executor().schedule(() -> runHeld(ctx), delayNanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+        }
+    }
+
+    /** Runs the held requests whose time has come, in order, and replies; schedules itself for the rest. */
+    private void runHeld(ChannelHandlerContext ctx) {
+        heldDrainScheduled = false;
+        long now = System.nanoTime();
+        while (held != null && !held.isEmpty() && held.peek().dueNanos() - now <= 0) {
+            handle(ctx, held.poll().msg());
+        }
+        if (held != null && held.isEmpty()) held = null;
+        if (held != null) {
+            heldDrainScheduled = true;
+            ctx.executor().schedule(() -> runHeld(ctx), held.peek().dueNanos() - now,
+                    java.util.concurrent.TimeUnit.NANOSECONDS);
+        }
+        flush();
+    }
+
+    /** Closes the connection now, replies not yet sent and held requests dropped (Faults#dropConnections). */
+    void drop() {
+        held = null;
+        if (session != null) session.markClosed();
+        if (out != null) {
+            out.release();
+            out = null;
+        }
+        clearBacklog();
+        if (channel != null) channel.close();
     }
 
     /** Sends what is due, then half-closes (the decoder discards the rest of the request). */
@@ -257,6 +312,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
             server.clients().remove(session.id());
         }
         registry.remove(this);
+        held = null;
         if (out != null) {
             out.release();
             out = null;

@@ -29,6 +29,11 @@ final class ShardClients {
         for (ConnectionHandler c : connections) c.sampleBufferPeaks(sec);
     }
 
+    /** Closes every connection now, pending replies dropped ({@link Faults#dropConnections}). */
+    void dropAll() {
+        for (ConnectionHandler c : new ArrayList<>(connections)) c.drop();
+    }
+
     /** Closes clients idle for longer than {@code timeoutSeconds} (0 = never), as Redis's {@code timeout}. */
     void closeIdle(int timeoutSeconds, long nowMs) {
         if (timeoutSeconds <= 0 || connections.isEmpty()) return;

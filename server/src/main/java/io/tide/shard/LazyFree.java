@@ -25,6 +25,8 @@ public final class LazyFree implements Freer {
     private final AtomicInteger policy = new AtomicInteger();
     private final AtomicBoolean parked = new AtomicBoolean();
     private final AtomicBoolean stopped = new AtomicBoolean();
+    /** The freer thread starts with the first object handed over: a server that never frees lazily has none. */
+    private final AtomicBoolean started = new AtomicBoolean();
     private final Thread thread;
 
     /** One handed-over object and the number of objects it counts for. */
@@ -32,7 +34,6 @@ public final class LazyFree implements Freer {
 
     public LazyFree(String threadName) {
         thread = Thread.ofPlatform().name(threadName).daemon().unstarted(this::run);
-        thread.start();
     }
 
     /** Sets or clears the policy bit {@code kind} (from CONFIG). */
@@ -75,6 +76,7 @@ public final class LazyFree implements Freer {
     /** Stops the freer thread after it has taken what was handed over. */
     public void close() {
         stopped.set(true);
+        if (!started.get()) return;
         LockSupport.unpark(thread);
         try {
             thread.join(2000);
@@ -86,6 +88,10 @@ public final class LazyFree implements Freer {
     private void submit(Object object, long objects) {
         pending.addAndGet(objects);
         queue.offer(new Job(object, objects));
+        if (!started.get() && !stopped.get() && started.compareAndSet(false, true)) {
+            thread.start();
+            return;
+        }
         if (parked.get()) LockSupport.unpark(thread);
     }
 
