@@ -45,7 +45,10 @@ class ProtectedModeTest {
         }
     }
 
-    /** Sends PING from a connection to {@code outside}; returns all the server sent until it closed or 3 s passed. */
+    /**
+     * Sends PING from a connection to {@code outside}; returns all the server sent until it closed or 3 s passed,
+     * followed by "(open)" when it stayed open and "(reset)" when it ended with a reset.
+     */
     private static String pingFromOutside(int port) throws IOException {
         try (Socket s = new Socket()) {
             s.connect(new InetSocketAddress(outside, port), 3000);
@@ -61,6 +64,8 @@ class ProtectedModeTest {
                 }
             } catch (java.net.SocketTimeoutException e) {
                 got.write("(open)".getBytes(StandardCharsets.UTF_8));
+            } catch (java.net.SocketException e) {
+                got.write("(reset)".getBytes(StandardCharsets.UTF_8));
             }
             return got.toString(StandardCharsets.UTF_8);
         }
@@ -80,7 +85,9 @@ class ProtectedModeTest {
              Server tide = TestServers.start(2, "--bind", "0.0.0.0");
              Jedis r = new Jedis("127.0.0.1", redis.port());
              Jedis t = TestServers.jedis(tide.port(), 2)) {
-            assertThat(pingFromOutside(redis.port())).isEqualTo(denied);
+            // Redis closes as soon as it has written the refusal, so the PING it did not read may turn its close into a
+            // reset after the text; Tide half-closes first, so its client reads the text and an orderly end.
+            assertThat(pingFromOutside(redis.port()).replace("(reset)", "")).isEqualTo(denied);
             long received = stat(t, "total_connections_received");
             assertThat(pingFromOutside(tide.port())).isEqualTo(denied);
             assertThat(stat(t, "rejected_connections")).isEqualTo(stat(r, "rejected_connections")).isEqualTo(1);
