@@ -70,6 +70,16 @@ public final class Errors {
     public static final String NOPERM_CHANNELS = "NOPERM this user has no permissions to access one of the channels "
             + "used as arguments";
 
+    /** A queued command that the ACL no longer allows when EXEC runs it (Redis 7.0's execCommand text). */
+    public static String aclChangedBeforeExec(io.tide.acl.Acl.Denial d) {
+        return "NOPERM ACLs rules changed between the moment the transaction was accumulated and the EXEC call. This "
+                + "command is no longer allowed for the following reason: " + switch (d) {
+                    case KEY -> "no permission to touch the specified keys";
+                    case CHANNEL -> "no permission to access one of the channels used as arguments";
+                    default -> "no permission to execute the command or subcommand";
+                };
+    }
+
     /** The error for an ACL refusal of {@code spec}: at the top level, or inside a script (Redis's scriptVerifyACL). */
     public static String aclDenied(io.tide.acl.Acl.Denial d, CommandSpec spec, boolean script) {
         if (script) {

@@ -322,6 +322,30 @@ class AclVsRedisTest extends VsRedis {
         }
     }
 
+    /** Rules changed between MULTI's queueing and EXEC: each command is checked again, with Redis's text and log. */
+    @Test
+    void rulesChangedBeforeExec_refuseTheQueuedCommands_asRedis() throws Exception {
+        String u = "exec" + prefix().replace(":", "");
+        same("ACL", "SETUSER", u, "on", ">p", "~*", "&*", "+@all");
+        same("AUTH", u, "p");
+        same("MULTI");
+        same("SET", "x", "1");
+        same("GET", "x");
+        same("SET", "zz", "2");
+        same("PUBLISH", "ch", "m");
+        try (RawClient ta = new RawClient(tide().port()); RawClient ra = new RawClient(redis().port())) {
+            for (RawClient admin : List.of(ta, ra)) {
+                assertThat(admin.call("ACL", "SETUSER", u, "-set", "resetkeys", "~x", "resetchannels"))
+                        .isEqualTo("+OK\r\n");
+                admin.call("ACL", "LOG", "RESET");
+            }
+            same("EXEC");
+            assertThat(withoutAgeAndClient(ta.call("ACL", "LOG"))).isEqualTo(withoutAgeAndClient(ra.call("ACL", "LOG")));
+            ta.call("ACL", "DELUSER", u);
+            ra.call("ACL", "DELUSER", u);
+        }
+    }
+
     @Test
     void jedisAndLettuceLogInWithAUserName() throws Exception {
         String u = "jedis" + prefix().replace(":", "");

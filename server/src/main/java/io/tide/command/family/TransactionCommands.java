@@ -104,6 +104,12 @@ public final class TransactionCommands {
         if (dirty) return Reply.NULL_ARRAY;
         List<Reply> replies = new ArrayList<>(queue.size());
         for (ClientSession.Queued q : queue) {
+            // ACL rules may have changed since the command was queued: checked again, as Redis's execCommand does.
+            io.tide.acl.Acl.Denial denied = ctx.server().aclCheck(c, q.spec(), q.argv(), io.tide.acl.AclLog.Context.MULTI);
+            if (denied != io.tide.acl.Acl.Denial.NONE) {
+                replies.add(Reply.error(Errors.aclChangedBeforeExec(denied)));
+                continue;
+            }
             replies.add(ctx.call(q.spec(), q.argv()));
             ctx.selectDb(c.db()); // a SELECT inside the transaction applies to the commands after it
         }
