@@ -165,7 +165,14 @@ public final class Server implements AutoCloseable {
      * bad file the change is refused and the old context stays (Redis's applyTlsCfg).
      */
     private void reconfigureTls(ConfigRegistry config, String param) {
-        if (!TlsMaterial.inUse(config)) return;
+        if (TlsMaterial.inUse(config)) useTls(config, param);
+    }
+
+    /**
+     * Loads the tls-* files and makes new connections use them; when they do not load, logs why and refuses the
+     * CONFIG SET of {@code param} with Redis's text (the old context stays).
+     */
+    private void useTls(ConfigRegistry config, String param) {
         try {
             network.tls().use(TlsMaterial.load(config));
         } catch (TlsException | javax.net.ssl.SSLException e) {
@@ -178,14 +185,7 @@ public final class Server implements AutoCloseable {
 
     /** CONFIG SET tls-port: configures TLS if it never was, then opens the new listener and closes the old one. */
     private void listenTls(ConfigRegistry config, int tlsPort) {
-        if (tlsPort != 0 && !network.tls().configured()) {
-            try {
-                network.tls().use(TlsMaterial.load(config));
-            } catch (TlsException | javax.net.ssl.SSLException e) {
-                LOG.warn("{}", e.getMessage());
-                throw new IllegalStateException(io.tide.command.Errors.TLS_CONFIGURE);
-            }
-        }
+        if (tlsPort != 0 && !network.tls().configured()) useTls(config, "tls-port");
         try {
             network.listenTls(tlsPort);
         } catch (InterruptedException e) {

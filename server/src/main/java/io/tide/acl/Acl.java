@@ -173,10 +173,9 @@ public final class Acl {
      * ACL LOAD, the aclfile at startup and the config file's {@code user} lines: every user replaced by those of
      * {@code lines} ({@code user <name> <rule> ...} each; blank lines skipped), all or nothing, with Redis's error text
      * naming {@code source} and the line. The default user, when the lines do not define it, starts afresh (on, nopass,
-     * everything), as Redis's ACLLoadFromFile makes it. Returns the users that no longer exist or changed, whose
-     * connections the caller closes.
+     * everything), as Redis's ACLLoadFromFile makes it.
      */
-    public synchronized List<String> load(List<String> lines, String source) throws RuleException {
+    public synchronized Loaded load(List<String> lines, String source) throws RuleException {
         StringBuilder errors = new StringBuilder();
         TreeMap<String, AclUser> m = new TreeMap<>();
         java.util.Set<String> seen = new java.util.HashSet<>();
@@ -220,16 +219,22 @@ public final class Acl {
             throw new RuleException(errors + "WARNING: ACL errors detected, no change to the previously active ACL "
                     + "rules was performed");
         }
+        boolean definesDefault = m.containsKey("default");
         m.putIfAbsent("default", standardDefault());
-        List<String> gone = new ArrayList<>();
+        List<String> changed = new ArrayList<>();
         for (AclUser old : users.values()) {
             AclUser now = m.get(old.name);
-            if (now == null || !describe(now).equals(describe(old))) gone.add(old.name);
+            if (now == null || !describe(now).equals(describe(old))) changed.add(old.name);
         }
-        users = Collections.unmodifiableMap(m);
-        unrestricted = m.values().stream().allMatch(AclUser::unrestricted);
-        return gone;
+        install(m);
+        return new Loaded(changed, definesDefault);
     }
+
+    /**
+     * What {@link #load} did: the users that no longer exist or changed (whose connections the caller closes), and
+     * whether the lines defined the default user (else requirepass applies to the fresh one at startup).
+     */
+    public record Loaded(List<String> changed, boolean definesDefault) {}
 
     /** ACL SAVE's lines: ACL LIST's, one per user. */
     public List<String> describeAll() {
@@ -243,14 +248,18 @@ public final class Acl {
         if (!users.containsKey(name) || name.equals("default")) return false;
         TreeMap<String, AclUser> m = new TreeMap<>(users);
         m.remove(name);
-        users = Collections.unmodifiableMap(m);
-        unrestricted = m.values().stream().allMatch(AclUser::unrestricted);
+        install(m);
         return true;
     }
 
     private void publish(AclUser u) {
         TreeMap<String, AclUser> m = new TreeMap<>(users);
         m.put(u.name, u);
+        install(m);
+    }
+
+    /** Publishes {@code m} as the users (under this object's monitor), and whether a check is needed at all. */
+    private void install(TreeMap<String, AclUser> m) {
         users = Collections.unmodifiableMap(m);
         unrestricted = m.values().stream().allMatch(AclUser::unrestricted);
     }

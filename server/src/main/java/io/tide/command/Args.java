@@ -14,6 +14,12 @@ public final class Args {
         return CommandTable.equalsIgnoreCase(lower, arg);
     }
 
+    /** True if some argument from index {@code from} on is the word {@code lower} ({@link #is}). */
+    public static boolean has(byte[][] argv, int from, String lower) {
+        for (int i = from; i < argv.length; i++) if (is(argv[i], lower)) return true;
+        return false;
+    }
+
     /** Lower-case ASCII text of an argument (for option names). */
     public static String lower(byte[] arg) {
         char[] ch = new char[arg.length];

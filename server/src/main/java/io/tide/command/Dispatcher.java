@@ -786,8 +786,7 @@ public final class Dispatcher {
     }
 
     private static boolean hasNoSave(byte[][] argv) {
-        for (int i = 1; i < argv.length; i++) if (Args.is(argv[i], "nosave")) return true;
-        return false;
+        return Args.has(argv, 1, "nosave");
     }
 
     /**

@@ -271,28 +271,42 @@ public final class ServerContext {
      * then sets the default user's password unless they defined the default user, as Redis orders them.
      */
     private void loadUsers(ConfigRegistry config) {
-        String file = config.get("aclfile");
-        java.util.List<String> lines = config.userLines();
-        String source = "config file";
-        if (!file.isEmpty()) {
-            source = file;
-            try {
-                lines = java.nio.file.Files.readAllLines(java.nio.file.Path.of(config.get("dir")).resolve(file));
-            } catch (java.io.IOException e) {
-                throw new io.tide.config.ConfigException("tide: Aborting startup because of ACL errors: Error loading "
-                        + "ACLs, opening file '" + file + "': " + (e instanceof java.nio.file.NoSuchFileException
-                        ? "No such file or directory" : e.getMessage()));
-            }
-        }
-        if (lines.isEmpty()) return;
+        io.tide.acl.Acl.Loaded loaded;
         try {
-            acl.load(lines, source);
+            if (aclFile() != null) {
+                loaded = loadAclFile();
+            } else if (!config.userLines().isEmpty()) {
+                loaded = acl.load(config.userLines(), "config file");
+            } else {
+                return;
+            }
         } catch (io.tide.acl.Acl.RuleException e) {
             throw new io.tide.config.ConfigException("tide: Aborting startup because of ACL errors: " + e.getMessage());
         }
-        boolean definesDefault = lines.stream().anyMatch(l -> l.strip().startsWith("user default ")
-                || l.strip().equals("user default"));
-        if (!definesDefault) acl.defaultPassword(config.get("requirepass"));
+        if (!loaded.definesDefault()) acl.defaultPassword(config.get("requirepass"));
+    }
+
+    /** The aclfile, relative to the working directory (dir) as Redis reads it, or null when none is configured. */
+    public java.nio.file.Path aclFile() {
+        String name = config.get("aclfile");
+        return name.isEmpty() ? null : java.nio.file.Path.of(config.get("dir")).resolve(name);
+    }
+
+    /**
+     * The aclfile's users in place of every user (ACL LOAD, and startup), all or nothing.
+     *
+     * @throws io.tide.acl.Acl.RuleException with Redis's text when the file cannot be read or a line is wrong
+     */
+    public io.tide.acl.Acl.Loaded loadAclFile() throws io.tide.acl.Acl.RuleException {
+        String name = config.get("aclfile");
+        java.util.List<String> lines;
+        try {
+            lines = java.nio.file.Files.readAllLines(aclFile(), java.nio.charset.StandardCharsets.UTF_8);
+        } catch (java.io.IOException e) {
+            throw new io.tide.acl.Acl.RuleException("Error loading ACLs, opening file '" + name + "': "
+                    + (e instanceof java.nio.file.NoSuchFileException ? "No such file or directory" : e.getMessage()));
+        }
+        return acl.load(lines, name);
     }
 
     /** The ACL LOG of refusals (and INFO's acl_access_denied_* counters). */
@@ -300,8 +314,9 @@ public final class ServerContext {
 
     /** Records a refusal in the ACL LOG, with the client's CLIENT INFO line as it is now. */
     public void aclDenied(ClientSession c, AclLog.Reason reason, AclLog.Context where, String object, String user) {
-        String info = c == null ? "" : io.tide.command.family.ClientCommands.describe(c, System.currentTimeMillis());
-        aclLog.add(reason, where, object, user, info, System.currentTimeMillis(), config.getInt("acllog-max-len"));
+        long now = System.currentTimeMillis();
+        String info = c == null ? "" : io.tide.command.family.ClientCommands.describe(c, now);
+        aclLog.add(reason, where, object, user, info, now, config.getInt("acllog-max-len"));
     }
 
     private static String text(byte[] b) {

@@ -433,10 +433,7 @@ public final class ConfigRegistry {
 
     /** The users' lines CONFIG REWRITE writes: none with an aclfile (it holds them), else every user. */
     private List<String> userLinesToWrite() {
-        if (!get("aclfile").isEmpty()) return List.of();
-        List<String> out = new ArrayList<>();
-        for (String u : currentUsers.get()) out.add(u);
-        return out;
+        return get("aclfile").isEmpty() ? currentUsers.get() : List.of();
     }
 
     /**

@@ -235,6 +235,11 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
     void drop() {
         held = null;
         if (session != null) session.markClosed();
+        closeDroppingOutput();
+    }
+
+    /** Closes the channel with the output not yet written released unsent (the session is already marked closed). */
+    private void closeDroppingOutput() {
         if (out != null) {
             out.release();
             out = null;
@@ -416,12 +421,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
             LOG.warn("Client id={} addr={} closed for overcoming of output buffer limits ({} bytes).", session.id(),
                     remoteAddress(), used);
             session.markClosed();
-            if (out != null) {
-                out.release();
-                out = null;
-            }
-            clearBacklog();
-            channel.close();
+            closeDroppingOutput();
         }
     }
 

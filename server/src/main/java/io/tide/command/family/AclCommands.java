@@ -163,27 +163,11 @@ public final class AclCommands {
         return Reply.array(out);
     }
 
-    /** The aclfile, relative to the working directory (dir), or null when none is configured. */
-    static java.nio.file.Path aclFile(CommandContext ctx) {
-        String name = ctx.server().config().get("aclfile");
-        if (name.isEmpty()) return null;
-        return java.nio.file.Path.of(ctx.server().config().get("dir")).resolve(name);
-    }
-
     static Reply load(CommandContext ctx, byte[][] argv) {
-        java.nio.file.Path file = aclFile(ctx);
-        if (file == null) throw Errors.error(Errors.NO_ACL_FILE);
-        List<String> lines;
-        try {
-            lines = java.nio.file.Files.readAllLines(file, StandardCharsets.UTF_8);
-        } catch (java.io.IOException e) {
-            throw Errors.error("ERR Error loading ACLs, opening file '" + ctx.server().config().get("aclfile")
-                    + "': " + (e instanceof java.nio.file.NoSuchFileException ? "No such file or directory"
-                    : e.getMessage()));
-        }
+        if (ctx.server().aclFile() == null) throw Errors.error(Errors.NO_ACL_FILE);
         List<String> changed;
         try {
-            changed = acl(ctx).load(lines, ctx.server().config().get("aclfile"));
+            changed = ctx.server().loadAclFile().changed();
         } catch (Acl.RuleException e) {
             throw Errors.error("ERR " + e.getMessage());
         }
@@ -192,7 +176,7 @@ public final class AclCommands {
     }
 
     static Reply save(CommandContext ctx, byte[][] argv) {
-        java.nio.file.Path file = aclFile(ctx);
+        java.nio.file.Path file = ctx.server().aclFile();
         if (file == null) throw Errors.error(Errors.NO_ACL_FILE);
         try {
             io.tide.util.AtomicFiles.write(file, String.join("\n", acl(ctx).describeAll()) + "\n");

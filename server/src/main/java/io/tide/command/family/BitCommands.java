@@ -60,7 +60,7 @@ public final class BitCommands {
                 "Performs arbitrary bitfield integer operations on strings.", BitCommands::bitfield)
                 // Redis's bitfieldGetKeys: written only when a SET or INCRBY is among the operations.
                 .getKeysBy(argv -> List.of(new CommandSpec.KeyRef(argv[1],
-                        StringCommands.hasWord(argv, 2, "set") || StringCommands.hasWord(argv, 2, "incrby")
+                        Args.has(argv, 2, "set") || Args.has(argv, 2, "incrby")
                                 ? List.of("RW", "access", "update") : List.of("RO", "access"))));
         t.add("bitfield_ro", -2, "readonly fast", 1, 1, 1, "@bitmap", "6.0.0",
                 "Performs arbitrary read-only bitfield integer operations on strings.", BitCommands::bitfieldRo);

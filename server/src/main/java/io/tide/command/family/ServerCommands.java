@@ -1026,7 +1026,7 @@ public final class ServerCommands {
                                 Reply.bulk("limit"), Reply.integer(0))));
     }
 
-    /** The key flags a command without a declared key spec reports: RO and access for read-only commands, else RW. */
+    /** Key flags as COMMAND INFO and COMMAND GETKEYSANDFLAGS reply them: a set of simple strings. */
     private static Reply keyFlags(List<String> flags) {
         Reply[] out = new Reply[flags.size()];
         for (int i = 0; i < out.length; i++) out[i] = Reply.simple(flags.get(i));

@@ -58,7 +58,7 @@ public final class StringCommands {
         t.add("set", -3, "write denyoom", 1, 1, 1, "@string", "1.0.0",
                 "Set the string value of a key", StringCommands::set)
                 // Redis's setGetKeys: the key is read only when GET asks for the old value.
-                .getKeysBy(argv -> List.of(new CommandSpec.KeyRef(argv[1], hasWord(argv, 3, "get")
+                .getKeysBy(argv -> List.of(new CommandSpec.KeyRef(argv[1], Args.has(argv, 3, "get")
                         ? List.of("RW", "access", "update") : List.of("OW", "update"))));
         t.add("setnx", 3, "write denyoom fast", 1, 1, 1, "@string", "1.0.0",
                 "Set the value of a key, only if the key does not exist", StringCommands::setnx);
@@ -109,12 +109,6 @@ public final class StringCommands {
     static Reply get(CommandContext ctx, byte[][] argv) {
         Object v = ctx.read(argv[1]);
         return v == null ? Reply.NULL : Reply.bulk(StringValues.bytes(v));
-    }
-
-    /** Whether {@code word} (case-insensitive) is among the arguments from {@code from} on. */
-    static boolean hasWord(byte[][] argv, int from, String word) {
-        for (int i = from; i < argv.length; i++) if (Args.is(argv[i], word)) return true;
-        return false;
     }
 
     static Reply set(CommandContext ctx, byte[][] argv) {
