@@ -217,7 +217,8 @@ public final class NetworkServer {
      * @throws IllegalStateException when no context is configured or no address could be bound
      */
     public synchronized void listenTls(int port) throws InterruptedException {
-        if (port == tlsListenPort) return; // a failed CONFIG SET restoring the port that is still open
+        // A failed CONFIG SET restoring the port that is still open; after closeListeners the port is bound again.
+        if (port == tlsListenPort && (port == 0 || !tlsListeners.isEmpty())) return;
         List<Channel> next = new ArrayList<>();
         if (port != 0) {
             if (!tls.configured()) throw new IllegalStateException("TLS is not configured");
@@ -250,16 +251,21 @@ public final class NetworkServer {
 
     /** Binds the listeners again after {@link #closeListeners} (Faults: refused connections end). */
     void listenAgain() {
-        synchronized (listeners) {
-            if (stopped || bootstrap == null || !listeners.isEmpty()) return;
-            try {
-                bindAll(bootstrap, bindAddresses, boundPort, listeners);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while binding port " + boundPort, e);
-            } catch (RuntimeException e) {
-                throw new IllegalStateException("could not listen on port " + boundPort + " again: " + e, e);
+        int port = boundPort;
+        try {
+            synchronized (listeners) {
+                if (stopped) return;
+                if (bootstrap != null && listeners.isEmpty()) bindAll(bootstrap, bindAddresses, boundPort, listeners);
             }
+            synchronized (this) {
+                port = tlsListenPort;
+                if (port != 0) listenTls(port); // binds only when closeListeners closed it
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while binding port " + port, e);
+        } catch (RuntimeException e) {
+            throw new IllegalStateException("could not listen on port " + port + " again: " + e, e);
         }
     }
 
@@ -328,8 +334,10 @@ public final class NetworkServer {
         closeTlsListeners(timeoutMillis);
     }
 
+    /** Closes the TLS listeners; {@code tlsListenPort} stays, for {@link #listenAgain}. */
     private synchronized void closeTlsListeners(long timeoutMillis) {
         for (Channel ch : tlsListeners) ch.close().awaitUninterruptibly(timeoutMillis);
+        tlsListeners = new ArrayList<>();
     }
 
     /** Stops listening, closes every connection and stops the loops, waiting up to the given time. */

@@ -268,6 +268,22 @@ class TlsTest {
         }
     }
 
+    /** Server.faults() refusing connections covers the TLS port too, and listening again reopens both. */
+    @Test
+    void refusingConnections_closesAndReopensTheTlsListener() throws Exception {
+        server.faults().refuseConnections(true);
+        try {
+            assertThatThrownBy(() -> pingAs(pki.client())).isInstanceOf(IOException.class);
+            assertThatThrownBy(() -> new RawClient(server.port())).isInstanceOf(IOException.class);
+        } finally {
+            server.faults().refuseConnections(false);
+        }
+        assertThat(pingAs(pki.client())).isEqualTo("+PONG\r\n");
+        try (RawClient c = new RawClient(server.port())) {
+            assertThat(c.call("PING")).isEqualTo("+PONG\r\n");
+        }
+    }
+
     // ------------------------------------------------------------------------------------------ plain text
 
     @Test
