@@ -18,10 +18,19 @@ import redis.clients.jedis.params.SetParams;
 /** Directories written by a real redis-server 7 load in Tide, and a one-shard Tide directory loads in Redis. */
 class AofVsRedisTest {
 
+    /**
+     * Waits until redis-server serves commands: it accepts connections before it starts loading, so INFO's loading:0
+     * can come before the load (a command then got -LOADING); a command refused while loading is what is waited out.
+     */
     private static void awaitLoaded(Jedis j) throws InterruptedException {
         long deadline = System.nanoTime() + 10_000_000_000L;
         while (System.nanoTime() < deadline) {
-            if (j.info("persistence").contains("loading:0")) return;
+            try {
+                j.dbSize(); // not allowed while loading
+                if (j.info("persistence").contains("loading:0")) return;
+            } catch (redis.clients.jedis.exceptions.JedisDataException e) {
+                if (!e.getMessage().startsWith("LOADING")) throw e;
+            }
             Thread.sleep(20);
         }
         throw new AssertionError("redis-server did not finish loading");
