@@ -59,6 +59,7 @@ class EmbeddedServerTest {
         try (Server s = TestServers.start(2, "--io-driver", driver);
              Jedis j = TestServers.jedis(s.port(), 2)) {
             assertThat(s.ioDriver()).isEqualTo(!driver.equals("auto") ? driver
+                    : io.netty.channel.uring.IoUring.isAvailable() ? "io_uring"
                     : io.netty.channel.epoll.Epoll.isAvailable() ? "epoll" : "nio");
             for (int i = 0; i < 100; i++) j.set("d" + i, Integer.toString(i));
             assertThat(j.mget("d1", "d50", "d99")).containsExactly("1", "50", "99");

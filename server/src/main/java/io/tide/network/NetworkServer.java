@@ -78,7 +78,7 @@ public final class NetworkServer {
                 driver.factory());
     }
 
-    /** Picks the transport: {@code auto} is epoll where available, else NIO. */
+    /** Picks the transport: {@code auto} is io_uring where available, else epoll, else NIO. */
     static Driver chooseDriver(String name) {
         switch (name) {
             case "epoll" -> {
@@ -97,6 +97,13 @@ public final class NetworkServer {
                 // (and a future JDK refuses it): an embedding JVM started without the flag gets NIO, quietly.
                 boolean nativeAccess = Epoll.class.getModule().isNativeAccessEnabled();
                 noteMissingFlags(nativeAccess);
+                // io_uring first: it submits the reads and writes of every ready connection in one system call per
+                // loop turn (a fifth to two fifths of epoll's syscalls per request, 20-45% less server CPU per
+                // request: docs/benchmarks/performance.md); epoll where the kernel has no io_uring or forbids it
+                // (io_uring_disabled, seccomp in containers).
+                if (nativeAccess && IoUring.isAvailable()) {
+                    return new Driver("io_uring", IoUringIoHandler.newFactory(), IoUringServerSocketChannel.class);
+                }
                 if (nativeAccess && Epoll.isAvailable()) {
                     return new Driver("epoll", EpollIoHandler.newFactory(), EpollServerSocketChannel.class);
                 }
