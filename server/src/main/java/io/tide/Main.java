@@ -3,7 +3,10 @@ package io.tide;
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.LoggerContext;
 import ch.qos.logback.classic.encoder.PatternLayoutEncoder;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.ConsoleAppender;
 import ch.qos.logback.core.FileAppender;
+import ch.qos.logback.core.OutputStreamAppender;
 import io.tide.config.ConfigRegistry;
 import io.tide.config.LaunchOptions;
 import org.slf4j.Logger;
@@ -100,9 +103,46 @@ public final class Main {
         }
     }
 
+    /** The standalone server's log line, as redis-server's: date, level, thread, message. */
+    static final String LOG_PATTERN = "%d{dd MMM yyyy HH:mm:ss.SSS} %-5level [%thread] %msg%n";
+
+    /**
+     * Configures logback in code: the jar ships no logback.xml (the library leaves logging to its host, decision
+     * 0014), and parsing one cost a fifth of a second at startup. The console (or {@code logfile}) at
+     * {@code loglevel}, Netty at WARN. With {@code -Dlogback.configurationFile} the file's appenders stay and only
+     * the levels and {@code logfile} apply, as before.
+     */
     private static void configureLogging(ConfigRegistry config) {
         LoggerContext lc = (LoggerContext) LoggerFactory.getILoggerFactory();
         ch.qos.logback.classic.Logger root = lc.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+        boolean ownFile = System.getProperty("logback.configurationFile") != null;
+        String file = config.get("logfile");
+        if (!ownFile || !file.isEmpty()) {
+            if (!ownFile) {
+                lc.reset(); // logback's default (a DEBUG console appender) when it finds no configuration file
+                lc.getLogger("io.netty").setLevel(Level.WARN);
+            }
+            PatternLayoutEncoder enc = new PatternLayoutEncoder();
+            enc.setContext(lc);
+            enc.setPattern(LOG_PATTERN);
+            enc.start();
+            OutputStreamAppender<ILoggingEvent> appender;
+            if (file.isEmpty()) {
+                appender = new ConsoleAppender<>();
+                appender.setName("CONSOLE");
+            } else {
+                FileAppender<ILoggingEvent> fa = new FileAppender<>();
+                fa.setFile(file);
+                fa.setAppend(true);
+                appender = fa;
+                appender.setName("FILE");
+            }
+            appender.setContext(lc);
+            appender.setEncoder(enc);
+            appender.start();
+            root.detachAndStopAllAppenders();
+            root.addAppender(appender);
+        }
         root.setLevel(switch (config.get("loglevel")) {
             case "debug" -> Level.DEBUG;
             case "verbose" -> Level.DEBUG;
@@ -110,20 +150,5 @@ public final class Main {
             case "nothing" -> Level.OFF;
             default -> Level.INFO;
         });
-        String file = config.get("logfile");
-        if (!file.isEmpty()) {
-            PatternLayoutEncoder enc = new PatternLayoutEncoder();
-            enc.setContext(lc);
-            enc.setPattern("%d{dd MMM yyyy HH:mm:ss.SSS} %-5level [%thread] %msg%n");
-            enc.start();
-            FileAppender<ch.qos.logback.classic.spi.ILoggingEvent> fa = new FileAppender<>();
-            fa.setContext(lc);
-            fa.setFile(file);
-            fa.setAppend(true);
-            fa.setEncoder(enc);
-            fa.start();
-            root.detachAndStopAllAppenders();
-            root.addAppender(fa);
-        }
     }
 }

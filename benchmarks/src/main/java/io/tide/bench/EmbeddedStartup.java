@@ -2,6 +2,7 @@ package io.tide.bench;
 
 import io.tide.Server;
 import io.tide.Tide;
+import io.tide.config.ConfigRegistry;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.lang.management.ManagementFactory;
@@ -20,18 +21,33 @@ import java.util.stream.Collectors;
  * Start time and footprint of an embedded server (bin/bench-embedded runs it). Runs on the main thread only.
  *
  * <p>{@code cold}: one {@code Tide.start("--port", "0", "--save", "")} in this (fresh) JVM, timed to the first PONG read from a
- * plain socket, and from the JVM's start to that PONG; then the idle footprint: heap used after a full GC (before the
+ * plain socket, and from the JVM's start to that PONG, with the CPU time spent meanwhile (main thread, process); then the idle footprint: heap used after a full GC (before the
  * start and with the server idle), RSS, and the threads the server added, by name. {@code warm N}: N starts and
  * closes in one JVM after a few unmeasured ones, each timed to its first PONG; prints the median and the worst.
- * Extra arguments after the mode go to {@code Tide.start}.
+ * {@code cold-registry}: as {@code cold}, through {@code Tide.start(ConfigRegistry)} (the JUnit extension's way, without
+ * picocli's option parsing). Extra arguments after the mode go to {@code Tide.start} ({@code --name value} pairs).
  */
 public final class EmbeddedStartup {
 
     private EmbeddedStartup() {}
 
+    /** cold-registry: starts with {@code Tide.start(ConfigRegistry)}, as the JUnit extension does (no option parsing). */
+    private static boolean registry;
+
+    private static Server start(String[] extra) {
+        if (!registry) return Tide.start(startArgs(extra));
+        ConfigRegistry config = ConfigRegistry.standard();
+        String[] a = startArgs(extra);
+        for (int i = 0; i + 1 < a.length; i += 2) config.setInitial(a[i].substring(2), a[i + 1]);
+        return Tide.start(config);
+    }
+
     public static void main(String[] args) throws Exception {
         String mode = args.length > 0 ? args[0] : "cold";
         if (mode.equals("cold")) {
+            cold(Arrays.copyOfRange(args, 1, args.length));
+        } else if (mode.equals("cold-registry")) {
+            registry = true;
             cold(Arrays.copyOfRange(args, 1, args.length));
         } else if (mode.equals("warm")) {
             int n = args.length > 1 ? Integer.parseInt(args[1]) : 20;
@@ -54,11 +70,17 @@ public final class EmbeddedStartup {
         long jvmStartMs = ManagementFactory.getRuntimeMXBean().getStartTime();
         Set<String> before = threadNames();
         long heapBefore = heapAfterGc();
+        var threads = ManagementFactory.getThreadMXBean();
+        var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+        long cpu0 = threads.getCurrentThreadCpuTime();
+        long proc0 = os.getProcessCpuTime();
         long t0 = System.nanoTime();
-        try (Server server = Tide.start(startArgs(extra))) {
+        try (Server server = start(extra)) {
             ping(server.port());
             long startToPong = System.nanoTime() - t0;
             long jvmToPong = System.currentTimeMillis() - jvmStartMs;
+            long mainCpu = threads.getCurrentThreadCpuTime() - cpu0;
+            long procCpu = os.getProcessCpuTime() - proc0;
             Thread.sleep(2000); // idle: the crons have run, nothing else happens
             long heapIdle = heapAfterGc();
             Thread.sleep(500);
@@ -69,6 +91,10 @@ public final class EmbeddedStartup {
             }
             System.out.printf("cold: Tide.start -> first PONG %.1f ms; JVM start -> first PONG %d ms%n",
                     startToPong / 1e6, jvmToPong);
+            // CPU time is steadier than wall time on a shared machine: the main thread's, and the whole process's
+            // (JIT compiler and GC threads included), over the same span.
+            System.out.printf("cpu: Tide.start -> first PONG main thread %.1f ms, process %.1f ms%n", mainCpu / 1e6,
+                    procCpu / 1e6);
             System.out.printf("idle: heap used after GC %.1f MB (%.1f MB before the start, +%.1f MB), RSS %.1f MB%n",
                     heapIdle / 1e6, heapBefore / 1e6, (heapIdle - heapBefore) / 1e6, rss / 1e6);
             System.out.printf("threads the server added: %d %s%n", added.values().stream().mapToInt(i -> i).sum(),

@@ -40,7 +40,19 @@ public final class ConfigParam {
     }
 
     /** A parsed value: its canonical text (as CONFIG GET prints it) and, for numeric and bool types, its number. */
-    record Value(String text, long number) {}
+    record Value(String text, long number) {
+        // Written out: a record's generated equals and hashCode link through java.lang.runtime.ObjectMethods the
+        // first time they run, tens of milliseconds of every cold start (CONFIG's change check compares Values).
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Value v && number == v.number && java.util.Objects.equals(text, v.text);
+        }
+
+        @Override
+        public int hashCode() {
+            return java.util.Objects.hashCode(text) * 31 + Long.hashCode(number);
+        }
+    }
 
     private final String name;
     private final List<String> aliases;

@@ -127,8 +127,12 @@ public final class NetworkServer {
                 + "(20-45% less CPU per request)");
         if (!nativeAccess) gains.add("--enable-native-access=ALL-UNNAMED would let Tide use the epoll transport "
                 + "instead of NIO");
-        org.slf4j.LoggerFactory.getLogger(NetworkServer.class).info("Tide runs without some JVM flags: {}",
-                String.join("; ", gains));
+        String line = "Tide runs without some JVM flags: " + String.join("; ", gains);
+        if (org.slf4j.LoggerFactory.getILoggerFactory() instanceof org.slf4j.helpers.NOPLoggerFactory) {
+            System.err.println("INFO  " + line); // the host has no SLF4J backend (Tide brings none): still say it
+        } else {
+            org.slf4j.LoggerFactory.getLogger(NetworkServer.class).info("{}", line);
+        }
     }
 
     public String driverName() {

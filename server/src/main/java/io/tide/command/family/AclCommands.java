@@ -6,6 +6,7 @@ import io.tide.acl.AclUser;
 import io.tide.command.Args;
 import io.tide.command.ClientSession;
 import io.tide.command.CommandContext;
+import io.tide.command.CommandHandler;
 import io.tide.command.CommandSpec;
 import io.tide.command.CommandTable;
 import io.tide.command.Errors;
@@ -33,57 +34,31 @@ public final class AclCommands {
         String admin = "admin noscript loading stale";
         String adminCats = "@admin @slow @dangerous";
         acl.sub("cat", -2, "noscript loading stale", 0, 0, 0, "@slow", "6.0.0",
-                "Lists the ACL categories, or the commands inside a category.", AclCommands::cat);
+                "Lists the ACL categories, or the commands inside a category.", Handler.CAT);
         acl.sub("deluser", -3, admin, 0, 0, 0, adminCats, "6.0.0",
-                "Deletes ACL users, and terminates their connections.", AclCommands::delUser);
+                "Deletes ACL users, and terminates their connections.", Handler.DEL_USER);
         acl.sub("dryrun", -4, admin, 0, 0, 0, adminCats, "7.0.0",
-                "Simulates the execution of a command by a user, without executing the command.", AclCommands::dryRun);
+                "Simulates the execution of a command by a user, without executing the command.", Handler.DRY_RUN);
         acl.sub("genpass", -2, "noscript loading stale", 0, 0, 0, "@slow", "6.0.0",
                 "Generates a pseudorandom, secure password that can be used to identify ACL users.",
-                AclCommands::genPass);
+                Handler.GEN_PASS);
         acl.sub("getuser", 3, admin, 0, 0, 0, adminCats, "6.0.0", "Lists the ACL rules of a user.",
-                AclCommands::getUser);
+                Handler.GET_USER);
         acl.sub("list", 2, admin, 0, 0, 0, adminCats, "6.0.0", "Dumps the effective rules in ACL file format.",
-                AclCommands::list);
+                Handler.LIST);
         acl.sub("setuser", -3, admin, 0, 0, 0, adminCats, "6.0.0", "Creates and modifies an ACL user and its rules.",
-                AclCommands::setUser);
-        acl.sub("users", 2, admin, 0, 0, 0, adminCats, "6.0.0", "Lists all ACL users.", AclCommands::users);
+                Handler.SET_USER);
+        acl.sub("users", 2, admin, 0, 0, 0, adminCats, "6.0.0", "Lists all ACL users.", Handler.USERS);
         acl.sub("log", -2, admin, 0, 0, 0, adminCats, "6.0.0",
-                "Lists recent security events generated due to ACL rules.", AclCommands::log);
+                "Lists recent security events generated due to ACL rules.", Handler.LOG);
         acl.sub("load", 2, admin, 0, 0, 0, adminCats, "6.0.0", "Reloads the rules from the configured ACL file.",
-                AclCommands::load);
+                Handler.LOAD);
         acl.sub("save", 2, admin, 0, 0, 0, adminCats, "6.0.0", "Saves the effective ACL rules in the configured ACL "
-                + "file.", AclCommands::save);
+                + "file.", Handler.SAVE);
         acl.sub("whoami", 2, "noscript loading stale", 0, 0, 0, "@slow", "6.0.0",
-                "Returns the authenticated username of the current connection.", AclCommands::whoami);
+                "Returns the authenticated username of the current connection.", Handler.WHOAMI);
         acl.sub("help", 2, "loading stale", 0, 0, 0, "@slow", "6.0.0",
-                "Returns helpful text about the different subcommands.", (ctx, argv) -> Help.reply("ACL",
-                        "CAT [<category>]",
-                        "    List all commands that belong to <category>, or all command categories",
-                        "    when no category is specified.",
-                        "DELUSER <username> [<username> ...]",
-                        "    Delete a list of users.",
-                        "DRYRUN <username> <command> [<arg> ...]",
-                        "    Returns whether the user can execute the given command without executing the command.",
-                        "GETUSER <username>",
-                        "    Get the user's details.",
-                        "GENPASS [<bits>]",
-                        "    Generate a secure 256-bit user password. The optional `bits` argument can",
-                        "    be used to specify a different size.",
-                        "LIST",
-                        "    Show users details in config file format.",
-                        "LOAD",
-                        "    Reload users from the ACL file.",
-                        "LOG [<count> | RESET]",
-                        "    Show the ACL log entries.",
-                        "SAVE",
-                        "    Save the current config to the ACL file.",
-                        "SETUSER <username> <attribute> [<attribute> ...]",
-                        "    Create or modify a user with the specified attributes.",
-                        "USERS",
-                        "    List all the registered usernames.",
-                        "WHOAMI",
-                        "    Return the current connection username."));
+                "Returns helpful text about the different subcommands.", Handler.ACL_HELP);
     }
 
     private static Acl acl(CommandContext ctx) {
@@ -264,5 +239,70 @@ public final class AclCommands {
                     + new String(r.subject(), StandardCharsets.UTF_8) + "' channel");
             default -> Reply.bulk("This user has no permissions to run the '" + spec.fullName() + "' command");
         };
+    }
+
+    /**
+     * The family's command handlers: one enum class for all of them, where a method reference or lambda per command
+     * made the JVM spin a hidden class each at startup (docs/decisions/0014-cold-start.md).
+     */
+    private enum Handler implements CommandHandler {
+        CAT,
+        DEL_USER,
+        DRY_RUN,
+        GEN_PASS,
+        GET_USER,
+        LIST,
+        SET_USER,
+        USERS,
+        LOG,
+        LOAD,
+        SAVE,
+        WHOAMI,
+        ACL_HELP;
+
+        @Override
+        public Reply execute(CommandContext ctx, byte[][] argv) {
+            return switch (this) {
+                case CAT -> cat(ctx, argv);
+                case DEL_USER -> delUser(ctx, argv);
+                case DRY_RUN -> dryRun(ctx, argv);
+                case GEN_PASS -> genPass(ctx, argv);
+                case GET_USER -> getUser(ctx, argv);
+                case LIST -> list(ctx, argv);
+                case SET_USER -> setUser(ctx, argv);
+                case USERS -> users(ctx, argv);
+                case LOG -> log(ctx, argv);
+                case LOAD -> load(ctx, argv);
+                case SAVE -> save(ctx, argv);
+                case WHOAMI -> whoami(ctx, argv);
+                case ACL_HELP -> Help.reply("ACL",
+                        "CAT [<category>]",
+                        "    List all commands that belong to <category>, or all command categories",
+                        "    when no category is specified.",
+                        "DELUSER <username> [<username> ...]",
+                        "    Delete a list of users.",
+                        "DRYRUN <username> <command> [<arg> ...]",
+                        "    Returns whether the user can execute the given command without executing the command.",
+                        "GETUSER <username>",
+                        "    Get the user's details.",
+                        "GENPASS [<bits>]",
+                        "    Generate a secure 256-bit user password. The optional `bits` argument can",
+                        "    be used to specify a different size.",
+                        "LIST",
+                        "    Show users details in config file format.",
+                        "LOAD",
+                        "    Reload users from the ACL file.",
+                        "LOG [<count> | RESET]",
+                        "    Show the ACL log entries.",
+                        "SAVE",
+                        "    Save the current config to the ACL file.",
+                        "SETUSER <username> <attribute> [<attribute> ...]",
+                        "    Create or modify a user with the specified attributes.",
+                        "USERS",
+                        "    List all the registered usernames.",
+                        "WHOAMI",
+                        "    Return the current connection username.");
+            };
+        }
     }
 }

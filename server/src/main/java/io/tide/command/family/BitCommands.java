@@ -2,6 +2,7 @@ package io.tide.command.family;
 
 import io.tide.command.Args;
 import io.tide.command.CommandContext;
+import io.tide.command.CommandHandler;
 import io.tide.command.CommandSpec;
 import io.tide.command.CommandTable;
 import io.tide.command.Errors;
@@ -47,23 +48,23 @@ public final class BitCommands {
         t.group("bitmap");
         t.add("setbit", 4, "write denyoom", 1, 1, 1, "@bitmap", "2.2.0",
                 "Sets or clears the bit at offset of the string value. Creates the key if it doesn't exist.",
-                BitCommands::setbit);
+                Handler.SETBIT);
         t.add("getbit", 3, "readonly fast", 1, 1, 1, "@bitmap", "2.2.0",
-                "Returns a bit value by offset.", BitCommands::getbit);
+                "Returns a bit value by offset.", Handler.GETBIT);
         t.add("bitcount", -2, "readonly", 1, 1, 1, "@bitmap", "2.6.0",
-                "Counts the number of set bits (population counting) in a string.", BitCommands::bitcount);
+                "Counts the number of set bits (population counting) in a string.", Handler.BITCOUNT);
         t.add("bitpos", -3, "readonly", 1, 1, 1, "@bitmap", "2.8.7",
-                "Finds the first set (1) or clear (0) bit in a string.", BitCommands::bitpos);
+                "Finds the first set (1) or clear (0) bit in a string.", Handler.BITPOS);
         t.add("bitop", -4, "write denyoom", 2, -1, 1, "@bitmap", "2.6.0",
-                "Performs bitwise operations on multiple strings, and stores the result.", BitCommands::bitop);
+                "Performs bitwise operations on multiple strings, and stores the result.", Handler.BITOP);
         t.add("bitfield", -2, "write denyoom", 1, 1, 1, "@bitmap", "3.2.0",
-                "Performs arbitrary bitfield integer operations on strings.", BitCommands::bitfield)
+                "Performs arbitrary bitfield integer operations on strings.", Handler.BITFIELD)
                 // Redis's bitfieldGetKeys: written only when a SET or INCRBY is among the operations.
                 .getKeysBy(argv -> List.of(new CommandSpec.KeyRef(argv[1],
                         Args.has(argv, 2, "set") || Args.has(argv, 2, "incrby")
                                 ? List.of("RW", "access", "update") : List.of("RO", "access"))));
         t.add("bitfield_ro", -2, "readonly fast", 1, 1, 1, "@bitmap", "6.0.0",
-                "Performs arbitrary read-only bitfield integer operations on strings.", BitCommands::bitfieldRo);
+                "Performs arbitrary read-only bitfield integer operations on strings.", Handler.BITFIELD_RO);
     }
 
     // ------------------------------------------------------------------ argument parsing
@@ -582,5 +583,32 @@ public final class BitCommands {
         }
         limit[0] = c;
         return 1;
+    }
+
+    /**
+     * The family's command handlers: one enum class for all of them, where a method reference or lambda per command
+     * made the JVM spin a hidden class each at startup (docs/decisions/0014-cold-start.md).
+     */
+    private enum Handler implements CommandHandler {
+        SETBIT,
+        GETBIT,
+        BITCOUNT,
+        BITPOS,
+        BITOP,
+        BITFIELD,
+        BITFIELD_RO;
+
+        @Override
+        public Reply execute(CommandContext ctx, byte[][] argv) {
+            return switch (this) {
+                case SETBIT -> setbit(ctx, argv);
+                case GETBIT -> getbit(ctx, argv);
+                case BITCOUNT -> bitcount(ctx, argv);
+                case BITPOS -> bitpos(ctx, argv);
+                case BITOP -> bitop(ctx, argv);
+                case BITFIELD -> bitfield(ctx, argv);
+                case BITFIELD_RO -> bitfieldRo(ctx, argv);
+            };
+        }
     }
 }

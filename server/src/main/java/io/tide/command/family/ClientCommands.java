@@ -4,6 +4,7 @@ import io.tide.command.Args;
 import io.tide.command.ClientConnection;
 import io.tide.command.ClientSession;
 import io.tide.command.CommandContext;
+import io.tide.command.CommandHandler;
 import io.tide.command.CommandTable;
 import io.tide.command.Errors;
 import io.tide.protocol.Reply;
@@ -28,35 +29,35 @@ public final class ClientCommands {
         var client = t.container("client", -2, "", "", "2.4.0",
                 "A container for client connection commands.");
         client.sub("id", 2, "noscript loading stale", 0, 0, 0, "@connection", "5.0.0",
-                "Returns the unique client ID of the connection.", ClientCommands::id);
+                "Returns the unique client ID of the connection.", Handler.ID);
         client.sub("setname", 3, "noscript loading stale", 0, 0, 0, "@connection", "2.6.9",
-                "Sets the connection name.", ClientCommands::setName);
+                "Sets the connection name.", Handler.SET_NAME);
         client.sub("getname", 2, "noscript loading stale", 0, 0, 0, "@connection", "2.6.9",
-                "Returns the name of the connection.", ClientCommands::getName);
+                "Returns the name of the connection.", Handler.GET_NAME);
         client.sub("list", -2, "admin noscript loading stale allshards", 0, 0, 0, "@connection", "2.4.0",
-                "Lists open connections.", ClientCommands::list);
+                "Lists open connections.", Handler.LIST);
         client.sub("info", 2, "noscript loading stale", 0, 0, 0, "@connection", "6.2.0",
-                "Returns information about the connection.", ClientCommands::info);
+                "Returns information about the connection.", Handler.INFO);
         client.sub("kill", -3, "admin noscript loading stale allshards", 0, 0, 0, "@connection", "2.4.0",
-                "Terminates open connections.", ClientCommands::kill);
+                "Terminates open connections.", Handler.KILL);
         client.sub("setinfo", 4, "noscript loading stale", 0, 0, 0, "@connection", "7.2.0",
-                "Sets information specific to the client or connection.", ClientCommands::setInfo);
+                "Sets information specific to the client or connection.", Handler.SET_INFO);
         client.sub("reply", 3, "noscript loading stale", 0, 0, 0, "@connection", "3.2.0",
-                "Instructs the server whether to reply to commands.", ClientCommands::reply);
+                "Instructs the server whether to reply to commands.", Handler.REPLY);
         client.sub("no-evict", 3, "admin noscript loading stale", 0, 0, 0, "@connection", "7.0.0",
-                "Sets the client eviction mode of the connection.", ClientCommands::noEvict);
+                "Sets the client eviction mode of the connection.", Handler.NO_EVICT);
         client.sub("no-touch", 3, "noscript loading stale", 0, 0, 0, "@connection", "7.2.0",
                 "Controls whether commands sent by the client affect the LRU/LFU of accessed keys.",
-                ClientCommands::noTouch);
+                Handler.NO_TOUCH);
         client.sub("pause", -3, "admin noscript loading stale", 0, 0, 0, "@connection", "3.0.0",
-                "Suspends commands processing.", ClientCommands::pause);
+                "Suspends commands processing.", Handler.PAUSE);
         client.sub("unpause", 2, "admin noscript loading stale", 0, 0, 0, "@connection", "6.2.0",
-                "Resumes processing commands from paused clients.", ClientCommands::unpause);
+                "Resumes processing commands from paused clients.", Handler.UNPAUSE);
         client.sub("unblock", -3, "admin noscript loading stale allshards", 0, 0, 0, "@connection", "5.0.0",
                 "Unblocks a client blocked by a blocking command from a different connection.",
-                ClientCommands::unblock);
+                Handler.UNBLOCK);
         client.sub("help", 2, "loading stale", 0, 0, 0, "@connection", "5.0.0",
-                "Returns helpful text about the different subcommands.", ClientCommands::help);
+                "Returns helpful text about the different subcommands.", Handler.HELP);
     }
 
     /** CLIENT PAUSE timeout [WRITE|ALL]: the timeout is in milliseconds; ALL is the default. */
@@ -383,5 +384,46 @@ public final class ClientCommands {
     /** Plain text as Redis sends it: a bulk string in RESP2, a verbatim {@code txt} string in RESP3. */
     static Reply text(String s) {
         return new Reply.Verbatim("txt", s.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * The family's command handlers: one enum class for all of them, where a method reference or lambda per command
+     * made the JVM spin a hidden class each at startup (docs/decisions/0014-cold-start.md).
+     */
+    private enum Handler implements CommandHandler {
+        ID,
+        SET_NAME,
+        GET_NAME,
+        LIST,
+        INFO,
+        KILL,
+        SET_INFO,
+        REPLY,
+        NO_EVICT,
+        NO_TOUCH,
+        PAUSE,
+        UNPAUSE,
+        UNBLOCK,
+        HELP;
+
+        @Override
+        public Reply execute(CommandContext ctx, byte[][] argv) {
+            return switch (this) {
+                case ID -> id(ctx, argv);
+                case SET_NAME -> setName(ctx, argv);
+                case GET_NAME -> getName(ctx, argv);
+                case LIST -> list(ctx, argv);
+                case INFO -> info(ctx, argv);
+                case KILL -> kill(ctx, argv);
+                case SET_INFO -> setInfo(ctx, argv);
+                case REPLY -> reply(ctx, argv);
+                case NO_EVICT -> noEvict(ctx, argv);
+                case NO_TOUCH -> noTouch(ctx, argv);
+                case PAUSE -> pause(ctx, argv);
+                case UNPAUSE -> unpause(ctx, argv);
+                case UNBLOCK -> unblock(ctx, argv);
+                case HELP -> help(ctx, argv);
+            };
+        }
     }
 }

@@ -4,6 +4,7 @@ import io.tide.acl.AclLog;
 import io.tide.command.Args;
 import io.tide.command.ClientSession;
 import io.tide.command.CommandContext;
+import io.tide.command.CommandHandler;
 import io.tide.command.CommandTable;
 import io.tide.command.Errors;
 import io.tide.protocol.Reply;
@@ -31,19 +32,19 @@ public final class ConnectionCommands {
     public static void register(CommandTable t) {
         t.group("connection");
         t.add("ping", -1, "fast", 0, 0, 0, "@connection", "1.0.0",
-                "Returns the server's liveliness response.", ConnectionCommands::ping);
+                "Returns the server's liveliness response.", Handler.PING);
         t.add("echo", 2, "loading stale fast", 0, 0, 0, "@connection", "1.0.0",
-                "Returns the given string.", ConnectionCommands::echo);
+                "Returns the given string.", Handler.ECHO);
         t.add("quit", -1, "noscript loading stale fast no_auth allow_busy", 0, 0, 0, "@connection", "1.0.0",
-                "Closes the connection.", ConnectionCommands::quit);
+                "Closes the connection.", Handler.QUIT);
         t.add("reset", 1, "noscript loading stale fast no_auth allow_busy", 0, 0, 0, "@connection", "6.2.0",
-                "Resets the connection.", ConnectionCommands::reset);
+                "Resets the connection.", Handler.RESET);
         t.add("auth", -2, "noscript loading stale fast no_auth allow_busy", 0, 0, 0, "@connection", "1.0.0",
-                "Authenticates the connection.", ConnectionCommands::auth);
+                "Authenticates the connection.", Handler.AUTH);
         t.add("hello", -1, "noscript loading stale fast no_auth allow_busy", 0, 0, 0, "@connection", "6.0.0",
-                "Handshakes with the Redis server.", ConnectionCommands::hello);
+                "Handshakes with the Redis server.", Handler.HELLO);
         t.add("select", 2, "loading stale fast", 0, 0, 0, "@connection", "1.0.0",
-                "Changes the selected database.", ConnectionCommands::select);
+                "Changes the selected database.", Handler.SELECT);
     }
 
     static Reply ping(CommandContext ctx, byte[][] argv) {
@@ -167,4 +168,30 @@ public final class ConnectionCommands {
         return Reply.OK;
     }
 
+    /**
+     * The family's command handlers: one enum class for all of them, where a method reference or lambda per command
+     * made the JVM spin a hidden class each at startup (docs/decisions/0014-cold-start.md).
+     */
+    private enum Handler implements CommandHandler {
+        PING,
+        ECHO,
+        QUIT,
+        RESET,
+        AUTH,
+        HELLO,
+        SELECT;
+
+        @Override
+        public Reply execute(CommandContext ctx, byte[][] argv) {
+            return switch (this) {
+                case PING -> ping(ctx, argv);
+                case ECHO -> echo(ctx, argv);
+                case QUIT -> quit(ctx, argv);
+                case RESET -> reset(ctx, argv);
+                case AUTH -> auth(ctx, argv);
+                case HELLO -> hello(ctx, argv);
+                case SELECT -> select(ctx, argv);
+            };
+        }
+    }
 }

@@ -3,6 +3,7 @@ package io.tide.command.family;
 import io.tide.command.Args;
 import io.tide.command.CommandContext;
 import io.tide.command.CommandException;
+import io.tide.command.CommandHandler;
 import io.tide.command.CommandSpec;
 import io.tide.command.CommandTable;
 import io.tide.command.Errors;
@@ -38,12 +39,12 @@ public final class DumpCommands {
     public static void register(CommandTable t) {
         t.group("generic");
         t.add("dump", 2, "readonly", 1, 1, 1, "@keyspace @slow", "2.6.0",
-                "Return a serialized version of the value stored at the specified key.", DumpCommands::dump);
+                "Return a serialized version of the value stored at the specified key.", Handler.DUMP);
         t.add("restore", -4, "write denyoom", 1, 1, 1, "@keyspace @slow @dangerous", "2.6.0",
                 "Create a key using the provided serialized value, previously obtained using DUMP.",
-                DumpCommands::restore);
+                Handler.RESTORE);
         t.add("migrate", -6, "write", 3, 3, 1, "@keyspace @slow @dangerous", "2.6.0",
-                "Atomically transfer a key from a Redis instance to another one.", DumpCommands::migrate)
+                "Atomically transfer a key from a Redis instance to another one.", Handler.MIGRATE)
                 .keysBy(DumpCommands::migrateKeys);
     }
 
@@ -311,4 +312,22 @@ public final class DumpCommands {
         }
     }
 
+    /**
+     * The family's command handlers: one enum class for all of them, where a method reference or lambda per command
+     * made the JVM spin a hidden class each at startup (docs/decisions/0014-cold-start.md).
+     */
+    private enum Handler implements CommandHandler {
+        DUMP,
+        RESTORE,
+        MIGRATE;
+
+        @Override
+        public Reply execute(CommandContext ctx, byte[][] argv) {
+            return switch (this) {
+                case DUMP -> dump(ctx, argv);
+                case RESTORE -> restore(ctx, argv);
+                case MIGRATE -> migrate(ctx, argv);
+            };
+        }
+    }
 }

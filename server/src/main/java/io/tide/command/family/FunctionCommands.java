@@ -3,6 +3,7 @@ package io.tide.command.family;
 import io.tide.command.Args;
 import io.tide.command.CommandContext;
 import io.tide.command.CommandException;
+import io.tide.command.CommandHandler;
 import io.tide.command.CommandSpec;
 import io.tide.command.CommandTable;
 import io.tide.command.Errors;
@@ -33,30 +34,30 @@ public final class FunctionCommands {
     public static void register(CommandTable t) {
         t.group("scripting");
         t.add("fcall", -3, "noscript skip_monitor may_replicate no_mandatory_keys stale", 0, 0, 0, "@scripting",
-                "7.0.0", "Invokes a function", FunctionCommands::fcall).keysBy(ScriptCommands.ANY_KEY)
+                "7.0.0", "Invokes a function", Handler.FCALL).keysBy(ScriptCommands.ANY_KEY)
                 .keySpec(ScriptCommands.RW_NUMKEYS, ScriptCommands.NUMKEYS_GETKEYS);
         t.add("fcall_ro", -3, "readonly noscript skip_monitor no_mandatory_keys stale", 0, 0, 0, "@scripting",
-                "7.0.0", "Invokes a read-only function", FunctionCommands::fcallRo).keysBy(ScriptCommands.ANY_KEY)
+                "7.0.0", "Invokes a read-only function", Handler.FCALL_RO).keysBy(ScriptCommands.ANY_KEY)
                 .keySpec(ScriptCommands.RO_NUMKEYS, ScriptCommands.NUMKEYS_GETKEYS);
         CommandSpec f = t.container("function", -2, "", "", "7.0.0", "A container for function commands");
         f.sub("delete", 3, "noscript write", 0, 0, 0, "@write @slow @scripting", "7.0.0",
-                "Deletes a library and its functions", FunctionCommands::delete);
+                "Deletes a library and its functions", Handler.DELETE);
         f.sub("dump", 2, "noscript", 0, 0, 0, "@slow @scripting", "7.0.0",
-                "Dumps all libraries into a serialized binary payload", FunctionCommands::dump);
+                "Dumps all libraries into a serialized binary payload", Handler.DUMP);
         f.sub("flush", -2, "noscript write", 0, 0, 0, "@write @slow @scripting", "7.0.0",
-                "Deletes all libraries and functions", FunctionCommands::flush);
+                "Deletes all libraries and functions", Handler.FLUSH);
         f.sub("help", 2, "loading stale", 0, 0, 0, "@slow @scripting", "7.0.0",
-                "Returns helpful text about the different subcommands", FunctionCommands::help);
+                "Returns helpful text about the different subcommands", Handler.HELP);
         f.sub("kill", 2, "noscript allow_busy", 0, 0, 0, "@slow @scripting", "7.0.0",
-                "Terminates a function during execution", FunctionCommands::kill);
+                "Terminates a function during execution", Handler.KILL);
         f.sub("list", -2, "noscript", 0, 0, 0, "@slow @scripting", "7.0.0",
-                "Returns information about all libraries", FunctionCommands::list);
+                "Returns information about all libraries", Handler.LIST);
         f.sub("load", -3, "noscript write denyoom", 0, 0, 0, "@write @slow @scripting", "7.0.0",
-                "Creates a library", FunctionCommands::load);
+                "Creates a library", Handler.LOAD);
         f.sub("restore", -3, "noscript write denyoom", 0, 0, 0, "@write @slow @scripting", "7.0.0",
-                "Restores all libraries from a payload", FunctionCommands::restore);
+                "Restores all libraries from a payload", Handler.RESTORE);
         f.sub("stats", 2, "noscript allow_busy", 0, 0, 0, "@slow @scripting", "7.0.0",
-                "Returns information about a function during execution", FunctionCommands::stats);
+                "Returns information about a function during execution", Handler.STATS);
     }
 
     private static FunctionLibraries libraries(CommandContext ctx) {
@@ -260,5 +261,40 @@ public final class FunctionCommands {
                 "    * REPLACE: appends the restored libraries to the existing libraries, On collision, replace the old",
                 "      libraries with the new libraries (notice that even on this option there is a chance of failure",
                 "      in case of functions name collision with another library).");
+    }
+
+    /**
+     * The family's command handlers: one enum class for all of them, where a method reference or lambda per command
+     * made the JVM spin a hidden class each at startup (docs/decisions/0014-cold-start.md).
+     */
+    private enum Handler implements CommandHandler {
+        FCALL,
+        FCALL_RO,
+        DELETE,
+        DUMP,
+        FLUSH,
+        HELP,
+        KILL,
+        LIST,
+        LOAD,
+        RESTORE,
+        STATS;
+
+        @Override
+        public Reply execute(CommandContext ctx, byte[][] argv) {
+            return switch (this) {
+                case FCALL -> fcall(ctx, argv);
+                case FCALL_RO -> fcallRo(ctx, argv);
+                case DELETE -> delete(ctx, argv);
+                case DUMP -> dump(ctx, argv);
+                case FLUSH -> flush(ctx, argv);
+                case HELP -> help(ctx, argv);
+                case KILL -> kill(ctx, argv);
+                case LIST -> list(ctx, argv);
+                case LOAD -> load(ctx, argv);
+                case RESTORE -> restore(ctx, argv);
+                case STATS -> stats(ctx, argv);
+            };
+        }
     }
 }

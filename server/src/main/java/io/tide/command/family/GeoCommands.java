@@ -2,6 +2,7 @@ package io.tide.command.family;
 
 import io.tide.command.Args;
 import io.tide.command.CommandContext;
+import io.tide.command.CommandHandler;
 import io.tide.command.CommandSpec;
 import io.tide.command.CommandTable;
 import io.tide.command.Errors;
@@ -41,30 +42,30 @@ public final class GeoCommands {
         t.group("geo");
         t.add("geoadd", -5, "write denyoom", 1, 1, 1, "@geo", "3.2.0",
                 "Adds one or more members to a geospatial index. The key is created if it doesn't exist.",
-                GeoCommands::geoadd);
+                Handler.GEOADD);
         t.add("geodist", -4, "readonly", 1, 1, 1, "@geo", "3.2.0",
-                "Returns the distance between two members of a geospatial index.", GeoCommands::geodist);
+                "Returns the distance between two members of a geospatial index.", Handler.GEODIST);
         t.add("geohash", -2, "readonly", 1, 1, 1, "@geo", "3.2.0",
-                "Returns members from a geospatial index as geohash strings.", GeoCommands::geohash);
+                "Returns members from a geospatial index as geohash strings.", Handler.GEOHASH);
         t.add("geopos", -2, "readonly", 1, 1, 1, "@geo", "3.2.0",
-                "Returns the longitude and latitude of members from a geospatial index.", GeoCommands::geopos);
+                "Returns the longitude and latitude of members from a geospatial index.", Handler.GEOPOS);
         t.add("georadius", -6, "write denyoom", 1, 1, 1, "@geo", "3.2.0",
                 "Queries a geospatial index for members within a distance from a coordinate, optionally stores "
-                        + "the result.", GeoCommands::georadius).keysBy(radiusKeys(6));
+                        + "the result.", Handler.GEORADIUS).keysBy(radiusKeys(6));
         t.add("georadius_ro", -6, "readonly", 1, 1, 1, "@geo", "3.2.10",
                 "Returns members from a geospatial index that are within a distance from a coordinate.",
-                GeoCommands::georadiusRo);
+                Handler.GEORADIUS_RO);
         t.add("georadiusbymember", -5, "write denyoom", 1, 1, 1, "@geo", "3.2.0",
                 "Queries a geospatial index for members within a distance from a member, optionally stores the "
-                        + "result.", GeoCommands::georadiusbymember).keysBy(radiusKeys(5));
+                        + "result.", Handler.GEORADIUSBYMEMBER).keysBy(radiusKeys(5));
         t.add("georadiusbymember_ro", -5, "readonly", 1, 1, 1, "@geo", "3.2.10",
                 "Returns members from a geospatial index that are within a distance from a member.",
-                GeoCommands::georadiusbymemberRo);
+                Handler.GEORADIUSBYMEMBER_RO);
         t.add("geosearch", -7, "readonly", 1, 1, 1, "@geo", "6.2.0",
-                "Queries a geospatial index for members inside an area of a box or a circle.", GeoCommands::geosearch);
+                "Queries a geospatial index for members inside an area of a box or a circle.", Handler.GEOSEARCH);
         t.add("geosearchstore", -8, "write denyoom", 1, 2, 1, "@geo", "6.2.0",
                 "Queries a geospatial index for members inside an area of a box or a circle, optionally stores "
-                        + "the result.", GeoCommands::geosearchstore);
+                        + "the result.", Handler.GEOSEARCHSTORE);
     }
 
     /**
@@ -463,5 +464,38 @@ public final class GeoCommands {
             });
         }
         return points;
+    }
+
+    /**
+     * The family's command handlers: one enum class for all of them, where a method reference or lambda per command
+     * made the JVM spin a hidden class each at startup (docs/decisions/0014-cold-start.md).
+     */
+    private enum Handler implements CommandHandler {
+        GEOADD,
+        GEODIST,
+        GEOHASH,
+        GEOPOS,
+        GEORADIUS,
+        GEORADIUS_RO,
+        GEORADIUSBYMEMBER,
+        GEORADIUSBYMEMBER_RO,
+        GEOSEARCH,
+        GEOSEARCHSTORE;
+
+        @Override
+        public Reply execute(CommandContext ctx, byte[][] argv) {
+            return switch (this) {
+                case GEOADD -> geoadd(ctx, argv);
+                case GEODIST -> geodist(ctx, argv);
+                case GEOHASH -> geohash(ctx, argv);
+                case GEOPOS -> geopos(ctx, argv);
+                case GEORADIUS -> georadius(ctx, argv);
+                case GEORADIUS_RO -> georadiusRo(ctx, argv);
+                case GEORADIUSBYMEMBER -> georadiusbymember(ctx, argv);
+                case GEORADIUSBYMEMBER_RO -> georadiusbymemberRo(ctx, argv);
+                case GEOSEARCH -> geosearch(ctx, argv);
+                case GEOSEARCHSTORE -> geosearchstore(ctx, argv);
+            };
+        }
     }
 }

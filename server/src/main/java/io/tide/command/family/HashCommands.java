@@ -2,6 +2,7 @@ package io.tide.command.family;
 
 import io.tide.command.Args;
 import io.tide.command.CommandContext;
+import io.tide.command.CommandHandler;
 import io.tide.command.CommandTable;
 import io.tide.command.Errors;
 import io.tide.protocol.Reply;
@@ -46,72 +47,72 @@ public final class HashCommands {
     public static void register(CommandTable t) {
         t.group("hash");
         t.add("hset", -4, "write denyoom fast", 1, 1, 1, "@hash", "2.0.0",
-                "Creates or modifies the value of a field in a hash.", (ctx, argv) -> hset(ctx, argv, false));
+                "Creates or modifies the value of a field in a hash.", Handler.HSET);
         t.add("hmset", -4, "write denyoom fast", 1, 1, 1, "@hash", "2.0.0",
-                "Sets the values of multiple fields.", (ctx, argv) -> hset(ctx, argv, true));
+                "Sets the values of multiple fields.", Handler.HMSET);
         t.add("hsetnx", 4, "write denyoom fast", 1, 1, 1, "@hash", "2.0.0",
-                "Sets the value of a field in a hash only when the field doesn't exist.", HashCommands::hsetnx);
+                "Sets the value of a field in a hash only when the field doesn't exist.", Handler.HSETNX);
         t.add("hget", 3, "readonly fast", 1, 1, 1, "@hash", "2.0.0",
-                "Returns the value of a field in a hash.", HashCommands::hget);
+                "Returns the value of a field in a hash.", Handler.HGET);
         t.add("hmget", -3, "readonly fast", 1, 1, 1, "@hash", "2.0.0",
-                "Returns the values of all fields in a hash.", HashCommands::hmget);
+                "Returns the values of all fields in a hash.", Handler.HMGET);
         t.add("hdel", -3, "write fast", 1, 1, 1, "@hash", "2.0.0",
                 "Deletes one or more fields and their values from a hash. Deletes the hash if no fields remain.",
-                HashCommands::hdel);
+                Handler.HDEL);
         t.add("hlen", 2, "readonly fast", 1, 1, 1, "@hash", "2.0.0",
-                "Returns the number of fields in a hash.", HashCommands::hlen);
+                "Returns the number of fields in a hash.", Handler.HLEN);
         t.add("hstrlen", 3, "readonly fast", 1, 1, 1, "@hash", "3.2.0",
-                "Returns the length of the value of a field.", HashCommands::hstrlen);
+                "Returns the length of the value of a field.", Handler.HSTRLEN);
         t.add("hexists", 3, "readonly fast", 1, 1, 1, "@hash", "2.0.0",
-                "Determines whether a field exists in a hash.", HashCommands::hexists);
+                "Determines whether a field exists in a hash.", Handler.HEXISTS);
         t.add("hkeys", 2, "readonly", 1, 1, 1, "@hash", "2.0.0",
-                "Returns all fields in a hash.", (ctx, argv) -> hgetall(ctx, argv, true, false));
+                "Returns all fields in a hash.", Handler.HKEYS);
         t.add("hvals", 2, "readonly", 1, 1, 1, "@hash", "2.0.0",
-                "Returns all values in a hash.", (ctx, argv) -> hgetall(ctx, argv, false, true));
+                "Returns all values in a hash.", Handler.HVALS);
         t.add("hgetall", 2, "readonly", 1, 1, 1, "@hash", "2.0.0",
-                "Returns all fields and values in a hash.", (ctx, argv) -> hgetall(ctx, argv, true, true));
+                "Returns all fields and values in a hash.", Handler.HGETALL);
         t.add("hincrby", 4, "write denyoom fast", 1, 1, 1, "@hash", "2.0.0",
                 "Increments the integer value of a field in a hash by a number. Uses 0 as initial value if the "
-                        + "field doesn't exist.", HashCommands::hincrby);
+                        + "field doesn't exist.", Handler.HINCRBY);
         t.add("hincrbyfloat", 4, "write denyoom fast", 1, 1, 1, "@hash", "2.6.0",
                 "Increments the floating point value of a field by a number. Uses 0 as initial value if the "
-                        + "field doesn't exist.", HashCommands::hincrbyfloat);
+                        + "field doesn't exist.", Handler.HINCRBYFLOAT);
         t.add("hrandfield", -2, "readonly", 1, 1, 1, "@hash", "6.2.0",
-                "Returns one or more random fields from a hash.", HashCommands::hrandfield);
+                "Returns one or more random fields from a hash.", Handler.HRANDFIELD);
         t.add("hscan", -3, "readonly", 1, 1, 1, "@hash", "2.8.0",
-                "Iterates over fields and values of a hash.", HashCommands::hscan);
+                "Iterates over fields and values of a hash.", Handler.HSCAN);
         t.add("hexpire", -6, "write denyoom fast", 1, 1, 1, "@hash", "7.4.0",
                 "Set expiry for hash field using relative time to expire (seconds)",
-                (ctx, argv) -> hexpire(ctx, argv, "hexpire", true, true));
+                Handler.HEXPIRE);
         t.add("hpexpire", -6, "write denyoom fast", 1, 1, 1, "@hash", "7.4.0",
                 "Set expiry for hash field using relative time to expire (milliseconds)",
-                (ctx, argv) -> hexpire(ctx, argv, "hpexpire", true, false));
+                Handler.HPEXPIRE);
         t.add("hexpireat", -6, "write denyoom fast", 1, 1, 1, "@hash", "7.4.0",
                 "Set expiry for hash field using an absolute Unix timestamp (seconds)",
-                (ctx, argv) -> hexpire(ctx, argv, "hexpireat", false, true));
+                Handler.HEXPIREAT);
         t.add("hpexpireat", -6, "write denyoom fast", 1, 1, 1, "@hash", "7.4.0",
                 "Set expiry for hash field using an absolute Unix timestamp (milliseconds)",
-                (ctx, argv) -> hexpire(ctx, argv, "hpexpireat", false, false));
+                Handler.HPEXPIREAT);
         t.add("httl", -5, "readonly fast", 1, 1, 1, "@hash", "7.4.0",
-                "Returns the TTL in seconds of a hash field.", (ctx, argv) -> httl(ctx, argv, true, true));
+                "Returns the TTL in seconds of a hash field.", Handler.HTTL);
         t.add("hpttl", -5, "readonly fast", 1, 1, 1, "@hash", "7.4.0",
-                "Returns the TTL in milliseconds of a hash field.", (ctx, argv) -> httl(ctx, argv, true, false));
+                "Returns the TTL in milliseconds of a hash field.", Handler.HPTTL);
         t.add("hexpiretime", -5, "readonly fast", 1, 1, 1, "@hash", "7.4.0",
                 "Returns the expiration time of a hash field as a Unix timestamp, in seconds.",
-                (ctx, argv) -> httl(ctx, argv, false, true));
+                Handler.HEXPIRETIME);
         t.add("hpexpiretime", -5, "readonly fast", 1, 1, 1, "@hash", "7.4.0",
                 "Returns the expiration time of a hash field as a Unix timestamp, in msec.",
-                (ctx, argv) -> httl(ctx, argv, false, false));
+                Handler.HPEXPIRETIME);
         t.add("hpersist", -5, "write fast", 1, 1, 1, "@hash", "7.4.0",
-                "Removes the expiration time for each specified field", HashCommands::hpersist);
+                "Removes the expiration time for each specified field", Handler.HPERSIST);
         t.add("hgetdel", -5, "write fast", 1, 1, 1, "@hash", "8.0.0",
-                "Returns the value of a field and deletes it from the hash.", HashCommands::hgetdel);
+                "Returns the value of a field and deletes it from the hash.", Handler.HGETDEL);
         t.add("hgetex", -5, "write fast", 1, 1, 1, "@hash", "8.0.0",
                 "Get the value of one or more fields of a given hash key, and optionally set their expiration.",
-                HashCommands::hgetex);
+                Handler.HGETEX);
         t.add("hsetex", -6, "write denyoom fast", 1, 1, 1, "@hash", "8.0.0",
                 "Set the value of one or more fields of a given hash key, and optionally set their expiration.",
-                HashCommands::hsetex);
+                Handler.HSETEX);
     }
 
     // ------------------------------------------------------------------ reaching the hash
@@ -882,5 +883,74 @@ public final class HashCommands {
         }
         if (stored && h.hasFieldTtls()) ctx.db(key).trackFieldExpiry(key);
         return Reply.ONE;
+    }
+
+    /**
+     * The family's command handlers: one enum class for all of them, where a method reference or lambda per command
+     * made the JVM spin a hidden class each at startup (docs/decisions/0014-cold-start.md).
+     */
+    private enum Handler implements CommandHandler {
+        HSET,
+        HMSET,
+        HSETNX,
+        HGET,
+        HMGET,
+        HDEL,
+        HLEN,
+        HSTRLEN,
+        HEXISTS,
+        HKEYS,
+        HVALS,
+        HGETALL,
+        HINCRBY,
+        HINCRBYFLOAT,
+        HRANDFIELD,
+        HSCAN,
+        HEXPIRE,
+        HPEXPIRE,
+        HEXPIREAT,
+        HPEXPIREAT,
+        HTTL,
+        HPTTL,
+        HEXPIRETIME,
+        HPEXPIRETIME,
+        HPERSIST,
+        HGETDEL,
+        HGETEX,
+        HSETEX;
+
+        @Override
+        public Reply execute(CommandContext ctx, byte[][] argv) {
+            return switch (this) {
+                case HSET -> hset(ctx, argv, false);
+                case HMSET -> hset(ctx, argv, true);
+                case HSETNX -> hsetnx(ctx, argv);
+                case HGET -> hget(ctx, argv);
+                case HMGET -> hmget(ctx, argv);
+                case HDEL -> hdel(ctx, argv);
+                case HLEN -> hlen(ctx, argv);
+                case HSTRLEN -> hstrlen(ctx, argv);
+                case HEXISTS -> hexists(ctx, argv);
+                case HKEYS -> hgetall(ctx, argv, true, false);
+                case HVALS -> hgetall(ctx, argv, false, true);
+                case HGETALL -> hgetall(ctx, argv, true, true);
+                case HINCRBY -> hincrby(ctx, argv);
+                case HINCRBYFLOAT -> hincrbyfloat(ctx, argv);
+                case HRANDFIELD -> hrandfield(ctx, argv);
+                case HSCAN -> hscan(ctx, argv);
+                case HEXPIRE -> hexpire(ctx, argv, "hexpire", true, true);
+                case HPEXPIRE -> hexpire(ctx, argv, "hpexpire", true, false);
+                case HEXPIREAT -> hexpire(ctx, argv, "hexpireat", false, true);
+                case HPEXPIREAT -> hexpire(ctx, argv, "hpexpireat", false, false);
+                case HTTL -> httl(ctx, argv, true, true);
+                case HPTTL -> httl(ctx, argv, true, false);
+                case HEXPIRETIME -> httl(ctx, argv, false, true);
+                case HPEXPIRETIME -> httl(ctx, argv, false, false);
+                case HPERSIST -> hpersist(ctx, argv);
+                case HGETDEL -> hgetdel(ctx, argv);
+                case HGETEX -> hgetex(ctx, argv);
+                case HSETEX -> hsetex(ctx, argv);
+            };
+        }
     }
 }

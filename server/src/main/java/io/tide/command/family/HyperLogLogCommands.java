@@ -2,6 +2,7 @@ package io.tide.command.family;
 
 import io.tide.command.Args;
 import io.tide.command.CommandContext;
+import io.tide.command.CommandHandler;
 import io.tide.command.CommandTable;
 import io.tide.command.Errors;
 import io.tide.protocol.Reply;
@@ -25,14 +26,14 @@ public final class HyperLogLogCommands {
         t.group("hyperloglog");
         t.add("pfadd", -2, "write denyoom fast", 1, 1, 1, "@hyperloglog", "2.8.9",
                 "Adds elements to a HyperLogLog key. Creates the key if it doesn't exist.",
-                HyperLogLogCommands::pfadd);
+                Handler.PFADD);
         t.add("pfcount", -2, "readonly may_replicate", 1, -1, 1, "@hyperloglog", "2.8.9",
                 "Returns the approximated cardinality of the set(s) observed by the HyperLogLog key(s).",
-                HyperLogLogCommands::pfcount);
+                Handler.PFCOUNT);
         t.add("pfmerge", -2, "write denyoom", 1, -1, 1, "@hyperloglog", "2.8.9",
-                "Merges one or more HyperLogLog values into a single key.", HyperLogLogCommands::pfmerge);
+                "Merges one or more HyperLogLog values into a single key.", Handler.PFMERGE);
         t.add("pfdebug", 3, "write denyoom admin", 2, 2, 1, "@hyperloglog", "2.8.9",
-                "Internal commands for debugging HyperLogLog values.", HyperLogLogCommands::pfdebug);
+                "Internal commands for debugging HyperLogLog values.", Handler.PFDEBUG);
     }
 
     /** The bytes of a HyperLogLog value: WRONGTYPE for other types, Redis's HyperLogLog WRONGTYPE for other strings. */
@@ -190,5 +191,26 @@ public final class HyperLogLogCommands {
             if (arg[i] == 0) return Arrays.copyOf(arg, i);
         }
         return arg;
+    }
+
+    /**
+     * The family's command handlers: one enum class for all of them, where a method reference or lambda per command
+     * made the JVM spin a hidden class each at startup (docs/decisions/0014-cold-start.md).
+     */
+    private enum Handler implements CommandHandler {
+        PFADD,
+        PFCOUNT,
+        PFMERGE,
+        PFDEBUG;
+
+        @Override
+        public Reply execute(CommandContext ctx, byte[][] argv) {
+            return switch (this) {
+                case PFADD -> pfadd(ctx, argv);
+                case PFCOUNT -> pfcount(ctx, argv);
+                case PFMERGE -> pfmerge(ctx, argv);
+                case PFDEBUG -> pfdebug(ctx, argv);
+            };
+        }
     }
 }

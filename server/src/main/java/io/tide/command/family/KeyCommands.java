@@ -2,6 +2,7 @@ package io.tide.command.family;
 
 import io.tide.command.Args;
 import io.tide.command.CommandContext;
+import io.tide.command.CommandHandler;
 import io.tide.command.CommandTable;
 import io.tide.command.Errors;
 import io.tide.protocol.Reply;
@@ -51,75 +52,75 @@ public final class KeyCommands {
     public static void register(CommandTable t) {
         t.group("generic");
         t.add("del", -2, "write", 1, -1, 1, "@keyspace", "1.0.0",
-                "Delete a key", KeyCommands::del);
+                "Delete a key", Handler.DEL);
         t.add("unlink", -2, "write fast", 1, -1, 1, "@keyspace", "4.0.0",
                 "Delete a key asynchronously in another thread. Otherwise it is just as DEL, but non blocking.",
-                KeyCommands::unlink);
+                Handler.UNLINK);
         t.add("exists", -2, "readonly fast", 1, -1, 1, "@keyspace", "1.0.0",
-                "Determine if a key exists", KeyCommands::exists);
+                "Determine if a key exists", Handler.EXISTS);
         t.add("type", 2, "readonly fast", 1, 1, 1, "@keyspace", "1.0.0",
-                "Determine the type stored at key", KeyCommands::type);
+                "Determine the type stored at key", Handler.TYPE);
         t.add("rename", 3, "write", 1, 2, 1, "@keyspace", "1.0.0",
-                "Rename a key", KeyCommands::rename);
+                "Rename a key", Handler.RENAME);
         t.add("renamenx", 3, "write fast", 1, 2, 1, "@keyspace", "1.0.0",
-                "Rename a key, only if the new key does not exist", KeyCommands::renamenx);
+                "Rename a key, only if the new key does not exist", Handler.RENAMENX);
         t.add("copy", -3, "write denyoom", 1, 2, 1, "@keyspace", "6.2.0",
-                "Copy a key", KeyCommands::copy);
+                "Copy a key", Handler.COPY);
         t.add("move", 3, "write fast", 1, 1, 1, "@keyspace", "1.0.0",
-                "Move a key to another database", KeyCommands::move);
+                "Move a key to another database", Handler.MOVE);
         t.add("keys", 2, "readonly allshards", 0, 0, 0, "@keyspace @dangerous", "1.0.0",
-                "Find all keys matching the given pattern", KeyCommands::keys);
+                "Find all keys matching the given pattern", Handler.KEYS);
         t.add("scan", -2, "readonly allshards", 0, 0, 0, "@keyspace", "2.8.0",
-                "Incrementally iterate the keys space", KeyCommands::scan);
+                "Incrementally iterate the keys space", Handler.SCAN);
         t.add("randomkey", 1, "readonly allshards", 0, 0, 0, "@keyspace", "1.0.0",
-                "Return a random key from the keyspace", KeyCommands::randomkey);
+                "Return a random key from the keyspace", Handler.RANDOMKEY);
         t.add("dbsize", 1, "readonly fast allshards", 0, 0, 0, "@keyspace", "1.0.0",
-                "Return the number of keys in the selected database", KeyCommands::dbsize);
+                "Return the number of keys in the selected database", Handler.DBSIZE);
         t.add("flushdb", -1, "write allshards", 0, 0, 0, "@keyspace @dangerous", "1.0.0",
-                "Remove all keys from the current database", KeyCommands::flushdb);
+                "Remove all keys from the current database", Handler.FLUSHDB);
         t.add("flushall", -1, "write allshards", 0, 0, 0, "@keyspace @dangerous", "1.0.0",
-                "Remove all keys from all databases", KeyCommands::flushall);
+                "Remove all keys from all databases", Handler.FLUSHALL);
         t.add("swapdb", 3, "write fast allshards", 0, 0, 0, "@keyspace @dangerous", "4.0.0",
-                "Swaps two Redis databases", KeyCommands::swapdb);
+                "Swaps two Redis databases", Handler.SWAPDB);
         t.add("touch", -2, "readonly fast", 1, -1, 1, "@keyspace", "3.2.1",
                 "Alters the last access time of a key(s). Returns the number of existing keys specified.",
-                KeyCommands::touch);
+                Handler.TOUCH);
 
         var object = t.container("object", -2, "", "", "2.2.3", "A container for object introspection commands");
         object.sub("encoding", 3, "readonly", 2, 2, 1, "@keyspace", "2.2.3",
-                "Inspect the internal encoding of a Redis object", KeyCommands::objectEncoding);
+                "Inspect the internal encoding of a Redis object", Handler.OBJECT_ENCODING);
         object.sub("freq", 3, "readonly", 2, 2, 1, "@keyspace", "4.0.0",
-                "Get the logarithmic access frequency counter of a Redis object", KeyCommands::objectFreq);
+                "Get the logarithmic access frequency counter of a Redis object", Handler.OBJECT_FREQ);
         object.sub("idletime", 3, "readonly", 2, 2, 1, "@keyspace", "2.2.3",
-                "Get the time since a Redis object was last accessed", KeyCommands::objectIdletime);
+                "Get the time since a Redis object was last accessed", Handler.OBJECT_IDLETIME);
         object.sub("refcount", 3, "readonly", 2, 2, 1, "@keyspace", "2.2.3",
-                "Get the number of references to the value of the key", KeyCommands::objectRefcount);
+                "Get the number of references to the value of the key", Handler.OBJECT_REFCOUNT);
         object.sub("help", 2, "loading stale", 0, 0, 0, "@keyspace", "6.2.0",
-                "Show helpful text about the different subcommands", (ctx, argv) -> Reply.array(OBJECT_HELP));
+                "Show helpful text about the different subcommands", Handler.OBJECT_HELP);
 
         t.add("expire", -3, "write fast", 1, 1, 1, "@keyspace", "1.0.0",
                 "Set a key's time to live in seconds",
-                (ctx, argv) -> expireGeneric(ctx, argv, ctx.now(), true, "expire"));
+                Handler.EXPIRE);
         t.add("pexpire", -3, "write fast", 1, 1, 1, "@keyspace", "2.6.0",
                 "Set a key's time to live in milliseconds",
-                (ctx, argv) -> expireGeneric(ctx, argv, ctx.now(), false, "pexpire"));
+                Handler.PEXPIRE);
         t.add("expireat", -3, "write fast", 1, 1, 1, "@keyspace", "1.2.0",
                 "Set the expiration for a key as a UNIX timestamp",
-                (ctx, argv) -> expireGeneric(ctx, argv, 0, true, "expireat"));
+                Handler.EXPIREAT);
         t.add("pexpireat", -3, "write fast", 1, 1, 1, "@keyspace", "2.6.0",
                 "Set the expiration for a key as a UNIX timestamp specified in milliseconds",
-                (ctx, argv) -> expireGeneric(ctx, argv, 0, false, "pexpireat"));
+                Handler.PEXPIREAT);
         t.add("ttl", 2, "readonly fast", 1, 1, 1, "@keyspace", "1.0.0",
-                "Get the time to live for a key in seconds", (ctx, argv) -> ttlGeneric(ctx, argv, false, false));
+                "Get the time to live for a key in seconds", Handler.TTL);
         t.add("pttl", 2, "readonly fast", 1, 1, 1, "@keyspace", "2.6.0",
-                "Get the time to live for a key in milliseconds", (ctx, argv) -> ttlGeneric(ctx, argv, true, false));
+                "Get the time to live for a key in milliseconds", Handler.PTTL);
         t.add("expiretime", 2, "readonly fast", 1, 1, 1, "@keyspace", "7.0.0",
-                "Get the expiration Unix timestamp for a key", (ctx, argv) -> ttlGeneric(ctx, argv, false, true));
+                "Get the expiration Unix timestamp for a key", Handler.EXPIRETIME);
         t.add("pexpiretime", 2, "readonly fast", 1, 1, 1, "@keyspace", "7.0.0",
                 "Get the expiration Unix timestamp for a key in milliseconds",
-                (ctx, argv) -> ttlGeneric(ctx, argv, true, true));
+                Handler.PEXPIRETIME);
         t.add("persist", 2, "write fast", 1, 1, 1, "@keyspace", "2.2.0",
-                "Remove the expiration from a key", KeyCommands::persist);
+                "Remove the expiration from a key", Handler.PERSIST);
     }
 
     // ---------------------------------------------------------------- value kinds
@@ -644,5 +645,78 @@ public final class KeyCommands {
         if (!d.persist(key)) return Reply.ZERO;
         ctx.notify(KeyspaceEvents.GENERIC, "persist", key);
         return Reply.ONE;
+    }
+
+    /**
+     * The family's command handlers: one enum class for all of them, where a method reference or lambda per command
+     * made the JVM spin a hidden class each at startup (docs/decisions/0014-cold-start.md).
+     */
+    private enum Handler implements CommandHandler {
+        DEL,
+        UNLINK,
+        EXISTS,
+        TYPE,
+        RENAME,
+        RENAMENX,
+        COPY,
+        MOVE,
+        KEYS,
+        SCAN,
+        RANDOMKEY,
+        DBSIZE,
+        FLUSHDB,
+        FLUSHALL,
+        SWAPDB,
+        TOUCH,
+        OBJECT_ENCODING,
+        OBJECT_FREQ,
+        OBJECT_IDLETIME,
+        OBJECT_REFCOUNT,
+        OBJECT_HELP,
+        EXPIRE,
+        PEXPIRE,
+        EXPIREAT,
+        PEXPIREAT,
+        TTL,
+        PTTL,
+        EXPIRETIME,
+        PEXPIRETIME,
+        PERSIST;
+
+        @Override
+        public Reply execute(CommandContext ctx, byte[][] argv) {
+            return switch (this) {
+                case DEL -> del(ctx, argv);
+                case UNLINK -> unlink(ctx, argv);
+                case EXISTS -> exists(ctx, argv);
+                case TYPE -> type(ctx, argv);
+                case RENAME -> rename(ctx, argv);
+                case RENAMENX -> renamenx(ctx, argv);
+                case COPY -> copy(ctx, argv);
+                case MOVE -> move(ctx, argv);
+                case KEYS -> keys(ctx, argv);
+                case SCAN -> scan(ctx, argv);
+                case RANDOMKEY -> randomkey(ctx, argv);
+                case DBSIZE -> dbsize(ctx, argv);
+                case FLUSHDB -> flushdb(ctx, argv);
+                case FLUSHALL -> flushall(ctx, argv);
+                case SWAPDB -> swapdb(ctx, argv);
+                case TOUCH -> touch(ctx, argv);
+                case OBJECT_ENCODING -> objectEncoding(ctx, argv);
+                case OBJECT_FREQ -> objectFreq(ctx, argv);
+                case OBJECT_IDLETIME -> objectIdletime(ctx, argv);
+                case OBJECT_REFCOUNT -> objectRefcount(ctx, argv);
+                case OBJECT_HELP -> Reply.array(KeyCommands.OBJECT_HELP);
+                case EXPIRE -> expireGeneric(ctx, argv, ctx.now(), true, "expire");
+                case PEXPIRE -> expireGeneric(ctx, argv, ctx.now(), false, "pexpire");
+                case EXPIREAT -> expireGeneric(ctx, argv, 0, true, "expireat");
+                case PEXPIREAT -> expireGeneric(ctx, argv, 0, false, "pexpireat");
+                case TTL -> ttlGeneric(ctx, argv, false, false);
+                case PTTL -> ttlGeneric(ctx, argv, true, false);
+                case EXPIRETIME -> ttlGeneric(ctx, argv, false, true);
+                case PEXPIRETIME -> ttlGeneric(ctx, argv, true, true);
+                case PERSIST -> persist(ctx, argv);
+            };
+        }
     }
 }

@@ -2,6 +2,7 @@ package io.tide.command.family;
 
 import io.tide.command.Args;
 import io.tide.command.CommandContext;
+import io.tide.command.CommandHandler;
 import io.tide.command.CommandSpec;
 import io.tide.command.CommandTable;
 import io.tide.command.Errors;
@@ -27,68 +28,68 @@ public final class ListCommands {
         t.group("list");
         t.add("lpush", -3, "write denyoom fast", 1, 1, 1, "@list", "1.0.0",
                 "Prepends one or more elements to a list. Creates the key if it doesn't exist.",
-                (ctx, argv) -> push(ctx, argv, true, false));
+                Handler.LPUSH);
         t.add("rpush", -3, "write denyoom fast", 1, 1, 1, "@list", "1.0.0",
                 "Appends one or more elements to a list. Creates the key if it doesn't exist.",
-                (ctx, argv) -> push(ctx, argv, false, false));
+                Handler.RPUSH);
         t.add("lpushx", -3, "write denyoom fast", 1, 1, 1, "@list", "2.2.0",
                 "Prepends one or more elements to a list only when the list exists.",
-                (ctx, argv) -> push(ctx, argv, true, true));
+                Handler.LPUSHX);
         t.add("rpushx", -3, "write denyoom fast", 1, 1, 1, "@list", "2.2.0",
                 "Appends an element to a list only when the list exists.",
-                (ctx, argv) -> push(ctx, argv, false, true));
+                Handler.RPUSHX);
         t.add("lpop", -2, "write fast", 1, 1, 1, "@list", "1.0.0",
                 "Returns the first elements in a list after removing it. Deletes the list if the last element "
-                        + "was popped.", (ctx, argv) -> pop(ctx, argv, true, "lpop"));
+                        + "was popped.", Handler.LPOP);
         t.add("rpop", -2, "write fast", 1, 1, 1, "@list", "1.0.0",
                 "Returns and removes the last elements of the list. Deletes the list if the last element was "
-                        + "popped.", (ctx, argv) -> pop(ctx, argv, false, "rpop"));
+                        + "popped.", Handler.RPOP);
         t.add("llen", 2, "readonly fast", 1, 1, 1, "@list", "1.0.0",
-                "Returns the length of a list.", ListCommands::llen);
+                "Returns the length of a list.", Handler.LLEN);
         t.add("lrange", 4, "readonly", 1, 1, 1, "@list", "1.0.0",
-                "Returns a range of elements from a list.", ListCommands::lrange);
+                "Returns a range of elements from a list.", Handler.LRANGE);
         t.add("lindex", 3, "readonly", 1, 1, 1, "@list", "1.0.0",
-                "Returns an element from a list by its index.", ListCommands::lindex);
+                "Returns an element from a list by its index.", Handler.LINDEX);
         t.add("lset", 4, "write denyoom", 1, 1, 1, "@list", "1.0.0",
-                "Sets the value of an element in a list by its index.", ListCommands::lset);
+                "Sets the value of an element in a list by its index.", Handler.LSET);
         t.add("linsert", 5, "write denyoom", 1, 1, 1, "@list", "2.2.0",
-                "Inserts an element before or after another element in a list.", ListCommands::linsert);
+                "Inserts an element before or after another element in a list.", Handler.LINSERT);
         t.add("lrem", 4, "write", 1, 1, 1, "@list", "1.0.0",
                 "Removes elements from a list. Deletes the list if the last element was removed.",
-                ListCommands::lrem);
+                Handler.LREM);
         t.add("ltrim", 4, "write", 1, 1, 1, "@list", "1.0.0",
                 "Removes elements from both ends a list. Deletes the list if all elements were trimmed.",
-                ListCommands::ltrim);
+                Handler.LTRIM);
         t.add("lpos", -3, "readonly", 1, 1, 1, "@list", "6.0.6",
-                "Returns the index of matching elements in a list.", ListCommands::lpos);
+                "Returns the index of matching elements in a list.", Handler.LPOS);
         t.add("lmove", 5, "write denyoom", 1, 2, 1, "@list", "6.2.0",
                 "Returns an element after popping it from one list and pushing it to another. Deletes the list "
-                        + "if the last element was moved.", ListCommands::lmove);
+                        + "if the last element was moved.", Handler.LMOVE);
         t.add("rpoplpush", 3, "write denyoom", 1, 2, 1, "@list", "1.2.0",
                 "Returns the last element of a list after removing and pushing it to another list. Deletes the "
                         + "list if the last element was popped.",
-                (ctx, argv) -> move(ctx, argv[1], argv[2], false, true));
+                Handler.RPOPLPUSH);
         t.add("lmpop", -4, "write", 0, 0, 0, "@list", "7.0.0",
                 "Returns multiple elements from a list after removing them. Deletes the list if the last element "
-                        + "was popped.", ListCommands::lmpop)
+                        + "was popped.", Handler.LMPOP)
                 .keysBy(numkeysKeys(1));
         t.add("blpop", -3, "write noscript blocking", 1, -2, 1, "@list", "2.0.0",
                 "Removes and returns the first element in a list. Blocks until an element is available otherwise. "
-                        + "Deletes the list if the last element was popped.", (ctx, argv) -> bpop(ctx, argv, true));
+                        + "Deletes the list if the last element was popped.", Handler.BLPOP);
         t.add("brpop", -3, "write noscript blocking", 1, -2, 1, "@list", "2.0.0",
                 "Removes and returns the last element in a list. Blocks until an element is available otherwise. "
-                        + "Deletes the list if the last element was popped.", (ctx, argv) -> bpop(ctx, argv, false));
+                        + "Deletes the list if the last element was popped.", Handler.BRPOP);
         t.add("blmove", 6, "write denyoom noscript blocking", 1, 2, 1, "@list", "6.2.0",
                 "Pops an element from a list, pushes it to another list and returns it. Blocks until an element "
                         + "is available otherwise. Deletes the list if the last element was moved.",
-                ListCommands::blmove);
+                Handler.BLMOVE);
         t.add("brpoplpush", 4, "write denyoom noscript blocking", 1, 2, 1, "@list", "2.2.0",
                 "Pops an element from a list, pushes it to another list and returns it. Block until an element is "
                         + "available otherwise. Deletes the list if the last element was popped.",
-                ListCommands::brpoplpush);
+                Handler.BRPOPLPUSH);
         t.add("blmpop", -5, "write blocking", 0, 0, 0, "@list", "7.0.0",
                 "Pops the first element from one of multiple lists. Blocks until an element is available "
-                        + "otherwise. Deletes the list if the last element was popped.", ListCommands::blmpop)
+                        + "otherwise. Deletes the list if the last element was popped.", Handler.BLMPOP)
                 .keysBy(numkeysKeys(2));
     }
 
@@ -506,5 +507,62 @@ public final class ListCommands {
         long deadline = Args.timeoutSeconds(argv[1], ctx.now());
         Reply r = mpop(ctx, a.keys, a.head, a.count);
         return r != null ? r : ctx.block(a.keys, deadline, Reply.NULL_ARRAY, argv);
+    }
+
+    /**
+     * The family's command handlers: one enum class for all of them, where a method reference or lambda per command
+     * made the JVM spin a hidden class each at startup (docs/decisions/0014-cold-start.md).
+     */
+    private enum Handler implements CommandHandler {
+        LPUSH,
+        RPUSH,
+        LPUSHX,
+        RPUSHX,
+        LPOP,
+        RPOP,
+        LLEN,
+        LRANGE,
+        LINDEX,
+        LSET,
+        LINSERT,
+        LREM,
+        LTRIM,
+        LPOS,
+        LMOVE,
+        RPOPLPUSH,
+        LMPOP,
+        BLPOP,
+        BRPOP,
+        BLMOVE,
+        BRPOPLPUSH,
+        BLMPOP;
+
+        @Override
+        public Reply execute(CommandContext ctx, byte[][] argv) {
+            return switch (this) {
+                case LPUSH -> push(ctx, argv, true, false);
+                case RPUSH -> push(ctx, argv, false, false);
+                case LPUSHX -> push(ctx, argv, true, true);
+                case RPUSHX -> push(ctx, argv, false, true);
+                case LPOP -> pop(ctx, argv, true, "lpop");
+                case RPOP -> pop(ctx, argv, false, "rpop");
+                case LLEN -> llen(ctx, argv);
+                case LRANGE -> lrange(ctx, argv);
+                case LINDEX -> lindex(ctx, argv);
+                case LSET -> lset(ctx, argv);
+                case LINSERT -> linsert(ctx, argv);
+                case LREM -> lrem(ctx, argv);
+                case LTRIM -> ltrim(ctx, argv);
+                case LPOS -> lpos(ctx, argv);
+                case LMOVE -> lmove(ctx, argv);
+                case RPOPLPUSH -> move(ctx, argv[1], argv[2], false, true);
+                case LMPOP -> lmpop(ctx, argv);
+                case BLPOP -> bpop(ctx, argv, true);
+                case BRPOP -> bpop(ctx, argv, false);
+                case BLMOVE -> blmove(ctx, argv);
+                case BRPOPLPUSH -> brpoplpush(ctx, argv);
+                case BLMPOP -> blmpop(ctx, argv);
+            };
+        }
     }
 }

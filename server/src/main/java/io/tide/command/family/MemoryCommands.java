@@ -2,6 +2,7 @@ package io.tide.command.family;
 
 import io.tide.command.Args;
 import io.tide.command.CommandContext;
+import io.tide.command.CommandHandler;
 import io.tide.command.CommandTable;
 import io.tide.command.Errors;
 import io.tide.command.MemoryGuard;
@@ -49,17 +50,17 @@ public final class MemoryCommands {
         t.group("server");
         var memory = t.container("memory", -2, "", "", "4.0.0", "A container for memory diagnostics commands");
         memory.sub("doctor", 2, "allshards", 0, 0, 0, "", "4.0.0", "Outputs memory problems report",
-                MemoryCommands::doctor);
+                Handler.DOCTOR);
         memory.sub("help", 2, "loading stale", 0, 0, 0, "", "4.0.0",
-                "Show helpful text about the different subcommands", (ctx, argv) -> HELP);
+                "Show helpful text about the different subcommands", Handler.MEMORY_HELP);
         memory.sub("malloc-stats", 2, "", 0, 0, 0, "", "4.0.0", "Show allocator internal stats",
-                MemoryCommands::mallocStats);
+                Handler.MALLOC_STATS);
         memory.sub("purge", 2, "", 0, 0, 0, "", "4.0.0", "Ask the allocator to release memory",
-                MemoryCommands::purge);
+                Handler.PURGE);
         memory.sub("stats", 2, "allshards", 0, 0, 0, "", "4.0.0", "Show memory usage details",
-                MemoryCommands::stats);
+                Handler.STATS);
         memory.sub("usage", -3, "readonly", 2, 2, 1, "", "4.0.0", "Estimate the memory usage of a key",
-                MemoryCommands::usage);
+                Handler.USAGE);
     }
 
     // ---------------------------------------------------------------- USAGE
@@ -374,5 +375,30 @@ public final class MemoryCommands {
     static Reply purge(CommandContext ctx, byte[][] argv) {
         System.gc();
         return Reply.OK;
+    }
+
+    /**
+     * The family's command handlers: one enum class for all of them, where a method reference or lambda per command
+     * made the JVM spin a hidden class each at startup (docs/decisions/0014-cold-start.md).
+     */
+    private enum Handler implements CommandHandler {
+        DOCTOR,
+        MEMORY_HELP,
+        MALLOC_STATS,
+        PURGE,
+        STATS,
+        USAGE;
+
+        @Override
+        public Reply execute(CommandContext ctx, byte[][] argv) {
+            return switch (this) {
+                case DOCTOR -> doctor(ctx, argv);
+                case MEMORY_HELP -> HELP;
+                case MALLOC_STATS -> mallocStats(ctx, argv);
+                case PURGE -> purge(ctx, argv);
+                case STATS -> stats(ctx, argv);
+                case USAGE -> usage(ctx, argv);
+            };
+        }
     }
 }

@@ -2,6 +2,7 @@ package io.tide.command.family;
 
 import io.tide.command.Args;
 import io.tide.command.CommandContext;
+import io.tide.command.CommandHandler;
 import io.tide.command.CommandSpec;
 import io.tide.command.CommandTable;
 import io.tide.command.Errors;
@@ -34,87 +35,50 @@ public final class ObservabilityCommands {
         t.group("server");
         var slowlog = t.container("slowlog", -2, "", "@slow", "2.2.12", "A container for slow log commands.");
         slowlog.sub("get", -2, "admin loading stale", 0, 0, 0, "@admin @slow @dangerous", "2.2.12",
-                "Returns the slow log's entries.", ObservabilityCommands::slowlogGet);
+                "Returns the slow log's entries.", Handler.SLOWLOG_GET);
         slowlog.sub("len", 2, "admin loading stale", 0, 0, 0, "@admin @slow @dangerous", "2.2.12",
                 "Returns the number of entries in the slow log.",
-                (ctx, argv) -> Reply.integer(obs(ctx).slow().size()));
+                Handler.SLOWLOG_LEN);
         slowlog.sub("reset", 2, "admin loading stale", 0, 0, 0, "@admin @slow @dangerous", "2.2.12",
                 "Clears all entries from the slow log.", (ctx, argv) -> {
                     obs(ctx).slow().reset();
                     return Reply.OK;
                 });
         slowlog.sub("help", 2, "loading stale", 0, 0, 0, "@slow", "6.2.0",
-                "Show helpful text about the different subcommands", (ctx, argv) -> Help.reply("SLOWLOG",
-                        "GET [<count>]",
-                        "    Return top <count> entries from the slowlog (default: 10, -1 mean all).",
-                        "    Entries are made of:",
-                        "    id, timestamp, time in microseconds, arguments array, client IP and port,",
-                        "    client name",
-                        "LEN",
-                        "    Return the length of the slowlog.",
-                        "RESET",
-                        "    Reset the slowlog."));
+                "Show helpful text about the different subcommands", Handler.SLOWLOG_HELP);
 
         var commandlog = t.container("commandlog", -2, "", "@slow", "8.1.0",
                 "A container for command log commands.");
         commandlog.sub("get", 4, "admin loading stale", 0, 0, 0, "@admin @slow @dangerous", "8.1.0",
-                "Returns the specified command log's entries.", ObservabilityCommands::commandlogGet);
+                "Returns the specified command log's entries.", Handler.COMMANDLOG_GET);
         commandlog.sub("len", 3, "admin loading stale", 0, 0, 0, "@admin @slow @dangerous", "8.1.0",
                 "Returns the number of entries in the specified type of command log.",
-                (ctx, argv) -> Reply.integer(log(ctx, argv[2]).size()));
+                Handler.COMMANDLOG_LEN);
         commandlog.sub("reset", 3, "admin loading stale", 0, 0, 0, "@admin @slow @dangerous", "8.1.0",
                 "Clears all entries from the specified type of command log.", (ctx, argv) -> {
                     log(ctx, argv[2]).reset();
                     return Reply.OK;
                 });
         commandlog.sub("help", 2, "loading stale", 0, 0, 0, "@slow", "8.1.0",
-                "Show helpful text about the different subcommands", (ctx, argv) -> Help.reply("COMMANDLOG",
-                        "GET <count> <type>",
-                        "    Return top <count> entries of the specified <type> from the commandlog (-1 mean all).",
-                        "    Entries are made of:",
-                        "    id, timestamp,",
-                        "        time in microseconds for type of slow,",
-                        "        or size in bytes for type of large-request,",
-                        "        or size in bytes for type of large-reply",
-                        "    arguments array, client IP and port,",
-                        "    client name",
-                        "LEN <type>",
-                        "    Return the length of the specified type of commandlog.",
-                        "RESET <type>",
-                        "    Reset the specified type of commandlog."));
+                "Show helpful text about the different subcommands", Handler.COMMANDLOG_HELP);
 
         var latency = t.container("latency", -2, "", "@slow", "2.8.13",
                 "A container for latency diagnostics commands.");
         latency.sub("doctor", 2, "admin noscript loading stale", 0, 0, 0, "@admin @slow @dangerous", "2.8.13",
-                "Returns a human-readable latency analysis report.", ObservabilityCommands::latencyDoctor);
+                "Returns a human-readable latency analysis report.", Handler.LATENCY_DOCTOR);
         latency.sub("graph", 3, "admin noscript loading stale", 0, 0, 0, "@admin @slow @dangerous", "2.8.13",
-                "Returns a latency graph for an event.", ObservabilityCommands::latencyGraph);
+                "Returns a latency graph for an event.", Handler.LATENCY_GRAPH);
         latency.sub("latest", 2, "admin noscript loading stale", 0, 0, 0, "@admin @slow @dangerous", "2.8.13",
-                "Returns the latest latency samples for all events.", ObservabilityCommands::latencyLatest);
+                "Returns the latest latency samples for all events.", Handler.LATENCY_LATEST);
         latency.sub("history", 3, "admin noscript loading stale", 0, 0, 0, "@admin @slow @dangerous", "2.8.13",
-                "Returns timestamp-latency samples for an event.", ObservabilityCommands::latencyHistory);
+                "Returns timestamp-latency samples for an event.", Handler.LATENCY_HISTORY);
         latency.sub("reset", -2, "admin noscript loading stale", 0, 0, 0, "@admin @slow @dangerous", "2.8.13",
-                "Resets the latency data for one or more events.", ObservabilityCommands::latencyReset);
+                "Resets the latency data for one or more events.", Handler.LATENCY_RESET);
         latency.sub("histogram", -2, "admin noscript loading stale allshards", 0, 0, 0, "@admin @slow @dangerous",
                 "7.0.0", "Returns the cumulative distribution of latencies of a subset or all commands.",
-                ObservabilityCommands::latencyHistogram);
+                Handler.LATENCY_HISTOGRAM);
         latency.sub("help", 2, "loading stale", 0, 0, 0, "@slow", "2.8.13",
-                "Returns helpful text about the different subcommands.", (ctx, argv) -> Help.reply("LATENCY",
-                        "DOCTOR",
-                        "    Return a human readable latency analysis report.",
-                        "GRAPH <event>",
-                        "    Return an ASCII latency graph for the <event> class.",
-                        "HISTORY <event>",
-                        "    Return time-latency samples for the <event> class.",
-                        "LATEST",
-                        "    Return the latest latency samples for all events.",
-                        "RESET [<event> ...]",
-                        "    Reset latency data of one or more <event> classes.",
-                        "    (default: reset all data for all event classes)",
-                        "HISTOGRAM [COMMAND ...]",
-                        "    Return a cumulative distribution of latencies in the format of a histogram for the"
-                                + " specified command names.",
-                        "    If no commands are specified then all histograms are replied."));
+                "Returns helpful text about the different subcommands.", Handler.LATENCY_HELP);
     }
 
     private static Observability obs(CommandContext ctx) {
@@ -248,5 +212,81 @@ public final class ObservabilityCommands {
         out.add(Reply.bulk(spec.fullName()));
         out.add(Reply.map(Reply.bulk("calls"), Reply.integer(h.getTotalCount()), Reply.bulk("histogram_usec"),
                 Reply.map(buckets)));
+    }
+
+    /**
+     * The family's command handlers: one enum class for all of them, where a method reference or lambda per command
+     * made the JVM spin a hidden class each at startup (docs/decisions/0014-cold-start.md).
+     */
+    private enum Handler implements CommandHandler {
+        SLOWLOG_GET,
+        SLOWLOG_LEN,
+        SLOWLOG_HELP,
+        COMMANDLOG_GET,
+        COMMANDLOG_LEN,
+        COMMANDLOG_HELP,
+        LATENCY_DOCTOR,
+        LATENCY_GRAPH,
+        LATENCY_LATEST,
+        LATENCY_HISTORY,
+        LATENCY_RESET,
+        LATENCY_HISTOGRAM,
+        LATENCY_HELP;
+
+        @Override
+        public Reply execute(CommandContext ctx, byte[][] argv) {
+            return switch (this) {
+                case SLOWLOG_GET -> slowlogGet(ctx, argv);
+                case SLOWLOG_LEN -> Reply.integer(obs(ctx).slow().size());
+                case SLOWLOG_HELP -> Help.reply("SLOWLOG",
+                        "GET [<count>]",
+                        "    Return top <count> entries from the slowlog (default: 10, -1 mean all).",
+                        "    Entries are made of:",
+                        "    id, timestamp, time in microseconds, arguments array, client IP and port,",
+                        "    client name",
+                        "LEN",
+                        "    Return the length of the slowlog.",
+                        "RESET",
+                        "    Reset the slowlog.");
+                case COMMANDLOG_GET -> commandlogGet(ctx, argv);
+                case COMMANDLOG_LEN -> Reply.integer(log(ctx, argv[2]).size());
+                case COMMANDLOG_HELP -> Help.reply("COMMANDLOG",
+                        "GET <count> <type>",
+                        "    Return top <count> entries of the specified <type> from the commandlog (-1 mean all).",
+                        "    Entries are made of:",
+                        "    id, timestamp,",
+                        "        time in microseconds for type of slow,",
+                        "        or size in bytes for type of large-request,",
+                        "        or size in bytes for type of large-reply",
+                        "    arguments array, client IP and port,",
+                        "    client name",
+                        "LEN <type>",
+                        "    Return the length of the specified type of commandlog.",
+                        "RESET <type>",
+                        "    Reset the specified type of commandlog.");
+                case LATENCY_DOCTOR -> latencyDoctor(ctx, argv);
+                case LATENCY_GRAPH -> latencyGraph(ctx, argv);
+                case LATENCY_LATEST -> latencyLatest(ctx, argv);
+                case LATENCY_HISTORY -> latencyHistory(ctx, argv);
+                case LATENCY_RESET -> latencyReset(ctx, argv);
+                case LATENCY_HISTOGRAM -> latencyHistogram(ctx, argv);
+                case LATENCY_HELP -> Help.reply("LATENCY",
+                        "DOCTOR",
+                        "    Return a human readable latency analysis report.",
+                        "GRAPH <event>",
+                        "    Return an ASCII latency graph for the <event> class.",
+                        "HISTORY <event>",
+                        "    Return time-latency samples for the <event> class.",
+                        "LATEST",
+                        "    Return the latest latency samples for all events.",
+                        "RESET [<event> ...]",
+                        "    Reset latency data of one or more <event> classes.",
+                        "    (default: reset all data for all event classes)",
+                        "HISTOGRAM [COMMAND ...]",
+                        "    Return a cumulative distribution of latencies in the format of a histogram for the"
+                        + " specified command names.",
+                        "    If no commands are specified then all histograms are replied.");
+            };
+        }
     }
 }

@@ -2,6 +2,7 @@ package io.tide.command.family;
 
 import io.tide.command.ClientSession;
 import io.tide.command.CommandContext;
+import io.tide.command.CommandHandler;
 import io.tide.command.CommandSpec;
 import io.tide.command.CommandTable;
 import io.tide.command.Errors;
@@ -31,44 +32,44 @@ public final class PubSubCommands {
     public static void register(CommandTable t) {
         t.group("pubsub");
         t.add("subscribe", -2, "pubsub noscript loading stale", 0, 0, 0, "", "2.0.0",
-                "Listens for messages published to channels.", PubSubCommands::subscribe);
+                "Listens for messages published to channels.", Handler.SUBSCRIBE);
         t.add("unsubscribe", -1, "pubsub noscript loading stale", 0, 0, 0, "", "2.0.0",
-                "Stops listening to messages posted to channels.", PubSubCommands::unsubscribe);
+                "Stops listening to messages posted to channels.", Handler.UNSUBSCRIBE);
         t.add("psubscribe", -2, "pubsub noscript loading stale", 0, 0, 0, "", "2.0.0",
                 "Listens for messages published to channels that match one or more patterns.",
-                PubSubCommands::psubscribe);
+                Handler.PSUBSCRIBE);
         t.add("punsubscribe", -1, "pubsub noscript loading stale", 0, 0, 0, "", "2.0.0",
                 "Stops listening to messages published to channels that match one or more patterns.",
-                PubSubCommands::punsubscribe);
+                Handler.PUNSUBSCRIBE);
         // Shard channels are keys in Redis's key specs, but subscribing changes the client's own state, so
         // these run on its home shard: the finder names no routing keys.
         t.add("ssubscribe", -2, "pubsub noscript loading stale", 1, -1, 1, "", "7.0.0",
-                "Listens for messages published to shard channels.", PubSubCommands::ssubscribe)
+                "Listens for messages published to shard channels.", Handler.SSUBSCRIBE)
                 .keysBy(argv -> NO_KEYS);
         t.add("sunsubscribe", -1, "pubsub noscript loading stale", 1, -1, 1, "", "7.0.0",
-                "Stops listening to messages posted to shard channels.", PubSubCommands::sunsubscribe)
+                "Stops listening to messages posted to shard channels.", Handler.SUNSUBSCRIBE)
                 .keysBy(argv -> NO_KEYS);
         t.add("publish", 3, "pubsub loading stale fast may_replicate", 0, 0, 0, "", "2.0.0",
-                "Posts a message to a channel.", PubSubCommands::publish);
+                "Posts a message to a channel.", Handler.PUBLISH);
         t.add("spublish", 3, "pubsub loading stale fast may_replicate", 1, 1, 1, "", "7.0.0",
-                "Post a message to a shard channel", PubSubCommands::spublish);
+                "Post a message to a shard channel", Handler.SPUBLISH);
         t.group("server");
         t.add("monitor", 1, "admin noscript loading stale", 0, 0, 0, "", "1.0.0",
-                "Listens for all requests received by the server in real-time.", PubSubCommands::monitor);
+                "Listens for all requests received by the server in real-time.", Handler.MONITOR);
         t.group("pubsub");
         CommandSpec pubsub = t.container("pubsub", -2, "", "", "2.8.0", "A container for Pub/Sub commands.");
         pubsub.sub("channels", -2, "pubsub loading stale", 0, 0, 0, "", "2.8.0",
-                "Returns the active channels.", PubSubCommands::channels);
+                "Returns the active channels.", Handler.CHANNELS);
         pubsub.sub("numsub", -2, "pubsub loading stale", 0, 0, 0, "", "2.8.0",
-                "Returns a count of subscribers to channels.", PubSubCommands::numsub);
+                "Returns a count of subscribers to channels.", Handler.NUMSUB);
         pubsub.sub("numpat", 2, "pubsub loading stale", 0, 0, 0, "", "2.8.0",
-                "Returns a count of unique pattern subscriptions.", PubSubCommands::numpat);
+                "Returns a count of unique pattern subscriptions.", Handler.NUMPAT);
         pubsub.sub("shardchannels", -2, "pubsub loading stale", 0, 0, 0, "", "7.0.0",
-                "Returns the active shard channels.", PubSubCommands::shardchannels);
+                "Returns the active shard channels.", Handler.SHARDCHANNELS);
         pubsub.sub("shardnumsub", -2, "pubsub loading stale", 0, 0, 0, "", "7.0.0",
-                "Returns the count of subscribers of shard channels.", PubSubCommands::shardnumsub);
+                "Returns the count of subscribers of shard channels.", Handler.SHARDNUMSUB);
         pubsub.sub("help", 2, "loading stale", 0, 0, 0, "", "6.2.0",
-                "Returns helpful text about the different subcommands.", PubSubCommands::help);
+                "Returns helpful text about the different subcommands.", Handler.HELP);
     }
 
     // ---------------------------------------------------------------- subscribing
@@ -227,5 +228,48 @@ public final class PubSubCommands {
     private static RuntimeException syntax(byte[] sub) {
         return Errors.error("ERR unknown subcommand or wrong number of arguments for '" + Errors.printable(sub)
                 + "'. Try PUBSUB HELP.");
+    }
+
+    /**
+     * The family's command handlers: one enum class for all of them, where a method reference or lambda per command
+     * made the JVM spin a hidden class each at startup (docs/decisions/0014-cold-start.md).
+     */
+    private enum Handler implements CommandHandler {
+        SUBSCRIBE,
+        UNSUBSCRIBE,
+        PSUBSCRIBE,
+        PUNSUBSCRIBE,
+        SSUBSCRIBE,
+        SUNSUBSCRIBE,
+        PUBLISH,
+        SPUBLISH,
+        MONITOR,
+        CHANNELS,
+        NUMSUB,
+        NUMPAT,
+        SHARDCHANNELS,
+        SHARDNUMSUB,
+        HELP;
+
+        @Override
+        public Reply execute(CommandContext ctx, byte[][] argv) {
+            return switch (this) {
+                case SUBSCRIBE -> subscribe(ctx, argv);
+                case UNSUBSCRIBE -> unsubscribe(ctx, argv);
+                case PSUBSCRIBE -> psubscribe(ctx, argv);
+                case PUNSUBSCRIBE -> punsubscribe(ctx, argv);
+                case SSUBSCRIBE -> ssubscribe(ctx, argv);
+                case SUNSUBSCRIBE -> sunsubscribe(ctx, argv);
+                case PUBLISH -> publish(ctx, argv);
+                case SPUBLISH -> spublish(ctx, argv);
+                case MONITOR -> monitor(ctx, argv);
+                case CHANNELS -> channels(ctx, argv);
+                case NUMSUB -> numsub(ctx, argv);
+                case NUMPAT -> numpat(ctx, argv);
+                case SHARDCHANNELS -> shardchannels(ctx, argv);
+                case SHARDNUMSUB -> shardnumsub(ctx, argv);
+                case HELP -> help(ctx, argv);
+            };
+        }
     }
 }

@@ -4,6 +4,7 @@ import io.tide.command.Args;
 import io.tide.command.ClientConnection;
 import io.tide.command.ClientSession;
 import io.tide.command.CommandContext;
+import io.tide.command.CommandHandler;
 import io.tide.command.CommandTable;
 import io.tide.command.Errors;
 import io.tide.protocol.Reply;
@@ -23,27 +24,27 @@ public final class ReplicationCommands {
     public static void register(CommandTable t) {
         t.group("server");
         t.add("psync", -3, "admin noscript no_async_loading no_multi", 0, 0, 0, "@admin @slow @dangerous", "2.8.0",
-                "An internal command used in replication.", ReplicationCommands::psync);
+                "An internal command used in replication.", Handler.PSYNC);
         t.add("sync", 1, "admin noscript no_async_loading no_multi", 0, 0, 0, "@admin @slow @dangerous", "1.0.0",
-                "An internal command used in replication.", ReplicationCommands::sync);
+                "An internal command used in replication.", Handler.SYNC);
         t.add("replconf", -1, "admin noscript loading stale allow_busy", 0, 0, 0, "@admin @slow @dangerous", "3.0.0",
-                "An internal command for configuring the replication stream.", ReplicationCommands::replconf);
+                "An internal command for configuring the replication stream.", Handler.REPLCONF);
         // allshards: the journal sinks change with the role at one instant, with every shard parked.
         t.add("replicaof", 3, "admin noscript stale no_async_loading allshards", 0, 0, 0, "@admin @slow @dangerous", "5.0.0",
-                "Configures a server as replica of another, or promotes it to a master.", ReplicationCommands::replicaof);
+                "Configures a server as replica of another, or promotes it to a master.", Handler.REPLICAOF);
         t.add("slaveof", 3, "admin noscript stale no_async_loading allshards", 0, 0, 0, "@admin @slow @dangerous", "1.0.0",
                 "Sets a Redis server as a replica of another, or promotes it to being a master.",
-                ReplicationCommands::replicaof);
+                Handler.REPLICAOF);
         t.group("generic");
         // allshards: every shard's journal is flushed at one instant after the client's earlier commands ran, so
         // the offset WAIT waits for covers all of them (hops included).
         t.add("wait", 3, "noscript allshards", 0, 0, 0, "@slow @connection", "3.0.0",
                 "Blocks until the asynchronous replication of all preceding write commands sent by the connection "
-                        + "is completed.", ReplicationCommands::waitCommand);
+                        + "is completed.", Handler.WAIT_COMMAND);
         // allshards as WAIT: every shard's writer is flushed and its offset read at one instant.
         t.add("waitaof", 4, "noscript allshards", 0, 0, 0, "@slow @connection", "7.2.0",
                 "Blocks until all of the preceding write commands sent by the connection are written to the "
-                        + "append-only file of the primary and/or replicas.", ReplicationCommands::waitaof);
+                        + "append-only file of the primary and/or replicas.", Handler.WAITAOF);
     }
 
     /** The link a connection's handshake fills in, created by its first REPLCONF or PSYNC. */
@@ -239,5 +240,30 @@ public final class ReplicationCommands {
         int wanted = (int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, n));
         ctx.server().replication().await(wanted, deadline, count -> answer.complete(Reply.integer(count)));
         return new Reply.Later(answer);
+    }
+
+    /**
+     * The family's command handlers: one enum class for all of them, where a method reference or lambda per command
+     * made the JVM spin a hidden class each at startup (docs/decisions/0014-cold-start.md).
+     */
+    private enum Handler implements CommandHandler {
+        PSYNC,
+        SYNC,
+        REPLCONF,
+        REPLICAOF,
+        WAIT_COMMAND,
+        WAITAOF;
+
+        @Override
+        public Reply execute(CommandContext ctx, byte[][] argv) {
+            return switch (this) {
+                case PSYNC -> psync(ctx, argv);
+                case SYNC -> sync(ctx, argv);
+                case REPLCONF -> replconf(ctx, argv);
+                case REPLICAOF -> replicaof(ctx, argv);
+                case WAIT_COMMAND -> waitCommand(ctx, argv);
+                case WAITAOF -> waitaof(ctx, argv);
+            };
+        }
     }
 }

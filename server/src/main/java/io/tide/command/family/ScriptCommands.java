@@ -2,6 +2,7 @@ package io.tide.command.family;
 
 import io.tide.command.Args;
 import io.tide.command.CommandContext;
+import io.tide.command.CommandHandler;
 import io.tide.command.CommandSpec;
 import io.tide.command.CommandTable;
 import io.tide.command.Errors;
@@ -55,28 +56,28 @@ public final class ScriptCommands {
     public static void register(CommandTable t) {
         t.group("scripting");
         t.add("eval", -3, "noscript skip_monitor may_replicate no_mandatory_keys stale", 0, 0, 0, "@scripting",
-                "2.6.0", "Executes a server-side Lua script", ScriptCommands::eval).keysBy(ANY_KEY)
+                "2.6.0", "Executes a server-side Lua script", Handler.EVAL).keysBy(ANY_KEY)
                 .keySpec(RW_NUMKEYS, NUMKEYS_GETKEYS);
         t.add("evalsha", -3, "noscript skip_monitor may_replicate no_mandatory_keys stale", 0, 0, 0, "@scripting",
-                "2.6.0", "Executes a server-side Lua script by SHA1 digest", ScriptCommands::evalsha).keysBy(ANY_KEY)
+                "2.6.0", "Executes a server-side Lua script by SHA1 digest", Handler.EVALSHA).keysBy(ANY_KEY)
                 .keySpec(RW_NUMKEYS_SHA, NUMKEYS_GETKEYS);
         t.add("eval_ro", -3, "readonly noscript skip_monitor no_mandatory_keys stale", 0, 0, 0, "@scripting",
-                "7.0.0", "Executes a read-only server-side Lua script", ScriptCommands::evalRo).keysBy(ANY_KEY)
+                "7.0.0", "Executes a read-only server-side Lua script", Handler.EVAL_RO).keysBy(ANY_KEY)
                 .keySpec(RO_NUMKEYS, NUMKEYS_GETKEYS);
         t.add("evalsha_ro", -3, "readonly noscript skip_monitor no_mandatory_keys stale", 0, 0, 0, "@scripting",
-                "7.0.0", "Executes a read-only server-side Lua script by SHA1 digest", ScriptCommands::evalshaRo)
+                "7.0.0", "Executes a read-only server-side Lua script by SHA1 digest", Handler.EVALSHA_RO)
                 .keysBy(ANY_KEY).keySpec(RO_NUMKEYS_SHA, NUMKEYS_GETKEYS);
         CommandSpec script = t.container("script", -2, "", "", "2.6.0", "A container for Lua scripts management commands");
         script.sub("load", 3, "noscript stale", 0, 0, 0, "@scripting", "2.6.0",
-                "Loads a server-side Lua script to the script cache", ScriptCommands::scriptLoad);
+                "Loads a server-side Lua script to the script cache", Handler.SCRIPT_LOAD);
         script.sub("exists", -3, "noscript", 0, 0, 0, "@scripting", "2.6.0",
-                "Determines whether server-side Lua scripts exist in the script cache", ScriptCommands::scriptExists);
+                "Determines whether server-side Lua scripts exist in the script cache", Handler.SCRIPT_EXISTS);
         script.sub("flush", -2, "noscript may_replicate", 0, 0, 0, "@scripting", "2.6.0",
-                "Removes all server-side Lua scripts from the script cache", ScriptCommands::scriptFlush);
+                "Removes all server-side Lua scripts from the script cache", Handler.SCRIPT_FLUSH);
         script.sub("kill", 2, "noscript allow_busy", 0, 0, 0, "@scripting", "2.6.0",
-                "Terminates a server-side Lua script during execution", ScriptCommands::scriptKill);
+                "Terminates a server-side Lua script during execution", Handler.SCRIPT_KILL);
         script.sub("help", 2, "loading stale", 0, 0, 0, "@scripting", "5.0.0",
-                "Returns helpful text about the different subcommands", ScriptCommands::scriptHelp);
+                "Returns helpful text about the different subcommands", Handler.SCRIPT_HELP);
     }
 
     static Scripting scripting(CommandContext ctx) {
@@ -195,5 +196,36 @@ public final class ScriptCommands {
 
     static LuaEngine engine(CommandContext ctx) {
         return scripting(ctx).engine();
+    }
+
+    /**
+     * The family's command handlers: one enum class for all of them, where a method reference or lambda per command
+     * made the JVM spin a hidden class each at startup (docs/decisions/0014-cold-start.md).
+     */
+    private enum Handler implements CommandHandler {
+        EVAL,
+        EVALSHA,
+        EVAL_RO,
+        EVALSHA_RO,
+        SCRIPT_LOAD,
+        SCRIPT_EXISTS,
+        SCRIPT_FLUSH,
+        SCRIPT_KILL,
+        SCRIPT_HELP;
+
+        @Override
+        public Reply execute(CommandContext ctx, byte[][] argv) {
+            return switch (this) {
+                case EVAL -> eval(ctx, argv);
+                case EVALSHA -> evalsha(ctx, argv);
+                case EVAL_RO -> evalRo(ctx, argv);
+                case EVALSHA_RO -> evalshaRo(ctx, argv);
+                case SCRIPT_LOAD -> scriptLoad(ctx, argv);
+                case SCRIPT_EXISTS -> scriptExists(ctx, argv);
+                case SCRIPT_FLUSH -> scriptFlush(ctx, argv);
+                case SCRIPT_KILL -> scriptKill(ctx, argv);
+                case SCRIPT_HELP -> scriptHelp(ctx, argv);
+            };
+        }
     }
 }

@@ -3,6 +3,7 @@ package io.tide.command.family;
 import io.tide.command.Args;
 import io.tide.command.ClientSession;
 import io.tide.command.CommandContext;
+import io.tide.command.CommandHandler;
 import io.tide.command.CommandSpec;
 import io.tide.command.CommandTable;
 import io.tide.command.Errors;
@@ -72,68 +73,68 @@ public final class ServerCommands {
     public static void register(CommandTable t) {
         t.group("server");
         t.add("info", -1, "loading stale allshards", 0, 0, 0, "@dangerous", "1.0.0",
-                "Returns information and statistics about the server.", ServerCommands::info);
+                "Returns information and statistics about the server.", Handler.INFO);
         t.add("time", 1, "loading stale fast", 0, 0, 0, "", "2.6.0",
-                "Returns the server time.", ServerCommands::time);
+                "Returns the server time.", Handler.TIME);
         t.add("shutdown", -1, "admin noscript loading stale no_multi allow_busy", 0, 0, 0, "", "1.0.0",
-                "Shuts down the server.", ServerCommands::shutdown);
+                "Shuts down the server.", Handler.SHUTDOWN);
         t.add("save", 1, "admin noscript no_async_loading no_multi allshards", 0, 0, 0, "@admin @slow @dangerous", "1.0.0",
-                "Synchronously saves the database(s) to disk.", ServerCommands::save);
+                "Synchronously saves the database(s) to disk.", Handler.SAVE);
         t.add("bgsave", -1, "admin noscript no_async_loading allshards", 0, 0, 0, "@admin @slow @dangerous", "1.0.0",
-                "Asynchronously saves the database(s) to disk.", ServerCommands::bgsave);
+                "Asynchronously saves the database(s) to disk.", Handler.BGSAVE);
         t.add("bgrewriteaof", 1, "admin noscript no_async_loading allshards", 0, 0, 0, "@admin @slow @dangerous", "1.0.0",
-                "Asynchronously rewrites the append-only file to disk.", ServerCommands::bgrewriteaof);
+                "Asynchronously rewrites the append-only file to disk.", Handler.BGREWRITEAOF);
         t.add("lastsave", 1, "loading stale fast", 0, 0, 0, "@admin @fast @dangerous", "1.0.0",
-                "Returns the Unix timestamp of the last successful save to disk.", ServerCommands::lastsave);
+                "Returns the Unix timestamp of the last successful save to disk.", Handler.LASTSAVE);
         t.add("debug", -2, "admin noscript loading stale allshards", 0, 0, 0, "", "1.0.0",
-                "A container for debugging commands (SLEEP).", ServerCommands::debug);
+                "A container for debugging commands (SLEEP).", Handler.DEBUG);
         var command = t.container("command", -1, "loading stale", "@connection", "2.8.13",
-                "Returns detailed information about all commands.", ServerCommands::commandAll);
+                "Returns detailed information about all commands.", Handler.COMMAND_ALL);
         command.sub("count", 2, "loading stale", 0, 0, 0, "@connection", "2.8.13",
-                "Returns a count of commands.", (ctx, argv) -> Reply.integer(ctx.server().table().size()));
+                "Returns a count of commands.", Handler.COMMAND_COUNT);
         command.sub("info", -2, "loading stale", 0, 0, 0, "@connection", "2.8.13",
                 "Returns information about one, multiple or all commands.",
-                (ctx, argv) -> commandInfo(ctx.server().table(), argv));
+                Handler.COMMAND_INFO);
         command.sub("docs", -2, "loading stale", 0, 0, 0, "@connection", "7.0.0",
                 "Returns documentary information about one, multiple or all commands.",
-                (ctx, argv) -> commandDocs(ctx.server().table(), argv));
+                Handler.COMMAND_DOCS);
         command.sub("list", -2, "loading stale", 0, 0, 0, "@connection", "7.0.0",
-                "Returns a list of command names.", (ctx, argv) -> commandList(ctx.server().table(), argv));
+                "Returns a list of command names.", Handler.COMMAND_LIST);
         command.sub("getkeys", -4, "loading stale", 0, 0, 0, "@connection", "2.8.13",
                 "Extracts the key names from an arbitrary command.",
-                (ctx, argv) -> commandGetKeys(ctx.server().table(), argv, false));
+                Handler.COMMAND_GETKEYS);
         command.sub("getkeysandflags", -4, "loading stale", 0, 0, 0, "@connection", "7.0.0",
                 "Extracts the key names and access flags for an arbitrary command.",
-                (ctx, argv) -> commandGetKeys(ctx.server().table(), argv, true));
+                Handler.COMMAND_GETKEYSANDFLAGS);
         command.sub("help", 2, "loading stale", 0, 0, 0, "@connection", "5.0.0",
-                "Returns helpful text about the different subcommands.", ServerCommands::commandHelp);
+                "Returns helpful text about the different subcommands.", Handler.COMMAND_HELP);
         t.add("role", 1, "noscript loading stale fast", 0, 0, 0, "@admin @fast @dangerous", "2.8.12",
-                "Returns the replication role.", ServerCommands::role);
+                "Returns the replication role.", Handler.ROLE);
         t.add("lolwut", -1, "readonly fast", 0, 0, 0, "@read @fast", "5.0.0",
-                "Displays computer art and the Redis version", ServerCommands::lolwut);
+                "Displays computer art and the Redis version", Handler.LOLWUT);
         var module = t.container("module", -2, "", "@slow", "4.0.0", "A container for module commands.");
         module.sub("list", 2, "admin noscript", 0, 0, 0, "@admin @slow @dangerous", "4.0.0",
-                "Returns all loaded modules.", (ctx, argv) -> Reply.EMPTY_ARRAY);
+                "Returns all loaded modules.", Handler.MODULE_LIST);
         module.sub("help", 2, "loading stale", 0, 0, 0, "@slow", "5.0.0",
-                "Returns helpful text about the different subcommands.", ServerCommands::moduleHelp);
+                "Returns helpful text about the different subcommands.", Handler.MODULE_HELP);
         // Tide loads no native modules: it answers as Redis does with enable-module-command at its default, no.
         module.sub("load", -3, "admin noscript no_async_loading", 0, 0, 0, "@admin @slow @dangerous", "4.0.0",
-                "Loads a module.", ServerCommands::moduleRefused);
+                "Loads a module.", Handler.MODULE_REFUSED);
         module.sub("loadex", -3, "admin noscript no_async_loading", 0, 0, 0, "@admin @slow @dangerous", "7.0.0",
-                "Loads a module using extended parameters.", ServerCommands::moduleRefused);
+                "Loads a module using extended parameters.", Handler.MODULE_REFUSED);
         module.sub("unload", 3, "admin noscript no_async_loading", 0, 0, 0, "@admin @slow @dangerous", "4.0.0",
-                "Unloads a module.", ServerCommands::moduleRefused);
+                "Unloads a module.", Handler.MODULE_REFUSED);
         var config = t.container("config", -2, "", "", "2.0.0", "A container for server configuration commands.");
         config.sub("get", -3, "admin noscript loading stale", 0, 0, 0, "", "2.0.0",
-                "Returns the effective values of configuration parameters.", ServerCommands::configGet);
+                "Returns the effective values of configuration parameters.", Handler.CONFIG_GET);
         config.sub("set", -4, "admin noscript loading stale", 0, 0, 0, "", "2.0.0",
-                "Sets configuration parameters in-flight.", ServerCommands::configSet);
+                "Sets configuration parameters in-flight.", Handler.CONFIG_SET);
         config.sub("resetstat", 2, "admin noscript loading stale allshards", 0, 0, 0, "", "2.0.0",
-                "Resets the server's statistics.", ServerCommands::configResetStat);
+                "Resets the server's statistics.", Handler.CONFIG_RESET_STAT);
         config.sub("rewrite", 2, "admin noscript loading stale", 0, 0, 0, "", "2.8.0",
-                "Persists the effective configuration to file.", ServerCommands::configRewrite);
+                "Persists the effective configuration to file.", Handler.CONFIG_REWRITE);
         config.sub("help", 2, "loading stale", 0, 0, 0, "", "5.0.0",
-                "Returns helpful text about the different subcommands.", ServerCommands::configHelp);
+                "Returns helpful text about the different subcommands.", Handler.CONFIG_HELP);
     }
 
     // ------------------------------------------------------------------------------------------ INFO
@@ -1120,5 +1121,70 @@ public final class ServerCommands {
             out[i] = withFlags ? Reply.array(key, keyFlags(keys.get(i).flags())) : key;
         }
         return Reply.array(out);
+    }
+
+    /**
+     * The family's command handlers: one enum class for all of them, where a method reference or lambda per command
+     * made the JVM spin a hidden class each at startup (docs/decisions/0014-cold-start.md).
+     */
+    private enum Handler implements CommandHandler {
+        INFO,
+        TIME,
+        SHUTDOWN,
+        SAVE,
+        BGSAVE,
+        BGREWRITEAOF,
+        LASTSAVE,
+        DEBUG,
+        COMMAND_ALL,
+        COMMAND_COUNT,
+        COMMAND_INFO,
+        COMMAND_DOCS,
+        COMMAND_LIST,
+        COMMAND_GETKEYS,
+        COMMAND_GETKEYSANDFLAGS,
+        COMMAND_HELP,
+        ROLE,
+        LOLWUT,
+        MODULE_LIST,
+        MODULE_HELP,
+        MODULE_REFUSED,
+        CONFIG_GET,
+        CONFIG_SET,
+        CONFIG_RESET_STAT,
+        CONFIG_REWRITE,
+        CONFIG_HELP;
+
+        @Override
+        public Reply execute(CommandContext ctx, byte[][] argv) {
+            return switch (this) {
+                case INFO -> info(ctx, argv);
+                case TIME -> time(ctx, argv);
+                case SHUTDOWN -> shutdown(ctx, argv);
+                case SAVE -> save(ctx, argv);
+                case BGSAVE -> bgsave(ctx, argv);
+                case BGREWRITEAOF -> bgrewriteaof(ctx, argv);
+                case LASTSAVE -> lastsave(ctx, argv);
+                case DEBUG -> debug(ctx, argv);
+                case COMMAND_ALL -> commandAll(ctx, argv);
+                case COMMAND_COUNT -> Reply.integer(ctx.server().table().size());
+                case COMMAND_INFO -> commandInfo(ctx.server().table(), argv);
+                case COMMAND_DOCS -> commandDocs(ctx.server().table(), argv);
+                case COMMAND_LIST -> commandList(ctx.server().table(), argv);
+                case COMMAND_GETKEYS -> commandGetKeys(ctx.server().table(), argv, false);
+                case COMMAND_GETKEYSANDFLAGS -> commandGetKeys(ctx.server().table(), argv, true);
+                case COMMAND_HELP -> commandHelp(ctx, argv);
+                case ROLE -> role(ctx, argv);
+                case LOLWUT -> lolwut(ctx, argv);
+                case MODULE_LIST -> Reply.EMPTY_ARRAY;
+                case MODULE_HELP -> moduleHelp(ctx, argv);
+                case MODULE_REFUSED -> moduleRefused(ctx, argv);
+                case CONFIG_GET -> configGet(ctx, argv);
+                case CONFIG_SET -> configSet(ctx, argv);
+                case CONFIG_RESET_STAT -> configResetStat(ctx, argv);
+                case CONFIG_REWRITE -> configRewrite(ctx, argv);
+                case CONFIG_HELP -> configHelp(ctx, argv);
+            };
+        }
     }
 }

@@ -2,6 +2,7 @@ package io.tide.command.family;
 
 import io.tide.command.Args;
 import io.tide.command.CommandContext;
+import io.tide.command.CommandHandler;
 import io.tide.command.CommandTable;
 import io.tide.command.Errors;
 import io.tide.protocol.BulkArrayEncoder;
@@ -41,40 +42,40 @@ public final class SetCommands {
     public static void register(CommandTable t) {
         t.group("set");
         t.add("sadd", -3, "write denyoom fast", 1, 1, 1, "@set", "1.0.0",
-                "Add one or more members to a set", SetCommands::sadd);
+                "Add one or more members to a set", Handler.SADD);
         t.add("srem", -3, "write fast", 1, 1, 1, "@set", "1.0.0",
-                "Remove one or more members from a set", SetCommands::srem);
+                "Remove one or more members from a set", Handler.SREM);
         t.add("scard", 2, "readonly fast", 1, 1, 1, "@set", "1.0.0",
-                "Get the number of members in a set", SetCommands::scard);
+                "Get the number of members in a set", Handler.SCARD);
         t.add("sismember", 3, "readonly fast", 1, 1, 1, "@set", "1.0.0",
-                "Determine if a given value is a member of a set", SetCommands::sismember);
+                "Determine if a given value is a member of a set", Handler.SISMEMBER);
         t.add("smismember", -3, "readonly fast", 1, 1, 1, "@set", "6.2.0",
-                "Returns the membership associated with the given elements for a set", SetCommands::smismember);
+                "Returns the membership associated with the given elements for a set", Handler.SMISMEMBER);
         t.add("smembers", 2, "readonly", 1, 1, 1, "@set", "1.0.0",
-                "Get all the members in a set", SetCommands::smembers);
+                "Get all the members in a set", Handler.SMEMBERS);
         t.add("spop", -2, "write fast", 1, 1, 1, "@set", "1.0.0",
-                "Remove and return one or multiple random members from a set", SetCommands::spop);
+                "Remove and return one or multiple random members from a set", Handler.SPOP);
         t.add("srandmember", -2, "readonly", 1, 1, 1, "@set", "1.0.0",
-                "Get one or multiple random members from a set", SetCommands::srandmember);
+                "Get one or multiple random members from a set", Handler.SRANDMEMBER);
         t.add("smove", 4, "write fast", 1, 2, 1, "@set", "1.0.0",
-                "Move a member from one set to another", SetCommands::smove);
+                "Move a member from one set to another", Handler.SMOVE);
         t.add("sinter", -2, "readonly", 1, -1, 1, "@set", "1.0.0",
-                "Intersect multiple sets", SetCommands::sinter);
+                "Intersect multiple sets", Handler.SINTER);
         t.add("sintercard", -3, "readonly", 0, 0, 0, "@set", "7.0.0",
-                "Intersect multiple sets and return the cardinality of the result", SetCommands::sintercard)
+                "Intersect multiple sets and return the cardinality of the result", Handler.SINTERCARD)
                 .keysBy(SetCommands::sintercardKeys);
         t.add("sinterstore", -3, "write denyoom", 1, -1, 1, "@set", "1.0.0",
-                "Intersect multiple sets and store the resulting set in a key", SetCommands::sinterstore);
+                "Intersect multiple sets and store the resulting set in a key", Handler.SINTERSTORE);
         t.add("sunion", -2, "readonly", 1, -1, 1, "@set", "1.0.0",
-                "Add multiple sets", SetCommands::sunion);
+                "Add multiple sets", Handler.SUNION);
         t.add("sunionstore", -3, "write denyoom", 1, -1, 1, "@set", "1.0.0",
-                "Add multiple sets and store the resulting set in a key", SetCommands::sunionstore);
+                "Add multiple sets and store the resulting set in a key", Handler.SUNIONSTORE);
         t.add("sdiff", -2, "readonly", 1, -1, 1, "@set", "1.0.0",
-                "Subtract multiple sets", SetCommands::sdiff);
+                "Subtract multiple sets", Handler.SDIFF);
         t.add("sdiffstore", -3, "write denyoom", 1, -1, 1, "@set", "1.0.0",
-                "Subtract multiple sets and store the resulting set in a key", SetCommands::sdiffstore);
+                "Subtract multiple sets and store the resulting set in a key", Handler.SDIFFSTORE);
         t.add("sscan", -3, "readonly", 1, 1, 1, "@set", "2.8.0",
-                "Incrementally iterate Set elements", SetCommands::sscan);
+                "Incrementally iterate Set elements", Handler.SSCAN);
     }
 
     // ---------------------------------------------------------------- lookups
@@ -532,5 +533,52 @@ public final class SetCommands {
         Long v = Args.parseLongOrNull(arg);
         if (v == null || v < 0) throw Errors.error(errorLine);
         return v;
+    }
+
+    /**
+     * The family's command handlers: one enum class for all of them, where a method reference or lambda per command
+     * made the JVM spin a hidden class each at startup (docs/decisions/0014-cold-start.md).
+     */
+    private enum Handler implements CommandHandler {
+        SADD,
+        SREM,
+        SCARD,
+        SISMEMBER,
+        SMISMEMBER,
+        SMEMBERS,
+        SPOP,
+        SRANDMEMBER,
+        SMOVE,
+        SINTER,
+        SINTERCARD,
+        SINTERSTORE,
+        SUNION,
+        SUNIONSTORE,
+        SDIFF,
+        SDIFFSTORE,
+        SSCAN;
+
+        @Override
+        public Reply execute(CommandContext ctx, byte[][] argv) {
+            return switch (this) {
+                case SADD -> sadd(ctx, argv);
+                case SREM -> srem(ctx, argv);
+                case SCARD -> scard(ctx, argv);
+                case SISMEMBER -> sismember(ctx, argv);
+                case SMISMEMBER -> smismember(ctx, argv);
+                case SMEMBERS -> smembers(ctx, argv);
+                case SPOP -> spop(ctx, argv);
+                case SRANDMEMBER -> srandmember(ctx, argv);
+                case SMOVE -> smove(ctx, argv);
+                case SINTER -> sinter(ctx, argv);
+                case SINTERCARD -> sintercard(ctx, argv);
+                case SINTERSTORE -> sinterstore(ctx, argv);
+                case SUNION -> sunion(ctx, argv);
+                case SUNIONSTORE -> sunionstore(ctx, argv);
+                case SDIFF -> sdiff(ctx, argv);
+                case SDIFFSTORE -> sdiffstore(ctx, argv);
+                case SSCAN -> sscan(ctx, argv);
+            };
+        }
     }
 }

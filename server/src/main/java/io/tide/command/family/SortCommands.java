@@ -2,6 +2,7 @@ package io.tide.command.family;
 
 import io.tide.command.Args;
 import io.tide.command.CommandContext;
+import io.tide.command.CommandHandler;
 import io.tide.command.CommandSpec;
 import io.tide.command.CommandTable;
 import io.tide.command.Errors;
@@ -25,11 +26,11 @@ public final class SortCommands {
         t.group("generic");
         t.add("sort", -2, "write denyoom", 1, 1, 1, "@set @sortedset @list @dangerous", "1.0.0",
                 "Sort the elements in a list, set or sorted set, optionally storing the result",
-                (ctx, argv) -> sort(ctx, argv, false)).keysBy(argv -> keys(argv, false))
+                Handler.SORT).keysBy(argv -> keys(argv, false))
                 .getKeysBy(argv -> getKeys(argv, false));
         t.add("sort_ro", -2, "readonly", 1, 1, 1, "@set @sortedset @list @dangerous", "7.0.0",
                 "Sort the elements in a list, set or sorted set. Read-only variant of SORT.",
-                (ctx, argv) -> sort(ctx, argv, true)).keysBy(argv -> keys(argv, true))
+                Handler.SORT_RO).keysBy(argv -> keys(argv, true))
                 .getKeysBy(argv -> getKeys(argv, true));
     }
 
@@ -265,5 +266,22 @@ public final class SortCommands {
     private static int indexOf(byte[] a, byte b) {
         for (int i = 0; i < a.length; i++) if (a[i] == b) return i;
         return -1;
+    }
+
+    /**
+     * The family's command handlers: one enum class for all of them, where a method reference or lambda per command
+     * made the JVM spin a hidden class each at startup (docs/decisions/0014-cold-start.md).
+     */
+    private enum Handler implements CommandHandler {
+        SORT,
+        SORT_RO;
+
+        @Override
+        public Reply execute(CommandContext ctx, byte[][] argv) {
+            return switch (this) {
+                case SORT -> sort(ctx, argv, false);
+                case SORT_RO -> sort(ctx, argv, true);
+            };
+        }
     }
 }

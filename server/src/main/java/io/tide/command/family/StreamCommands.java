@@ -3,6 +3,7 @@ package io.tide.command.family;
 import io.tide.command.Args;
 import io.tide.command.CommandContext;
 import io.tide.command.CommandException;
+import io.tide.command.CommandHandler;
 import io.tide.command.CommandTable;
 import io.tide.command.Errors;
 import io.tide.protocol.Reply;
@@ -50,73 +51,73 @@ public final class StreamCommands {
     public static void register(CommandTable t) {
         t.group("stream");
         t.add("xadd", -5, "write denyoom fast", 1, 1, 1, "@stream", "5.0.0",
-                "Appends a new entry to a stream", StreamCommands::xadd);
+                "Appends a new entry to a stream", Handler.XADD);
         t.add("xlen", 2, "readonly fast", 1, 1, 1, "@stream", "5.0.0",
-                "Return the number of entries in a stream", StreamCommands::xlen);
+                "Return the number of entries in a stream", Handler.XLEN);
         t.add("xrange", -4, "readonly", 1, 1, 1, "@stream", "5.0.0",
                 "Return a range of elements in a stream, with IDs matching the specified IDs interval",
-                (ctx, argv) -> xrangeGeneric(ctx, argv, false));
+                Handler.XRANGE);
         t.add("xrevrange", -4, "readonly", 1, 1, 1, "@stream", "5.0.0",
                 "Return a range of elements in a stream, with IDs matching the specified IDs interval, in reverse "
                         + "order (from greater to smaller IDs) compared to XRANGE",
-                (ctx, argv) -> xrangeGeneric(ctx, argv, true));
+                Handler.XREVRANGE);
         t.add("xdel", -3, "write fast", 1, 1, 1, "@stream", "5.0.0",
                 "Removes the specified entries from the stream. Returns the number of items actually deleted, that "
                         + "may be different from the number of IDs passed in case certain IDs do not exist.",
-                StreamCommands::xdel);
+                Handler.XDEL);
         t.add("xtrim", -4, "write", 1, 1, 1, "@stream", "5.0.0",
-                "Trims the stream to (approximately if '~' is passed) a certain size", StreamCommands::xtrim);
+                "Trims the stream to (approximately if '~' is passed) a certain size", Handler.XTRIM);
         t.add("xread", -4, "readonly blocking", 0, 0, 0, "@stream", "5.0.0",
                 "Return never seen elements in multiple streams, with IDs greater than the ones reported by the "
                         + "caller for each stream. Can block.",
-                (ctx, argv) -> readGeneric(ctx, argv, false)).keysBy(StreamCommands::readKeys);
+                Handler.XREAD).keysBy(StreamCommands::readKeys);
         t.add("xreadgroup", -7, "write blocking", 0, 0, 0, "@stream", "5.0.0",
                 "Return new entries from a stream using a consumer group, or access the history of the pending "
                         + "entries for a given consumer. Can block.",
-                (ctx, argv) -> readGeneric(ctx, argv, true)).keysBy(StreamCommands::readKeys);
+                Handler.XREADGROUP).keysBy(StreamCommands::readKeys);
         t.add("xack", -4, "write fast", 1, 1, 1, "@stream", "5.0.0",
                 "Marks a pending message as correctly processed, effectively removing it from the pending entries "
                         + "list of the consumer group. Return value of the command is the number of messages "
                         + "successfully acknowledged, that is, the IDs we were actually able to resolve in the PEL.",
-                StreamCommands::xack);
+                Handler.XACK);
         t.add("xpending", -3, "readonly", 1, 1, 1, "@stream", "5.0.0",
                 "Return information and entries from a stream consumer group pending entries list, that are "
                         + "messages fetched but never acknowledged.",
-                StreamCommands::xpending);
+                Handler.XPENDING);
         t.add("xclaim", -6, "write fast", 1, 1, 1, "@stream", "5.0.0",
                 "Changes (or acquires) ownership of a message in a consumer group, as if the message was delivered "
                         + "to the specified consumer.",
-                StreamCommands::xclaim);
+                Handler.XCLAIM);
         t.add("xautoclaim", -6, "write fast", 1, 1, 1, "@stream", "6.2.0",
                 "Changes (or acquires) ownership of messages in a consumer group, as if the messages were "
                         + "delivered to the specified consumer.",
-                StreamCommands::xautoclaim);
+                Handler.XAUTOCLAIM);
         t.add("xsetid", -3, "write denyoom fast", 1, 1, 1, "@stream", "5.0.0",
-                "An internal command for replicating stream values", StreamCommands::xsetid);
+                "An internal command for replicating stream values", Handler.XSETID);
 
         var xgroup = t.container("xgroup", -2, "", "", "5.0.0", "A container for consumer groups commands");
         xgroup.sub("create", -5, "write denyoom", 2, 2, 1, "@stream", "5.0.0",
-                "Create a consumer group.", StreamCommands::xgroup);
+                "Create a consumer group.", Handler.XGROUP);
         xgroup.sub("setid", -5, "write", 2, 2, 1, "@stream", "5.0.0",
-                "Set a consumer group to an arbitrary last delivered ID value.", StreamCommands::xgroup);
+                "Set a consumer group to an arbitrary last delivered ID value.", Handler.XGROUP);
         xgroup.sub("destroy", 4, "write", 2, 2, 1, "@stream", "5.0.0",
-                "Destroy a consumer group.", StreamCommands::xgroup);
+                "Destroy a consumer group.", Handler.XGROUP);
         xgroup.sub("createconsumer", 5, "write denyoom", 2, 2, 1, "@stream", "6.2.0",
-                "Create a consumer in a consumer group.", StreamCommands::xgroup);
+                "Create a consumer in a consumer group.", Handler.XGROUP);
         xgroup.sub("delconsumer", 5, "write", 2, 2, 1, "@stream", "5.0.0",
-                "Delete a consumer from a consumer group.", StreamCommands::xgroup);
+                "Delete a consumer from a consumer group.", Handler.XGROUP);
         xgroup.sub("help", 2, "loading stale", 0, 0, 0, "@stream", "5.0.0",
-                "Show helpful text about the different subcommands", StreamCommands::xgroupHelp);
+                "Show helpful text about the different subcommands", Handler.XGROUP_HELP);
 
         var xinfo = t.container("xinfo", -2, "", "", "5.0.0", "A container for stream introspection commands");
         xinfo.sub("stream", -3, "readonly", 2, 2, 1, "@stream", "5.0.0",
-                "Get information about a stream", StreamCommands::xinfo);
+                "Get information about a stream", Handler.XINFO);
         xinfo.sub("groups", 3, "readonly", 2, 2, 1, "@stream", "5.0.0",
-                "List the consumer groups of a stream", StreamCommands::xinfo);
+                "List the consumer groups of a stream", Handler.XINFO);
         xinfo.sub("consumers", 4, "readonly", 2, 2, 1, "@stream", "5.0.0",
-                "List the consumers in a consumer group", StreamCommands::xinfo);
+                "List the consumers in a consumer group", Handler.XINFO);
         xinfo.sub("help", 2, "loading stale", 0, 0, 0, "@stream", "5.0.0",
-                "Show helpful text about the different subcommands", StreamCommands::xinfoHelp);
+                "Show helpful text about the different subcommands", Handler.XINFO_HELP);
     }
 
     // ------------------------------------------------------------------ argument helpers
@@ -1130,5 +1131,52 @@ public final class StreamCommands {
                 "    Show the stream consumer groups.",
                 "STREAM <key> [FULL [COUNT <count>]",
                 "    Show information about the stream.");
+    }
+
+    /**
+     * The family's command handlers: one enum class for all of them, where a method reference or lambda per command
+     * made the JVM spin a hidden class each at startup (docs/decisions/0014-cold-start.md).
+     */
+    private enum Handler implements CommandHandler {
+        XADD,
+        XLEN,
+        XRANGE,
+        XREVRANGE,
+        XDEL,
+        XTRIM,
+        XREAD,
+        XREADGROUP,
+        XACK,
+        XPENDING,
+        XCLAIM,
+        XAUTOCLAIM,
+        XSETID,
+        XGROUP,
+        XGROUP_HELP,
+        XINFO,
+        XINFO_HELP;
+
+        @Override
+        public Reply execute(CommandContext ctx, byte[][] argv) {
+            return switch (this) {
+                case XADD -> xadd(ctx, argv);
+                case XLEN -> xlen(ctx, argv);
+                case XRANGE -> xrangeGeneric(ctx, argv, false);
+                case XREVRANGE -> xrangeGeneric(ctx, argv, true);
+                case XDEL -> xdel(ctx, argv);
+                case XTRIM -> xtrim(ctx, argv);
+                case XREAD -> readGeneric(ctx, argv, false);
+                case XREADGROUP -> readGeneric(ctx, argv, true);
+                case XACK -> xack(ctx, argv);
+                case XPENDING -> xpending(ctx, argv);
+                case XCLAIM -> xclaim(ctx, argv);
+                case XAUTOCLAIM -> xautoclaim(ctx, argv);
+                case XSETID -> xsetid(ctx, argv);
+                case XGROUP -> xgroup(ctx, argv);
+                case XGROUP_HELP -> xgroupHelp(ctx, argv);
+                case XINFO -> xinfo(ctx, argv);
+                case XINFO_HELP -> xinfoHelp(ctx, argv);
+            };
+        }
     }
 }

@@ -2,6 +2,7 @@ package io.tide.command.family;
 
 import io.tide.command.Args;
 import io.tide.command.CommandContext;
+import io.tide.command.CommandHandler;
 import io.tide.command.CommandSpec;
 import io.tide.command.CommandTable;
 import io.tide.command.Errors;
@@ -54,54 +55,54 @@ public final class StringCommands {
     public static void register(CommandTable t) {
         t.group("string");
         t.add("get", 2, "readonly fast", 1, 1, 1, "@string", "1.0.0",
-                "Get the value of a key", StringCommands::get);
+                "Get the value of a key", Handler.GET);
         t.add("set", -3, "write denyoom", 1, 1, 1, "@string", "1.0.0",
-                "Set the string value of a key", StringCommands::set)
+                "Set the string value of a key", Handler.SET)
                 // Redis's setGetKeys: the key is read only when GET asks for the old value.
                 .getKeysBy(argv -> List.of(new CommandSpec.KeyRef(argv[1], Args.has(argv, 3, "get")
                         ? List.of("RW", "access", "update") : List.of("OW", "update"))));
         t.add("setnx", 3, "write denyoom fast", 1, 1, 1, "@string", "1.0.0",
-                "Set the value of a key, only if the key does not exist", StringCommands::setnx);
+                "Set the value of a key, only if the key does not exist", Handler.SETNX);
         t.add("setex", 4, "write denyoom", 1, 1, 1, "@string", "2.0.0",
-                "Set the value and expiration of a key", StringCommands::setex);
+                "Set the value and expiration of a key", Handler.SETEX);
         t.add("psetex", 4, "write denyoom", 1, 1, 1, "@string", "2.6.0",
-                "Set the value and expiration in milliseconds of a key", StringCommands::psetex);
+                "Set the value and expiration in milliseconds of a key", Handler.PSETEX);
         t.add("getset", 3, "write denyoom fast", 1, 1, 1, "@string", "1.0.0",
-                "Set the string value of a key and return its old value", StringCommands::getset);
+                "Set the string value of a key and return its old value", Handler.GETSET);
         t.add("delifeq", 3, "write fast", 1, 1, 1, "@string", "9.0.0",
-                "Delete key if value matches string.", StringCommands::delifeq);
+                "Delete key if value matches string.", Handler.DELIFEQ);
         t.add("getdel", 2, "write fast", 1, 1, 1, "@string", "6.2.0",
-                "Get the value of a key and delete the key", StringCommands::getdel);
+                "Get the value of a key and delete the key", Handler.GETDEL);
         t.add("getex", -2, "write fast", 1, 1, 1, "@string", "6.2.0",
-                "Get the value of a key and optionally set its expiration", StringCommands::getex);
+                "Get the value of a key and optionally set its expiration", Handler.GETEX);
         t.add("mget", -2, "readonly fast", 1, -1, 1, "@string", "1.0.0",
-                "Get the values of all the given keys", StringCommands::mget);
+                "Get the values of all the given keys", Handler.MGET);
         t.add("mset", -3, "write denyoom", 1, -1, 2, "@string", "1.0.1",
-                "Set multiple keys to multiple values", StringCommands::mset);
+                "Set multiple keys to multiple values", Handler.MSET);
         t.add("msetnx", -3, "write denyoom", 1, -1, 2, "@string", "1.0.1",
-                "Set multiple keys to multiple values, only if none of the keys exist", StringCommands::msetnx);
+                "Set multiple keys to multiple values, only if none of the keys exist", Handler.MSETNX);
         t.add("append", 3, "write denyoom fast", 1, 1, 1, "@string", "2.0.0",
-                "Append a value to a key", StringCommands::append);
+                "Append a value to a key", Handler.APPEND);
         t.add("strlen", 2, "readonly fast", 1, 1, 1, "@string", "2.2.0",
-                "Get the length of the value stored in a key", StringCommands::strlen);
+                "Get the length of the value stored in a key", Handler.STRLEN);
         t.add("incr", 2, "write denyoom fast", 1, 1, 1, "@string", "1.0.0",
-                "Increment the integer value of a key by one", StringCommands::incr);
+                "Increment the integer value of a key by one", Handler.INCR);
         t.add("decr", 2, "write denyoom fast", 1, 1, 1, "@string", "1.0.0",
-                "Decrement the integer value of a key by one", StringCommands::decr);
+                "Decrement the integer value of a key by one", Handler.DECR);
         t.add("incrby", 3, "write denyoom fast", 1, 1, 1, "@string", "1.0.0",
-                "Increment the integer value of a key by the given amount", StringCommands::incrby);
+                "Increment the integer value of a key by the given amount", Handler.INCRBY);
         t.add("decrby", 3, "write denyoom fast", 1, 1, 1, "@string", "1.0.0",
-                "Decrement the integer value of a key by the given number", StringCommands::decrby);
+                "Decrement the integer value of a key by the given number", Handler.DECRBY);
         t.add("incrbyfloat", 3, "write denyoom fast", 1, 1, 1, "@string", "2.6.0",
-                "Increment the float value of a key by the given amount", StringCommands::incrbyfloat);
+                "Increment the float value of a key by the given amount", Handler.INCRBYFLOAT);
         t.add("getrange", 4, "readonly", 1, 1, 1, "@string", "2.4.0",
-                "Get a substring of the string stored at a key", StringCommands::getrange);
+                "Get a substring of the string stored at a key", Handler.GETRANGE);
         t.add("setrange", 4, "write denyoom", 1, 1, 1, "@string", "2.2.0",
-                "Overwrite part of a string at key starting at the specified offset", StringCommands::setrange);
+                "Overwrite part of a string at key starting at the specified offset", Handler.SETRANGE);
         t.add("substr", 4, "readonly", 1, 1, 1, "@string", "1.0.0",
-                "Get a substring of the string stored at a key", StringCommands::getrange);
+                "Get a substring of the string stored at a key", Handler.GETRANGE);
         t.add("lcs", -3, "readonly", 1, 2, 1, "@string", "7.0.0",
-                "Find longest common substring", StringCommands::lcs);
+                "Find longest common substring", Handler.LCS);
     }
 
     // ------------------------------------------------------------------ GET / SET family
@@ -564,5 +565,62 @@ public final class StringCommands {
             return Reply.map(MATCHES, Reply.array(matches), LEN, Reply.integer(total));
         }
         return Reply.bulk(result);
+    }
+
+    /**
+     * The family's command handlers: one enum class for all of them, where a method reference or lambda per command
+     * made the JVM spin a hidden class each at startup (docs/decisions/0014-cold-start.md).
+     */
+    private enum Handler implements CommandHandler {
+        GET,
+        SET,
+        SETNX,
+        SETEX,
+        PSETEX,
+        GETSET,
+        DELIFEQ,
+        GETDEL,
+        GETEX,
+        MGET,
+        MSET,
+        MSETNX,
+        APPEND,
+        STRLEN,
+        INCR,
+        DECR,
+        INCRBY,
+        DECRBY,
+        INCRBYFLOAT,
+        GETRANGE,
+        SETRANGE,
+        LCS;
+
+        @Override
+        public Reply execute(CommandContext ctx, byte[][] argv) {
+            return switch (this) {
+                case GET -> get(ctx, argv);
+                case SET -> set(ctx, argv);
+                case SETNX -> setnx(ctx, argv);
+                case SETEX -> setex(ctx, argv);
+                case PSETEX -> psetex(ctx, argv);
+                case GETSET -> getset(ctx, argv);
+                case DELIFEQ -> delifeq(ctx, argv);
+                case GETDEL -> getdel(ctx, argv);
+                case GETEX -> getex(ctx, argv);
+                case MGET -> mget(ctx, argv);
+                case MSET -> mset(ctx, argv);
+                case MSETNX -> msetnx(ctx, argv);
+                case APPEND -> append(ctx, argv);
+                case STRLEN -> strlen(ctx, argv);
+                case INCR -> incr(ctx, argv);
+                case DECR -> decr(ctx, argv);
+                case INCRBY -> incrby(ctx, argv);
+                case DECRBY -> decrby(ctx, argv);
+                case INCRBYFLOAT -> incrbyfloat(ctx, argv);
+                case GETRANGE -> getrange(ctx, argv);
+                case SETRANGE -> setrange(ctx, argv);
+                case LCS -> lcs(ctx, argv);
+            };
+        }
     }
 }

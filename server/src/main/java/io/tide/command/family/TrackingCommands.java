@@ -3,6 +3,7 @@ package io.tide.command.family;
 import io.tide.command.Args;
 import io.tide.command.ClientSession;
 import io.tide.command.CommandContext;
+import io.tide.command.CommandHandler;
 import io.tide.command.CommandSpec;
 import io.tide.command.CommandTable;
 import io.tide.command.Errors;
@@ -23,15 +24,15 @@ public final class TrackingCommands {
     public static void register(CommandTable t) {
         CommandSpec client = t.lookup("client");
         client.sub("tracking", -3, "noscript loading stale", 0, 0, 0, "@connection", "6.0.0",
-                "Controls server-assisted client-side caching for the connection.", TrackingCommands::tracking);
+                "Controls server-assisted client-side caching for the connection.", Handler.TRACKING);
         client.sub("caching", 3, "noscript loading stale", 0, 0, 0, "@connection", "6.0.0",
-                "Instructs the server whether to track the keys in the next request.", TrackingCommands::caching);
+                "Instructs the server whether to track the keys in the next request.", Handler.CACHING);
         client.sub("getredir", 2, "noscript loading stale", 0, 0, 0, "@connection", "6.0.0",
                 "Returns the client ID to which the connection's tracking notifications are redirected.",
-                TrackingCommands::getredir);
+                Handler.GETREDIR);
         client.sub("trackinginfo", 2, "noscript loading stale", 0, 0, 0, "@connection", "6.2.0",
                 "Returns information about server-assisted client-side caching for the connection.",
-                TrackingCommands::trackinginfo);
+                Handler.TRACKINGINFO);
     }
 
     /** Redis's CLIENT TRACKING: options parsed in order, then the checks of clientCommand, same texts. */
@@ -163,5 +164,26 @@ public final class TrackingCommands {
         return Reply.map(Reply.bulk("flags"), new Reply.SetReply(flags.toArray(new Reply[0])),
                 Reply.bulk("redirect"), Reply.integer(m == null ? -1 : m.redirect()),
                 Reply.bulk("prefixes"), Reply.array(prefixes));
+    }
+
+    /**
+     * The family's command handlers: one enum class for all of them, where a method reference or lambda per command
+     * made the JVM spin a hidden class each at startup (docs/decisions/0014-cold-start.md).
+     */
+    private enum Handler implements CommandHandler {
+        TRACKING,
+        CACHING,
+        GETREDIR,
+        TRACKINGINFO;
+
+        @Override
+        public Reply execute(CommandContext ctx, byte[][] argv) {
+            return switch (this) {
+                case TRACKING -> tracking(ctx, argv);
+                case CACHING -> caching(ctx, argv);
+                case GETREDIR -> getredir(ctx, argv);
+                case TRACKINGINFO -> trackinginfo(ctx, argv);
+            };
+        }
     }
 }

@@ -2,6 +2,7 @@ package io.tide.command.family;
 
 import io.tide.command.ClientSession;
 import io.tide.command.CommandContext;
+import io.tide.command.CommandHandler;
 import io.tide.command.CommandTable;
 import io.tide.command.Errors;
 import io.tide.protocol.Reply;
@@ -26,15 +27,15 @@ public final class TransactionCommands {
     public static void register(CommandTable t) {
         t.group("transactions");
         t.add("multi", 1, "noscript loading stale fast allow_busy", 0, 0, 0, "@transaction", "1.2.0",
-                "Start a transaction block", TransactionCommands::multi);
+                "Start a transaction block", Handler.MULTI);
         t.add("exec", 1, "noscript loading stale skip_slowlog", 0, 0, 0, "@transaction", "1.2.0",
-                "Execute all commands issued after MULTI", TransactionCommands::exec);
+                "Execute all commands issued after MULTI", Handler.EXEC);
         t.add("discard", 1, "noscript loading stale fast allow_busy", 0, 0, 0, "@transaction", "2.0.0",
-                "Discard all commands issued after MULTI", TransactionCommands::discard);
+                "Discard all commands issued after MULTI", Handler.DISCARD);
         t.add("watch", -2, "noscript loading stale fast allow_busy", 1, -1, 1, "@transaction", "2.2.0",
-                "Monitor changes to keys to determine execution of the MULTI/EXEC block", TransactionCommands::watch);
+                "Monitor changes to keys to determine execution of the MULTI/EXEC block", Handler.WATCH);
         t.add("unwatch", 1, "noscript loading stale fast allow_busy", 0, 0, 0, "@transaction", "2.2.0",
-                "Forget about all watched keys", TransactionCommands::unwatch);
+                "Forget about all watched keys", Handler.UNWATCH);
     }
 
     static Reply multi(CommandContext ctx, byte[][] argv) {
@@ -114,5 +115,28 @@ public final class TransactionCommands {
             ctx.selectDb(c.db()); // a SELECT inside the transaction applies to the commands after it
         }
         return Reply.array(replies);
+    }
+
+    /**
+     * The family's command handlers: one enum class for all of them, where a method reference or lambda per command
+     * made the JVM spin a hidden class each at startup (docs/decisions/0014-cold-start.md).
+     */
+    private enum Handler implements CommandHandler {
+        MULTI,
+        EXEC,
+        DISCARD,
+        WATCH,
+        UNWATCH;
+
+        @Override
+        public Reply execute(CommandContext ctx, byte[][] argv) {
+            return switch (this) {
+                case MULTI -> multi(ctx, argv);
+                case EXEC -> exec(ctx, argv);
+                case DISCARD -> discard(ctx, argv);
+                case WATCH -> watch(ctx, argv);
+                case UNWATCH -> unwatch(ctx, argv);
+            };
+        }
     }
 }

@@ -2,12 +2,13 @@ package io.tide.command.family;
 
 import io.tide.command.Args;
 import io.tide.command.CommandContext;
+import io.tide.command.CommandHandler;
 import io.tide.command.CommandSpec;
 import io.tide.command.CommandTable;
 import io.tide.command.Errors;
 import io.tide.protocol.Reply;
-import io.tide.pubsub.KeyspaceEvents;
 import io.tide.protocol.RespWriter;
+import io.tide.pubsub.KeyspaceEvents;
 import io.tide.store.ByteMap;
 import io.tide.store.Database;
 import io.tide.store.EncodingLimits;
@@ -51,96 +52,96 @@ public final class ZSetCommands {
         t.add("zadd", -4, "write denyoom fast", 1, 1, 1, "@sortedset", "1.2.0",
                 "Adds one or more members to a sorted set, or updates their scores. Creates the key if it "
                         + "doesn't exist.",
-                ZSetCommands::zadd);
+                Handler.ZADD);
         t.add("zincrby", 4, "write denyoom fast", 1, 1, 1, "@sortedset", "1.2.0",
-                "Increments the score of a member in a sorted set.", ZSetCommands::zincrby);
+                "Increments the score of a member in a sorted set.", Handler.ZINCRBY);
         t.add("zrem", -3, "write fast", 1, 1, 1, "@sortedset", "1.2.0",
                 "Removes one or more members from a sorted set. Deletes the sorted set if all members were removed.",
-                ZSetCommands::zrem);
+                Handler.ZREM);
         t.add("zcard", 2, "readonly fast", 1, 1, 1, "@sortedset", "1.2.0",
-                "Returns the number of members in a sorted set.", ZSetCommands::zcard);
+                "Returns the number of members in a sorted set.", Handler.ZCARD);
         t.add("zcount", 4, "readonly fast", 1, 1, 1, "@sortedset", "2.0.0",
-                "Returns the count of members in a sorted set that have scores within a range.", ZSetCommands::zcount);
+                "Returns the count of members in a sorted set that have scores within a range.", Handler.ZCOUNT);
         t.add("zlexcount", 4, "readonly fast", 1, 1, 1, "@sortedset", "2.8.9",
                 "Returns the number of members in a sorted set within a lexicographical range.",
-                ZSetCommands::zlexcount);
+                Handler.ZLEXCOUNT);
         t.add("zscore", 3, "readonly fast", 1, 1, 1, "@sortedset", "1.2.0",
-                "Returns the score of a member in a sorted set.", ZSetCommands::zscore);
+                "Returns the score of a member in a sorted set.", Handler.ZSCORE);
         t.add("zmscore", -3, "readonly fast", 1, 1, 1, "@sortedset", "6.2.0",
-                "Returns the score of one or more members in a sorted set.", ZSetCommands::zmscore);
+                "Returns the score of one or more members in a sorted set.", Handler.ZMSCORE);
         t.add("zrank", -3, "readonly fast", 1, 1, 1, "@sortedset", "2.0.0",
-                "Returns the index of a member in a sorted set ordered by ascending scores.", ZSetCommands::zrank);
+                "Returns the index of a member in a sorted set ordered by ascending scores.", Handler.ZRANK);
         t.add("zrevrank", -3, "readonly fast", 1, 1, 1, "@sortedset", "2.0.0",
-                "Returns the index of a member in a sorted set ordered by descending scores.", ZSetCommands::zrevrank);
+                "Returns the index of a member in a sorted set ordered by descending scores.", Handler.ZREVRANK);
         t.add("zrange", -4, "readonly", 1, 1, 1, "@sortedset", "1.2.0",
-                "Returns members in a sorted set within a range of indexes.", ZSetCommands::zrange);
+                "Returns members in a sorted set within a range of indexes.", Handler.ZRANGE);
         t.add("zrangestore", -5, "write denyoom", 1, 2, 1, "@sortedset", "6.2.0",
-                "Stores a range of members from sorted set in a key.", ZSetCommands::zrangestore);
+                "Stores a range of members from sorted set in a key.", Handler.ZRANGESTORE);
         t.add("zrevrange", -4, "readonly", 1, 1, 1, "@sortedset", "1.2.0",
-                "Returns members in a sorted set within a range of indexes in reverse order.", ZSetCommands::zrevrange);
+                "Returns members in a sorted set within a range of indexes in reverse order.", Handler.ZREVRANGE);
         t.add("zrangebyscore", -4, "readonly", 1, 1, 1, "@sortedset", "1.0.5",
-                "Returns members in a sorted set within a range of scores.", ZSetCommands::zrangebyscore);
+                "Returns members in a sorted set within a range of scores.", Handler.ZRANGEBYSCORE);
         t.add("zrevrangebyscore", -4, "readonly", 1, 1, 1, "@sortedset", "2.2.0",
                 "Returns members in a sorted set within a range of scores in reverse order.",
-                ZSetCommands::zrevrangebyscore);
+                Handler.ZREVRANGEBYSCORE);
         t.add("zrangebylex", -4, "readonly", 1, 1, 1, "@sortedset", "2.8.9",
-                "Returns members in a sorted set within a lexicographical range.", ZSetCommands::zrangebylex);
+                "Returns members in a sorted set within a lexicographical range.", Handler.ZRANGEBYLEX);
         t.add("zrevrangebylex", -4, "readonly", 1, 1, 1, "@sortedset", "2.8.9",
                 "Returns members in a sorted set within a lexicographical range in reverse order.",
-                ZSetCommands::zrevrangebylex);
+                Handler.ZREVRANGEBYLEX);
         t.add("zremrangebyrank", 4, "write", 1, 1, 1, "@sortedset", "2.0.0",
                 "Removes members in a sorted set within a range of indexes. Deletes the sorted set if all members "
-                        + "were removed.", ZSetCommands::zremrangebyrank);
+                        + "were removed.", Handler.ZREMRANGEBYRANK);
         t.add("zremrangebyscore", 4, "write", 1, 1, 1, "@sortedset", "1.2.0",
                 "Removes members in a sorted set within a range of scores. Deletes the sorted set if all members "
-                        + "were removed.", ZSetCommands::zremrangebyscore);
+                        + "were removed.", Handler.ZREMRANGEBYSCORE);
         t.add("zremrangebylex", 4, "write", 1, 1, 1, "@sortedset", "2.8.9",
                 "Removes members in a sorted set within a lexicographical range. Deletes the sorted set if all "
-                        + "members were removed.", ZSetCommands::zremrangebylex);
+                        + "members were removed.", Handler.ZREMRANGEBYLEX);
         t.add("zpopmin", -2, "write fast", 1, 1, 1, "@sortedset", "5.0.0",
                 "Returns the lowest-scoring members from a sorted set after removing them. Deletes the sorted set "
-                        + "if the last member was popped.", ZSetCommands::zpopmin);
+                        + "if the last member was popped.", Handler.ZPOPMIN);
         t.add("zpopmax", -2, "write fast", 1, 1, 1, "@sortedset", "5.0.0",
                 "Returns the highest-scoring members from a sorted set after removing them. Deletes the sorted "
-                        + "set if the last member was popped.", ZSetCommands::zpopmax);
+                        + "set if the last member was popped.", Handler.ZPOPMAX);
         t.add("zmpop", -4, "write", 0, 0, 0, "@sortedset", "7.0.0",
                 "Returns the highest- or lowest-scoring members from one or more sorted sets after removing them. "
-                        + "Deletes the sorted set if the last member was popped.", ZSetCommands::zmpop)
+                        + "Deletes the sorted set if the last member was popped.", Handler.ZMPOP)
                 .keysBy(numkeys(1, false));
         t.add("bzpopmin", -3, "write noscript blocking fast", 1, -2, 1, "@sortedset", "5.0.0",
                 "Removes and returns the member with the lowest score from one or more sorted sets. Blocks until "
                         + "a member is available otherwise. Deletes the sorted set if the last element was popped.",
-                ZSetCommands::bzpopmin);
+                Handler.BZPOPMIN);
         t.add("bzpopmax", -3, "write noscript blocking fast", 1, -2, 1, "@sortedset", "5.0.0",
                 "Removes and returns the member with the highest score from one or more sorted sets. Blocks until "
                         + "a member available otherwise.  Deletes the sorted set if the last element was popped.",
-                ZSetCommands::bzpopmax);
+                Handler.BZPOPMAX);
         t.add("bzmpop", -5, "write blocking", 0, 0, 0, "@sortedset", "7.0.0",
                 "Removes and returns a member by score from one or more sorted sets. Blocks until a member is "
                         + "available otherwise. Deletes the sorted set if the last element was popped.",
-                ZSetCommands::bzmpop).keysBy(numkeys(2, false));
+                Handler.BZMPOP).keysBy(numkeys(2, false));
         t.add("zrandmember", -2, "readonly", 1, 1, 1, "@sortedset", "6.2.0",
-                "Returns one or more random members from a sorted set.", ZSetCommands::zrandmember);
+                "Returns one or more random members from a sorted set.", Handler.ZRANDMEMBER);
         t.add("zunion", -3, "readonly", 0, 0, 0, "@sortedset", "6.2.0",
-                "Returns the union of multiple sorted sets.", ZSetCommands::zunion).keysBy(numkeys(1, false));
+                "Returns the union of multiple sorted sets.", Handler.ZUNION).keysBy(numkeys(1, false));
         t.add("zunionstore", -4, "write denyoom", 1, 1, 1, "@sortedset", "2.0.0",
-                "Stores the union of multiple sorted sets in a key.", ZSetCommands::zunionstore)
+                "Stores the union of multiple sorted sets in a key.", Handler.ZUNIONSTORE)
                 .keysBy(numkeys(2, true));
         t.add("zinter", -3, "readonly", 0, 0, 0, "@sortedset", "6.2.0",
-                "Returns the intersect of multiple sorted sets.", ZSetCommands::zinter).keysBy(numkeys(1, false));
+                "Returns the intersect of multiple sorted sets.", Handler.ZINTER).keysBy(numkeys(1, false));
         t.add("zinterstore", -4, "write denyoom", 1, 1, 1, "@sortedset", "2.0.0",
-                "Stores the intersect of multiple sorted sets in a key.", ZSetCommands::zinterstore)
+                "Stores the intersect of multiple sorted sets in a key.", Handler.ZINTERSTORE)
                 .keysBy(numkeys(2, true));
         t.add("zintercard", -3, "readonly", 0, 0, 0, "@sortedset", "7.0.0",
-                "Returns the number of members of the intersect of multiple sorted sets.", ZSetCommands::zintercard)
+                "Returns the number of members of the intersect of multiple sorted sets.", Handler.ZINTERCARD)
                 .keysBy(numkeys(1, false));
         t.add("zdiff", -3, "readonly", 0, 0, 0, "@sortedset", "6.2.0",
-                "Returns the difference between multiple sorted sets.", ZSetCommands::zdiff).keysBy(numkeys(1, false));
+                "Returns the difference between multiple sorted sets.", Handler.ZDIFF).keysBy(numkeys(1, false));
         t.add("zdiffstore", -4, "write denyoom", 1, 1, 1, "@sortedset", "6.2.0",
-                "Stores the difference of multiple sorted sets in a key.", ZSetCommands::zdiffstore)
+                "Stores the difference of multiple sorted sets in a key.", Handler.ZDIFFSTORE)
                 .keysBy(numkeys(2, true));
         t.add("zscan", -3, "readonly", 1, 1, 1, "@sortedset", "2.8.0",
-                "Iterates over members and scores of a sorted set.", ZSetCommands::zscan);
+                "Iterates over members and scores of a sorted set.", Handler.ZSCAN);
     }
 
     /**
@@ -1322,5 +1323,88 @@ public final class ZSetCommands {
             next = z.scan(cursor, o.limit(), add);
         }
         return ScanOptions.reply(next, out);
+    }
+
+    /**
+     * The family's command handlers: one enum class for all of them, where a method reference or lambda per command
+     * made the JVM spin a hidden class each at startup (docs/decisions/0014-cold-start.md).
+     */
+    private enum Handler implements CommandHandler {
+        ZADD,
+        ZINCRBY,
+        ZREM,
+        ZCARD,
+        ZCOUNT,
+        ZLEXCOUNT,
+        ZSCORE,
+        ZMSCORE,
+        ZRANK,
+        ZREVRANK,
+        ZRANGE,
+        ZRANGESTORE,
+        ZREVRANGE,
+        ZRANGEBYSCORE,
+        ZREVRANGEBYSCORE,
+        ZRANGEBYLEX,
+        ZREVRANGEBYLEX,
+        ZREMRANGEBYRANK,
+        ZREMRANGEBYSCORE,
+        ZREMRANGEBYLEX,
+        ZPOPMIN,
+        ZPOPMAX,
+        ZMPOP,
+        BZPOPMIN,
+        BZPOPMAX,
+        BZMPOP,
+        ZRANDMEMBER,
+        ZUNION,
+        ZUNIONSTORE,
+        ZINTER,
+        ZINTERSTORE,
+        ZINTERCARD,
+        ZDIFF,
+        ZDIFFSTORE,
+        ZSCAN;
+
+        @Override
+        public Reply execute(CommandContext ctx, byte[][] argv) {
+            return switch (this) {
+                case ZADD -> zadd(ctx, argv);
+                case ZINCRBY -> zincrby(ctx, argv);
+                case ZREM -> zrem(ctx, argv);
+                case ZCARD -> zcard(ctx, argv);
+                case ZCOUNT -> zcount(ctx, argv);
+                case ZLEXCOUNT -> zlexcount(ctx, argv);
+                case ZSCORE -> zscore(ctx, argv);
+                case ZMSCORE -> zmscore(ctx, argv);
+                case ZRANK -> zrank(ctx, argv);
+                case ZREVRANK -> zrevrank(ctx, argv);
+                case ZRANGE -> zrange(ctx, argv);
+                case ZRANGESTORE -> zrangestore(ctx, argv);
+                case ZREVRANGE -> zrevrange(ctx, argv);
+                case ZRANGEBYSCORE -> zrangebyscore(ctx, argv);
+                case ZREVRANGEBYSCORE -> zrevrangebyscore(ctx, argv);
+                case ZRANGEBYLEX -> zrangebylex(ctx, argv);
+                case ZREVRANGEBYLEX -> zrevrangebylex(ctx, argv);
+                case ZREMRANGEBYRANK -> zremrangebyrank(ctx, argv);
+                case ZREMRANGEBYSCORE -> zremrangebyscore(ctx, argv);
+                case ZREMRANGEBYLEX -> zremrangebylex(ctx, argv);
+                case ZPOPMIN -> zpopmin(ctx, argv);
+                case ZPOPMAX -> zpopmax(ctx, argv);
+                case ZMPOP -> zmpop(ctx, argv);
+                case BZPOPMIN -> bzpopmin(ctx, argv);
+                case BZPOPMAX -> bzpopmax(ctx, argv);
+                case BZMPOP -> bzmpop(ctx, argv);
+                case ZRANDMEMBER -> zrandmember(ctx, argv);
+                case ZUNION -> zunion(ctx, argv);
+                case ZUNIONSTORE -> zunionstore(ctx, argv);
+                case ZINTER -> zinter(ctx, argv);
+                case ZINTERSTORE -> zinterstore(ctx, argv);
+                case ZINTERCARD -> zintercard(ctx, argv);
+                case ZDIFF -> zdiff(ctx, argv);
+                case ZDIFFSTORE -> zdiffstore(ctx, argv);
+                case ZSCAN -> zscan(ctx, argv);
+            };
+        }
     }
 }

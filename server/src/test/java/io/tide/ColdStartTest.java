@@ -1,0 +1,47 @@
+package io.tide;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tide.command.CommandSpec;
+import io.tide.command.CommandTable;
+import io.tide.command.family.Families;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Holds decision 0014's two lines: the library jar carries no logging configuration of its own, and command handlers
+ * are not one generated (hidden) class each, which the JVM would spin at every cold start.
+ */
+class ColdStartTest {
+
+    @Test
+    void theLibraryShipsNoLoggingConfiguration() {
+        // The test class path has src/test/resources' logback-test.xml (the tests' own); main resources must add none.
+        ClassLoader loader = Server.class.getClassLoader();
+        assertThat(loader.getResource("logback.xml")).as("logback.xml in the library's resources").isNull();
+        assertThat(loader.getResource("logback.groovy")).isNull();
+        assertThat(loader.getResource("log4j2.xml")).isNull();
+    }
+
+    @Test
+    void commandHandlersAreNotAGeneratedClassEach() {
+        CommandTable table = new CommandTable();
+        Families.registerAll(table);
+        List<String> generated = new ArrayList<>();
+        int handlers = 0;
+        for (CommandSpec spec : table.all()) {
+            List<CommandSpec> specs = new ArrayList<>(List.of(spec));
+            specs.addAll(spec.subcommands().values());
+            for (CommandSpec s : specs) {
+                if (s.handler() == null) continue;
+                handlers++;
+                if (s.handler().getClass().isHidden()) generated.add(s.fullName());
+            }
+        }
+        assertThat(handlers).isGreaterThan(300);
+        // The block lambdas that remain (decision 0014). A new command registers a constant of its family's Handler
+        // enum rather than a method reference or lambda.
+        assertThat(generated).as("handlers that are lambdas or method references").hasSizeLessThanOrEqualTo(19);
+    }
+}
