@@ -155,7 +155,9 @@ final class StandardParams {
                 integer("shards", 0, 64, "1").immutable()
                         .description("Keyspace shards, one thread each (0 = one per available processor).").build(),
                 ConfigParam.builder("io-driver", Type.ENUM).values("auto", "epoll", "io_uring", "nio")
-                        .defaultValue("auto").immutable().description("Network I/O transport.").build(),
+                        .defaultValue("auto").immutable()
+                        .description("Network I/O transport; auto: io_uring where the kernel has it, else epoll, "
+                                + "else NIO.").build(),
                 ConfigParam.builder("profile", Type.ENUM).values(Profile.names().toArray(String[]::new))
                         .defaultValue("standalone").immutable()
                         .description("Named set of option defaults applied before the config file.").build(),

@@ -162,12 +162,23 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
      * it still sends is drained instead of being answered with a TCP reset that could destroy the reply in flight.
      */
     private static void shutdownThenClose(Channel ch) {
-        if (ch instanceof io.netty.channel.socket.DuplexChannel duplex) {
-            duplex.shutdownOutput();
-            ch.eventLoop().schedule(() -> ch.close(), 2, java.util.concurrent.TimeUnit.SECONDS);
-        } else {
-            ch.close();
-        }
+        afterWrites(ch, () -> {
+            if (ch instanceof io.netty.channel.socket.DuplexChannel duplex) {
+                duplex.shutdownOutput();
+                ch.eventLoop().schedule(() -> ch.close(), 2, java.util.concurrent.TimeUnit.SECONDS);
+            } else {
+                ch.close();
+            }
+        });
+    }
+
+    /**
+     * Runs {@code then} once everything written to {@code ch} so far has reached the socket. With epoll a flush writes
+     * at once, but io_uring only queues the write for the loop's next submission, and a shutdown or close issued
+     * meanwhile would overtake it (the peer saw the end of the stream without the error reply before it).
+     */
+    private static void afterWrites(Channel ch, Runnable then) {
+        ch.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(f -> then.run());
     }
 
     /**
@@ -494,11 +505,11 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
         if (ch == null) return;
         if (ch.eventLoop().inEventLoop()) {
             flushBeforeClose();
-            ch.close();
+            afterWrites(ch, ch::close);
         } else {
             ch.eventLoop().execute(() -> {
                 flushBeforeClose();
-                ch.close();
+                afterWrites(ch, ch::close);
             });
         }
     }
