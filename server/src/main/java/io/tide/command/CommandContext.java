@@ -89,7 +89,45 @@ public final class CommandContext implements ShardWrites.Recorder {
         this.mayBlock = true;
         this.fromScript = false;
         this.retry = false;
+        this.replyInPlace = false;
         return this;
+    }
+
+    /** Whether the running top-level command's reply is written at once, so it may be read in place; see readInPlace. */
+    private boolean replyInPlace;
+    /** The one reusable reply of {@link #readInPlace}. */
+    private final Reply.BulkView view = new Reply.BulkView();
+
+    /** Set by the dispatcher for a command run inline whose reply it writes before this thread runs anything else. */
+    void allowReplyInPlace() {
+        replyInPlace = true;
+    }
+
+    /** This context's reusable view reply (the dispatcher pairs it with a preallocated outcome). */
+    Reply.BulkView view() {
+        return view;
+    }
+
+    /**
+     * {@link #read} for a reply that returns the value as it is (GET): when the dispatcher writes the reply at once and
+     * the value is a string embedded in its entry, the answer is a {@link Reply.BulkView} of the stored bytes, which the
+     * handler returns as its reply (no copy, no allocation); otherwise the value, as {@link #read} gives it.
+     */
+    public Object readInPlace(byte[] key) {
+        if (!replyInPlace) return read(key);
+        Shard s = shardOf(key);
+        Database d = s.db(dbIndex);
+        Object v = d.getInPlace(key, now, !noTouch);
+        if (v == null) {
+            s.stats().keyspaceMisses++;
+            notify(io.tide.pubsub.KeyspaceEvents.KEY_MISS, "keymiss", key);
+            return null;
+        }
+        s.stats().keyspaceHits++;
+        if (v != Database.EMBEDDED) return v;
+        byte[] e = d.inPlaceArray();
+        int from = d.inPlaceOffset();
+        return view.of(e, from, e.length - from);
     }
 
     // ---------------------------------------------------------------- blocking commands
@@ -154,6 +192,8 @@ public final class CommandContext implements ShardWrites.Recorder {
         String monitorSource = script ? "lua" : null;
         boolean outerFromScript = fromScript;
         fromScript = script;
+        boolean outerInPlace = replyInPlace;
+        replyInPlace = false; // a nested command's reply is kept (EXEC's array, a script's value)
         boolean couldBlock = mayBlock;
         mayBlock = false;
         int outerNested = nestedCalls;
@@ -179,6 +219,7 @@ public final class CommandContext implements ShardWrites.Recorder {
             blockRequest = null;
             mayBlock = couldBlock;
             fromScript = outerFromScript;
+            replyInPlace = outerInPlace;
         }
     }
 
