@@ -98,6 +98,22 @@ public final class CommandContext implements ShardWrites.Recorder {
     /** The one reusable reply of {@link #readInPlace}. */
     private final Reply.BulkView view = new Reply.BulkView();
 
+    /** The one reusable reply of {@link #integerReply}. */
+    private final Reply.IntView intView = new Reply.IntView();
+
+    /**
+     * The integer reply {@code v}: a shared one for small values, this context's reusable {@link Reply.IntView} when the
+     * dispatcher writes the reply at once (no allocation), else a new one.
+     */
+    public Reply integerReply(long v) {
+        if (!replyInPlace || (v >= -16 && v < 1024)) return Reply.integer(v);
+        return intView.of(v);
+    }
+
+    Reply.IntView intView() {
+        return intView;
+    }
+
     /** Set by the dispatcher for a command run inline whose reply it writes before this thread runs anything else. */
     void allowReplyInPlace() {
         replyInPlace = true;

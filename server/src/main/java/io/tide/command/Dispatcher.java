@@ -45,6 +45,7 @@ public final class Dispatcher {
     private final CommandContext coordinatorContext;
     /** Per shard: the outcome holding its context's reusable view reply (GET's reply read in place). */
     private final Outcome[] viewOutcomes;
+    private final Outcome[] intViewOutcomes;
     private final boolean single;
     /** Per home shard, confined to its thread: clients postponed by CLIENT PAUSE, in order, and the pause end its
      *  release timer is armed for (0 = none). */
@@ -70,7 +71,11 @@ public final class Dispatcher {
         this.shardContexts = new CommandContext[shards.size()];
         for (int i = 0; i < shardContexts.length; i++) shardContexts[i] = new CommandContext(server);
         this.viewOutcomes = new Outcome[shardContexts.length];
-        for (int i = 0; i < viewOutcomes.length; i++) viewOutcomes[i] = new Outcome(shardContexts[i].view(), false, null);
+        this.intViewOutcomes = new Outcome[shardContexts.length];
+        for (int i = 0; i < viewOutcomes.length; i++) {
+            viewOutcomes[i] = new Outcome(shardContexts[i].view(), false, null);
+            intViewOutcomes[i] = new Outcome(shardContexts[i].intView(), false, null);
+        }
         this.coordinatorContext = new CommandContext(server);
         this.postponedClients = newQueues(shards.size());
         this.releaseArmedFor = new long[shards.size()];
@@ -1002,9 +1007,9 @@ public final class Dispatcher {
         if (r instanceof Reply.Int i && i.value() >= -16 && i.value() < 1024 && INT_OUTCOMES[(int) i.value() + 16].reply == r) {
             return INT_OUTCOMES[(int) i.value() + 16];
         }
-        if (r == ctx.view()) {
+        if (r == ctx.view() || r == ctx.intView()) {
             Shard s = ctx.inlineShard();
-            if (s != null && shardContexts[s.id()] == ctx) return viewOutcomes[s.id()];
+            if (s != null && shardContexts[s.id()] == ctx) return r == ctx.view() ? viewOutcomes[s.id()] : intViewOutcomes[s.id()];
         }
         return new Outcome(r, false, null);
     }

@@ -100,9 +100,27 @@ public sealed interface Reply {
         }
     }
 
-    /** {@code r} as a value that may be kept: a {@link BulkView} copied, any other reply itself. */
+    /**
+     * An integer reply beyond the shared ones (INCR's), reused as {@link BulkView} is: one instance per shard's command
+     * context, written at once or {@linkplain #settled settled} into an {@link Int} when it must wait.
+     */
+    final class IntView implements Reply {
+        private long value;
+
+        /** Sets this view's value; returns it. */
+        public IntView of(long v) {
+            value = v;
+            return this;
+        }
+
+        public long value() { return value; }
+    }
+
+    /** {@code r} as a value that may be kept: a view copied, any other reply itself. */
     static Reply settled(Reply r) {
-        return r instanceof BulkView v ? v.copy() : r;
+        if (r instanceof BulkView v) return v.copy();
+        if (r instanceof IntView i) return new Int(i.value());
+        return r;
     }
 
     Reply OK = new Simple("OK");

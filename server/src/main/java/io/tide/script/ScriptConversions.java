@@ -141,6 +141,9 @@ public final class ScriptConversions {
             case Reply.BulkView v -> {
                 return toLua(v.copy(), resp); // never made for a script's calls; a copy if it were
             }
+            case Reply.IntView i -> {
+                return toLua(Reply.settled(i), resp);
+            }
             case Reply.Later l -> throw new IllegalStateException("a deferred reply reached a script"); // noscript
         }
     }

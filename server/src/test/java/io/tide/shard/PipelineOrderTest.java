@@ -97,4 +97,30 @@ class PipelineOrderTest {
             }
         }
     }
+
+    /** The same for INCR's reusable integer reply: each INCR queued behind a hop answers its own value. */
+    @Test
+    void incrsQueuedBehindAHop_answerTheirOwnValues() {
+        ShardSet shards = server.context().shards();
+        String[] keyOn = new String[shards.size()];
+        for (int i = 0; java.util.Arrays.asList(keyOn).contains(null); i++) {
+            String k = "inplace-incr:" + i;
+            int s = shards.shardOf(k.getBytes()).id();
+            if (keyOn[s] == null) keyOn[s] = k;
+        }
+        try (Jedis j = TestServers.jedis(server.port(), 2)) {
+            for (int x = 0; x < keyOn.length; x++) {
+                for (int y = 0; y < keyOn.length; y++) {
+                    if (x == y) continue;
+                    j.set(keyOn[y], "5000");
+                    Pipeline p = j.pipelined();
+                    p.get(keyOn[x]);
+                    Response<Long> first = p.incr(keyOn[y]);
+                    Response<Long> second = p.incr(keyOn[y]);
+                    p.sync();
+                    assertThat(List.of(first.get(), second.get())).as("shards %d then %d", x, y).containsExactly(5001L, 5002L);
+                }
+            }
+        }
+    }
 }

@@ -428,7 +428,7 @@ public final class StringCommands {
         value += incr;
         ctx.db(key).put(key, StringValues.of(value), Database.KEEP_TTL, ctx.now());
         ctx.notify(KeyspaceEvents.STRING, "incrby", key);
-        return Reply.integer(value);
+        return ctx.integerReply(value);
     }
 
     static Reply incrbyfloat(CommandContext ctx, byte[][] argv) {

@@ -72,6 +72,11 @@ class TransactionCommandsTest extends ServerPerShardCount {
             c.call("SET", "tx-inplace", "bbbb"); // same length: rewritten in place
             c.call("GET", "tx-inplace");
             assertThat(c.call("EXEC")).isEqualTo("*3\r\n$4\r\naaaa\r\n+OK\r\n$4\r\nbbbb\r\n");
+            c.call("SET", "tx-inplace", "5000");
+            c.call("MULTI");
+            c.call("INCR", "tx-inplace");
+            c.call("INCR", "tx-inplace");
+            assertThat(c.call("EXEC")).isEqualTo("*2\r\n:5001\r\n:5002\r\n");
         }
     }
 
