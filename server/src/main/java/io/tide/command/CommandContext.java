@@ -98,6 +98,20 @@ public final class CommandContext implements ShardWrites.Recorder {
     /** The one reusable reply of {@link #readInPlace}. */
     private final Reply.BulkView view = new Reply.BulkView();
 
+    /** Whether the reply may be a view of stored bytes ({@link #bulkView}): the dispatcher writes it at once. */
+    public boolean repliesInPlace() {
+        return replyInPlace;
+    }
+
+    /**
+     * This context's reusable {@link Reply.BulkView} of {@code length} stored bytes of {@code array} from {@code offset};
+     * only while {@link #repliesInPlace()}, and returned by the handler as its reply.
+     */
+    public Reply bulkView(byte[] array, int offset, int length) {
+        if (!replyInPlace) throw new IllegalStateException("a view reply outside a reply written at once");
+        return view.of(array, offset, length);
+    }
+
     /** The one reusable reply of {@link #integerReply}. */
     private final Reply.IntView intView = new Reply.IntView();
 

@@ -98,6 +98,34 @@ class PipelineOrderTest {
         }
     }
 
+    /** The same for HGET, whose reply is written from the packed hash: behind a hop it is a copy. */
+    @Test
+    void hgetQueuedBehindAHop_keepsTheValueItRead() {
+        ShardSet shards = server.context().shards();
+        String[] keyOn = new String[shards.size()];
+        for (int i = 0; java.util.Arrays.asList(keyOn).contains(null); i++) {
+            String k = "inplace-hash:" + i;
+            int s = shards.shardOf(k.getBytes()).id();
+            if (keyOn[s] == null) keyOn[s] = k;
+        }
+        try (Jedis j = TestServers.jedis(server.port(), 2)) {
+            for (int x = 0; x < keyOn.length; x++) {
+                for (int y = 0; y < keyOn.length; y++) {
+                    if (x == y) continue;
+                    j.hset(keyOn[y], "f", "older-" + y);
+                    Pipeline p = j.pipelined();
+                    p.get(keyOn[x]);
+                    Response<String> before = p.hget(keyOn[y], "f");
+                    p.hset(keyOn[y], "f", "newer-" + y);
+                    Response<String> after = p.hget(keyOn[y], "f");
+                    p.sync();
+                    assertThat(List.of(before.get(), after.get())).as("shards %d then %d", x, y)
+                            .containsExactly("older-" + y, "newer-" + y);
+                }
+            }
+        }
+    }
+
     /** The same for INCR's reusable integer reply: each INCR queued behind a hop answers its own value. */
     @Test
     void incrsQueuedBehindAHop_answerTheirOwnValues() {
