@@ -30,6 +30,7 @@ public final class Server implements AutoCloseable {
 
     private final ServerContext context;
     private final NetworkServer network;
+    private final Dispatcher dispatcher;
     /** The admin port's HTTP server, when admin-port is set. */
     private io.tide.admin.AdminServer admin;
     private final ShardSet shards;
@@ -59,7 +60,7 @@ public final class Server implements AutoCloseable {
             shards.close();
             throw e;
         }
-        Dispatcher dispatcher = new Dispatcher(context);
+        dispatcher = new Dispatcher(context);
 
         ProtocolLimits limits = new ProtocolLimits();
         limits.setMaxBulkLength(config.getLong("proto-max-bulk-len"));
@@ -235,6 +236,11 @@ public final class Server implements AutoCloseable {
 
     public ServerContext context() {
         return context;
+    }
+
+    /** The dispatcher every connection's requests go through (the JMH benchmarks drive it without a socket). */
+    public Dispatcher dispatcher() {
+        return dispatcher;
     }
 
     public boolean isClosed() {

@@ -26,7 +26,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * reads the value's bytes (a reply writes them), and the HashMap side builds its key wrapper per
  * operation.
  *
- * <p>Run: {@code java -jar benchmarks/target/benchmarks.jar DatabaseBench}
+ * <p>{@code tideGetInPlace} is GET's lookup since the reply is written from the entry: no copy of the value.
+ *
+ * <p>Run: {@code java -jar benchmarks/target/benchmarks.jar DatabaseBench -prof gc}
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -150,6 +152,14 @@ public class DatabaseBench {
     public int tideGetHit() {
         byte[] v = (byte[]) db.get(lookup[next()], NOW);
         return v[0] + v[v.length - 1];
+    }
+
+    /** GET's lookup: the value read where the entry holds it, not copied out (what a GET reply is written from). */
+    @Benchmark
+    public int tideGetInPlace() {
+        if (db.getInPlace(lookup[next()], NOW, true) != Database.EMBEDDED) throw new IllegalStateException();
+        byte[] e = db.inPlaceArray();
+        return e[db.inPlaceOffset()] + e[e.length - 1];
     }
 
     @Benchmark

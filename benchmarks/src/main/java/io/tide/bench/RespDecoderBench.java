@@ -25,7 +25,12 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.Blackhole;
 
-/** Confined to one JMH thread: RESP decoding of pipelined SETs and a GET, and encoding of a bulk reply. */
+/**
+ * Confined to one JMH thread: RESP decoding of pipelined SETs and a GET, and reply encoding: a bulk reply, GET's reply
+ * written from a stored entry in place ({@link Reply.BulkView}), {@code +OK} and an integer beyond the shared ones.
+ *
+ * <p>Run: {@code java -jar benchmarks/target/benchmarks.jar RespDecoderBench -prof gc}
+ */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -41,6 +46,10 @@ public class RespDecoderBench {
     private ByteBuf replyBuffer;
     private RespDecoder decoder;
     private final Reply bulkReply = Reply.bulk("v".repeat(32));
+    /** An entry as the store lays it out (header, key, then the value) and a view of its value. */
+    private final byte[] entry = ("\u0010xxxkey:000000000123" + "v".repeat(32)).getBytes(StandardCharsets.US_ASCII);
+    private final Reply.BulkView entryView = new Reply.BulkView();
+    private final Reply bigInteger = Reply.integer(123_456_789L);
 
     @Setup(Level.Trial)
     public void setUp() {
@@ -84,6 +93,27 @@ public class RespDecoderBench {
     public int encodeBulkReply() {
         replyBuffer.clear();
         RespWriter.write(replyBuffer, bulkReply, 2);
+        return replyBuffer.writerIndex();
+    }
+
+    @Benchmark
+    public int encodeEntryView() {
+        replyBuffer.clear();
+        RespWriter.write(replyBuffer, entryView.of(entry, entry.length - 32, 32), 2);
+        return replyBuffer.writerIndex();
+    }
+
+    @Benchmark
+    public int encodeOk() {
+        replyBuffer.clear();
+        RespWriter.write(replyBuffer, Reply.OK, 2);
+        return replyBuffer.writerIndex();
+    }
+
+    @Benchmark
+    public int encodeInteger() {
+        replyBuffer.clear();
+        RespWriter.write(replyBuffer, bigInteger, 2);
         return replyBuffer.writerIndex();
     }
 

@@ -300,7 +300,7 @@ public final class ClientSession {
             closeIfDrained();
         } else {
             Slot s = new Slot(silent);
-            s.reply = r;
+            s.reply = Reply.settled(r); // a reply read in place is valid only now
             s.done = true;
             s.spec = spec;
             s.argv = argv;
@@ -329,7 +329,7 @@ public final class ClientSession {
             completeLater(slot, later);
             return;
         }
-        slot.reply = r;
+        slot.reply = Reply.settled(r);
         slot.done = true;
         Slot head;
         while ((head = pending().peek()) != null && head.done) {

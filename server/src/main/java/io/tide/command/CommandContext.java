@@ -89,7 +89,75 @@ public final class CommandContext implements ShardWrites.Recorder {
         this.mayBlock = true;
         this.fromScript = false;
         this.retry = false;
+        this.replyInPlace = false;
         return this;
+    }
+
+    /** Whether the running top-level command's reply is written at once, so it may be read in place; see readInPlace. */
+    private boolean replyInPlace;
+    /** The one reusable reply of {@link #readInPlace}. */
+    private final Reply.BulkView view = new Reply.BulkView();
+
+    /** Whether the reply may be a view of stored bytes ({@link #bulkView}): the dispatcher writes it at once. */
+    public boolean repliesInPlace() {
+        return replyInPlace;
+    }
+
+    /**
+     * This context's reusable {@link Reply.BulkView} of {@code length} stored bytes of {@code array} from {@code offset};
+     * only while {@link #repliesInPlace()}, and returned by the handler as its reply.
+     */
+    public Reply bulkView(byte[] array, int offset, int length) {
+        if (!replyInPlace) throw new IllegalStateException("a view reply outside a reply written at once");
+        return view.of(array, offset, length);
+    }
+
+    /** The one reusable reply of {@link #integerReply}. */
+    private final Reply.IntView intView = new Reply.IntView();
+
+    /**
+     * The integer reply {@code v}: a shared one for small values, this context's reusable {@link Reply.IntView} when the
+     * dispatcher writes the reply at once (no allocation), else a new one.
+     */
+    public Reply integerReply(long v) {
+        if (!replyInPlace || (v >= -16 && v < 1024)) return Reply.integer(v);
+        return intView.of(v);
+    }
+
+    Reply.IntView intView() {
+        return intView;
+    }
+
+    /** Set by the dispatcher for a command run inline whose reply it writes before this thread runs anything else. */
+    void allowReplyInPlace() {
+        replyInPlace = true;
+    }
+
+    /** This context's reusable view reply (the dispatcher pairs it with a preallocated outcome). */
+    Reply.BulkView view() {
+        return view;
+    }
+
+    /**
+     * {@link #read} for a reply that returns the value as it is (GET): when the dispatcher writes the reply at once and
+     * the value is a string embedded in its entry, the answer is a {@link Reply.BulkView} of the stored bytes, which the
+     * handler returns as its reply (no copy, no allocation); otherwise the value, as {@link #read} gives it.
+     */
+    public Object readInPlace(byte[] key) {
+        if (!replyInPlace) return read(key);
+        Shard s = shardOf(key);
+        Database d = s.db(dbIndex);
+        Object v = d.getInPlace(key, now, !noTouch);
+        if (v == null) {
+            s.stats().keyspaceMisses++;
+            notify(io.tide.pubsub.KeyspaceEvents.KEY_MISS, "keymiss", key);
+            return null;
+        }
+        s.stats().keyspaceHits++;
+        if (v != Database.EMBEDDED) return v;
+        byte[] e = d.inPlaceArray();
+        int from = d.inPlaceOffset();
+        return view.of(e, from, e.length - from);
     }
 
     // ---------------------------------------------------------------- blocking commands
@@ -154,6 +222,8 @@ public final class CommandContext implements ShardWrites.Recorder {
         String monitorSource = script ? "lua" : null;
         boolean outerFromScript = fromScript;
         fromScript = script;
+        boolean outerInPlace = replyInPlace;
+        replyInPlace = false; // a nested command's reply is kept (EXEC's array, a script's value)
         boolean couldBlock = mayBlock;
         mayBlock = false;
         int outerNested = nestedCalls;
@@ -179,6 +249,7 @@ public final class CommandContext implements ShardWrites.Recorder {
             blockRequest = null;
             mayBlock = couldBlock;
             fromScript = outerFromScript;
+            replyInPlace = outerInPlace;
         }
     }
 

@@ -34,6 +34,8 @@ public final class Dispatcher {
     private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);
     /** Deferred requests beyond which the client's socket stops being read until they drain. */
     private static final int DEFER_PAUSE_THRESHOLD = 4096;
+    /** Delivered hops a home shard keeps for reuse. */
+    private static final int MAX_FREE_HOPS = 1024;
     private static final Reply QUEUED = Reply.simple("QUEUED");
 
     private final ServerContext server;
@@ -41,6 +43,9 @@ public final class Dispatcher {
     private final ShardSet shards;
     private final CommandContext[] shardContexts;
     private final CommandContext coordinatorContext;
+    /** Per shard: the outcome holding its context's reusable view reply (GET's reply read in place). */
+    private final Outcome[] viewOutcomes;
+    private final Outcome[] intViewOutcomes;
     private final boolean single;
     /** Per home shard, confined to its thread: clients postponed by CLIENT PAUSE, in order, and the pause end its
      *  release timer is armed for (0 = none). */
@@ -65,6 +70,12 @@ public final class Dispatcher {
         this.single = shards.size() == 1;
         this.shardContexts = new CommandContext[shards.size()];
         for (int i = 0; i < shardContexts.length; i++) shardContexts[i] = new CommandContext(server);
+        this.viewOutcomes = new Outcome[shardContexts.length];
+        this.intViewOutcomes = new Outcome[shardContexts.length];
+        for (int i = 0; i < viewOutcomes.length; i++) {
+            viewOutcomes[i] = new Outcome(shardContexts[i].view(), false, null);
+            intViewOutcomes[i] = new Outcome(shardContexts[i].intView(), false, null);
+        }
         this.coordinatorContext = new CommandContext(server);
         this.postponedClients = newQueues(shards.size());
         this.releaseArmedFor = new long[shards.size()];
@@ -262,6 +273,7 @@ public final class Dispatcher {
 
     private void runInline(ClientSession c, CommandSpec spec, byte[][] argv, Shard home, long now, boolean silent) {
         CommandContext ctx = shardContexts[home.id()].reset(home, false, 0, c, c.db, now, c.noTouch);
+        ctx.allowReplyInPlace(); // the reply is written below, before this thread runs anything else (or settled)
         io.tide.journal.Journal journal = home.writes().journal();
         long recorded = journal.records();
         long t0 = System.nanoTime();
@@ -285,7 +297,7 @@ public final class Dispatcher {
         } else if (journal.records() != recorded && journal.syncsReplies()) {
             // appendfsync always: the reply leaves once what the command recorded is fsynced (group commit).
             ClientSession.Slot slot = c.reserve(silent, spec, argv);
-            Reply r = o.reply;
+            Reply r = Reply.settled(o.reply);
             journal.whenDurable(ok -> {
                 c.complete(slot, ok ? r : Reply.error(aofError(home)));
                 c.connection().flush();
@@ -299,7 +311,7 @@ public final class Dispatcher {
     }
 
     private void hop(ClientSession c, CommandSpec spec, byte[][] argv, Shard target, boolean silent) {
-        Hop h = new Hop(c, spec, argv, c.reserve(silent, spec, argv), c.db, c.noTouch);
+        Hop h = outboxes[c.home().id()].hop(c, spec, argv, c.reserve(silent, spec, argv), c.db, c.noTouch);
         if (spec.has(CommandSpec.BLOCKING) || spec == execSpec || spec == watchSpec) {
             // Like Redis, a client's later requests wait until its blocking command has been answered; EXEC
             // and WATCH change the client's transaction state where they run, so the next request waits too.
@@ -364,6 +376,7 @@ public final class Dispatcher {
             }
             if (h.client != last && last != null) last.connection().flush();
             last = h.client;
+            outboxes[home.id()].recycle(h);
         }
         if (last != null) last.connection().flush();
     }
@@ -533,7 +546,10 @@ public final class Dispatcher {
         try {
             Reply r = spec.handler().execute(ctx, argv);
             BlockRequest b = ctx.takeBlockRequest();
-            if (b == null) ctx.afterCommand(spec, argv);
+            if (b == null) {
+                ctx.afterCommand(spec, argv);
+                return succeeded(r, ctx);
+            }
             return new Outcome(r, false, b);
         } catch (CommandException e) {
             ctx.takeBlockRequest();
@@ -975,14 +991,40 @@ public final class Dispatcher {
     /** A command's result: its reply, or with {@code block} set, the request to park the client. */
     private record Outcome(Reply reply, boolean failed, BlockRequest block) {}
 
-    /** A command sent to another shard; the result fields are written there and read back home. */
+    private static final Outcome OK_OUTCOME = new Outcome(Reply.OK, false, null);
+    private static final Outcome NULL_OUTCOME = new Outcome(Reply.NULL, false, null);
+    /** Outcomes of the shared integer replies, by value + 16 (Reply.integer shares -16..1023). */
+    private static final Outcome[] INT_OUTCOMES = new Outcome[1024 + 16];
+
+    static {
+        for (int i = 0; i < INT_OUTCOMES.length; i++) INT_OUTCOMES[i] = new Outcome(Reply.integer(i - 16), false, null);
+    }
+
+    /** The outcome of a command that succeeded with {@code r}: a shared one for the shared replies (no allocation). */
+    private Outcome succeeded(Reply r, CommandContext ctx) {
+        if (r == Reply.OK) return OK_OUTCOME;
+        if (r == Reply.NULL) return NULL_OUTCOME;
+        if (r instanceof Reply.Int i && i.value() >= -16 && i.value() < 1024 && INT_OUTCOMES[(int) i.value() + 16].reply == r) {
+            return INT_OUTCOMES[(int) i.value() + 16];
+        }
+        if (r == ctx.view() || r == ctx.intView()) {
+            Shard s = ctx.inlineShard();
+            if (s != null && shardContexts[s.id()] == ctx) return r == ctx.view() ? viewOutcomes[s.id()] : intViewOutcomes[s.id()];
+        }
+        return new Outcome(r, false, null);
+    }
+
+    /**
+     * A command sent to another shard; the result fields are written there and read back home. Reused: its home
+     * shard's outbox takes it back once its reply is delivered (so a hop allocates nothing in steady state).
+     */
     private static final class Hop {
-        final ClientSession client;
-        final CommandSpec spec;
-        final byte[][] argv;
-        final ClientSession.Slot slot;
-        final int db;
-        final boolean noTouch;
+        ClientSession client;
+        CommandSpec spec;
+        byte[][] argv;
+        ClientSession.Slot slot;
+        int db;
+        boolean noTouch;
         /** A blocking command: the client's later requests wait for this one's reply. */
         boolean barrier;
         Outcome outcome;
@@ -992,13 +1034,19 @@ public final class Dispatcher {
         /** Set on the target shard when the command recorded something in its journal. */
         boolean recorded;
 
-        Hop(ClientSession client, CommandSpec spec, byte[][] argv, ClientSession.Slot slot, int db, boolean noTouch) {
+        Hop set(ClientSession client, CommandSpec spec, byte[][] argv, ClientSession.Slot slot, int db, boolean noTouch) {
             this.client = client;
             this.spec = spec;
             this.argv = argv;
             this.slot = slot;
             this.db = db;
             this.noTouch = noTouch;
+            barrier = false;
+            outcome = null;
+            nanos = 0;
+            waiter = null;
+            recorded = false;
+            return this;
         }
     }
 
@@ -1008,6 +1056,20 @@ public final class Dispatcher {
         private final ArrayList<ArrayList<Hop>> perTarget = new ArrayList<>();
         private final Runnable flushTask = this::flush;
         private boolean scheduled;
+        /** Hops whose replies were delivered, for reuse; at most {@link #MAX_FREE_HOPS}. */
+        private final java.util.ArrayDeque<Hop> free = new java.util.ArrayDeque<>();
+
+        Hop hop(ClientSession c, CommandSpec spec, byte[][] argv, ClientSession.Slot slot, int db, boolean noTouch) {
+            Hop h = free.poll();
+            return (h != null ? h : new Hop()).set(c, spec, argv, slot, db, noTouch);
+        }
+
+        /** Takes back a hop whose reply was delivered (nothing refers to it any more but the finished batch). */
+        void recycle(Hop h) {
+            if (free.size() >= MAX_FREE_HOPS) return;
+            h.set(null, null, null, null, 0, false);
+            free.push(h);
+        }
 
         Outbox(Shard home) {
             this.home = home;

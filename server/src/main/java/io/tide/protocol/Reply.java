@@ -70,6 +70,59 @@ public sealed interface Reply {
      */
     record Later(java.util.concurrent.CompletableFuture<Reply> reply) implements Reply {}
 
+    /**
+     * A bulk string read in place from a stored entry, without a copy: a slice of an array the store owns and may
+     * rewrite. Confined to the shard thread that made it, and valid only until that thread runs anything else: the
+     * dispatcher writes it to the client's output at once (GET's reply, {@code CommandContext.readInPlace}), and a
+     * reply that has to wait (behind earlier replies) is {@linkplain #settled settled} into a {@link Bulk} first. One
+     * instance per shard's command context is reused by every such reply, so none allocates.
+     */
+    final class BulkView implements Reply {
+        private byte[] array;
+        private int offset;
+        private int length;
+
+        /** Points this view at {@code length} bytes of {@code array} from {@code offset}; returns it. */
+        public BulkView of(byte[] array, int offset, int length) {
+            this.array = array;
+            this.offset = offset;
+            this.length = length;
+            return this;
+        }
+
+        public byte[] array() { return array; }
+        public int offset() { return offset; }
+        public int length() { return length; }
+
+        /** A copy that stays valid: a plain {@link Bulk}. */
+        public Bulk copy() {
+            return new Bulk(java.util.Arrays.copyOfRange(array, offset, offset + length));
+        }
+    }
+
+    /**
+     * An integer reply beyond the shared ones (INCR's), reused as {@link BulkView} is: one instance per shard's command
+     * context, written at once or {@linkplain #settled settled} into an {@link Int} when it must wait.
+     */
+    final class IntView implements Reply {
+        private long value;
+
+        /** Sets this view's value; returns it. */
+        public IntView of(long v) {
+            value = v;
+            return this;
+        }
+
+        public long value() { return value; }
+    }
+
+    /** {@code r} as a value that may be kept: a view copied, any other reply itself. */
+    static Reply settled(Reply r) {
+        if (r instanceof BulkView v) return v.copy();
+        if (r instanceof IntView i) return new Int(i.value());
+        return r;
+    }
+
     Reply OK = new Simple("OK");
     Reply PONG = new Simple("PONG");
     Reply NULL = new NullBulk();

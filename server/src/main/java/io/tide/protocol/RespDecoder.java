@@ -85,6 +85,11 @@ public final class RespDecoder extends ByteToMessageDecoder {
     private boolean failed;
     /** Parses the number of the header line being scanned. */
     private final NumberScanner number = new NumberScanner();
+    /** Longest command name shared between requests; how many recent names are remembered ({@link #commandName}). */
+    private static final int NAME_MAX = 24;
+    private static final int NAMES = 4;
+    private final byte[][] names = new byte[NAMES][];
+    private int nextName;
     /** Reused buffer for inline splitting, allocated by the first inline command (most clients never send one). */
     private byte[] scratch;
     /** Bytes received since {@link #takeBytesReceived()} last ran. */
@@ -220,8 +225,12 @@ public final class RespDecoder extends ByteToMessageDecoder {
             if (big == null) {
                 int readable = in.readableBytes();
                 if (readable - 2 >= bulkLength) {
-                    arg = new byte[bulkLength];
-                    in.readBytes(arg);
+                    if (argIndex == 0 && bulkLength <= NAME_MAX) {
+                        arg = commandName(in, bulkLength);
+                    } else {
+                        arg = new byte[bulkLength];
+                        in.readBytes(arg);
+                    }
                     in.skipBytes(2); // like Redis, the two bytes after a bulk are not checked
                 } else if (bulkLength >= BIG_ARG) {
                     big = new byte[Math.min(bulkLength, Math.max(INITIAL_BIG, readable))];
@@ -244,6 +253,33 @@ public final class RespDecoder extends ByteToMessageDecoder {
         }
         out.add(argv);
         argv = null;
+        return true;
+    }
+
+    /**
+     * The command name of {@code length} bytes at the reader index, consumed: the array of one of the last
+     * {@value #NAMES} names this connection sent when it is the same (a pipeline of GETs shares one "GET" array), else a
+     * new one, remembered. Sharing is safe because no one writes into an argument array.
+     */
+    private byte[] commandName(ByteBuf in, int length) {
+        int r = in.readerIndex();
+        for (byte[] n : names) {
+            if (n != null && n.length == length && sameBytes(in, r, n)) {
+                in.skipBytes(length);
+                return n;
+            }
+        }
+        byte[] arg = new byte[length];
+        in.readBytes(arg);
+        names[nextName] = arg;
+        nextName = (nextName + 1) % NAMES;
+        return arg;
+    }
+
+    private static boolean sameBytes(ByteBuf in, int at, byte[] b) {
+        for (int i = 0; i < b.length; i++) {
+            if (in.getByte(at + i) != b[i]) return false;
+        }
         return true;
     }
 

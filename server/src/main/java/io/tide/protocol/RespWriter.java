@@ -58,6 +58,8 @@ public final class RespWriter {
                 }
             }
             case Reply.Raw r -> out.writeBytes(r.encoded());
+            case Reply.BulkView v -> writeBulk(out, v.array(), v.offset(), v.length());
+            case Reply.IntView i -> writeHeader(out, ':', i.value());
             case Reply.Encoded e -> {
                 for (byte[] chunk : e.chunks()) out.writeBytes(chunk);
             }
@@ -194,6 +196,17 @@ public final class RespWriter {
             writeHeader(out, '$', bytes.length);
         }
         out.writeBytes(bytes);
+        out.writeShort(CRLF);
+    }
+
+    /** Writes {@code $len\r\n} and {@code length} bytes of {@code bytes} from {@code offset}, then {@code \r\n}. */
+    public static void writeBulk(ByteBuf out, byte[] bytes, int offset, int length) {
+        if (length < CACHED_NUMBERS) {
+            out.writeBytes(BULK_HEADERS[length]);
+        } else {
+            writeHeader(out, '$', length);
+        }
+        out.writeBytes(bytes, offset, length);
         out.writeShort(CRLF);
     }
 

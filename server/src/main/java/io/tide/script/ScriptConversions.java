@@ -138,6 +138,12 @@ public final class ScriptConversions {
             case Reply.Raw raw -> {
                 return toLua(RawReplies.parse(raw.encoded()), resp);
             }
+            case Reply.BulkView v -> {
+                return toLua(v.copy(), resp); // never made for a script's calls; a copy if it were
+            }
+            case Reply.IntView i -> {
+                return toLua(Reply.settled(i), resp);
+            }
             case Reply.Later l -> throw new IllegalStateException("a deferred reply reached a script"); // noscript
         }
     }

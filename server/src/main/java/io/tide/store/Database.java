@@ -168,6 +168,45 @@ public final class Database {
         return valueAt(t, i);
     }
 
+    /** What {@link #getInPlace} returns for a value embedded in its entry: see {@link #inPlaceArray}. */
+    public static final Object EMBEDDED = new Object();
+
+    /** Where {@link #getInPlace}'s last embedded value is: its entry, and the value's offset in it. */
+    private byte[] inPlaceEntry;
+    private int inPlaceOffset;
+
+    /**
+     * Like {@link #get} (or {@link #peek} when {@code touch} is false), except that a value embedded in its entry is
+     * not copied: the answer is then {@link #EMBEDDED}, and the value is the bytes of {@link #inPlaceArray} from
+     * {@link #inPlaceOffset} to its end, valid only until this database is written again (an overwrite of the same
+     * shape rewrites them in place). For a reply written at once (GET's); every other reader gets a copy.
+     */
+    public Object getInPlace(byte[] key, long nowMs, boolean touch) {
+        int i = lookupLive(key, nowMs);
+        if (i < 0) {
+            return null;
+        }
+        Table t = found;
+        byte[] e = t.keys[i];
+        if (touch) touchEntry(e, nowMs);
+        if ((t.ctrl[i] & RAW) != 0) {
+            return t.values[i];
+        }
+        inPlaceEntry = e;
+        inPlaceOffset = keyStart(e) + keyLength(e);
+        return EMBEDDED;
+    }
+
+    /** The entry holding the value {@link #getInPlace} last answered {@link #EMBEDDED} for. */
+    public byte[] inPlaceArray() {
+        return inPlaceEntry;
+    }
+
+    /** The offset of that value in {@link #inPlaceArray()}; it runs to the array's end. */
+    public int inPlaceOffset() {
+        return inPlaceOffset;
+    }
+
     /**
      * The value of a live key for a command that may change it in place (Redis's lookupKeyWrite): like
      * {@link #get}, and a snapshot in progress first saves the entry's current value. After changing the value
@@ -314,8 +353,9 @@ public final class Database {
                     ? !embed
                     : embed && e.length == keyStart(e) + key.length + ((byte[]) value).length);
             if (reuse) {
-                // Same shape: rewrite the fields in place. Entries never leave this class (readers get copies), so
-                // no one can observe the change; and the overwrite allocates nothing.
+                // Same shape: rewrite the fields in place. Entries never leave this class (readers get copies, and
+                // getInPlace's reader writes the bytes out before this thread runs anything else), so no one can
+                // observe the change; and the overwrite allocates nothing.
                 if (embed) {
                     byte[] v = (byte[]) value;
                     System.arraycopy(v, 0, e, e.length - v.length, v.length);

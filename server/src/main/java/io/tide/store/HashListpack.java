@@ -86,6 +86,12 @@ final class HashListpack {
         return Arrays.copyOfRange(lp, s, s + vlen);
     }
 
+    /** Offset of the bytes of the value of the entry at {@code p} (its length is {@link #valueLength}). */
+    static int valueBytesOffset(byte[] lp, int p) {
+        int vo = valueOffset(lp, p);
+        return vo + varintSize((int) readVarint(lp, vo));
+    }
+
     /** Length of the value of the entry at {@code p}, without copying it. */
     static int valueLength(byte[] lp, int p) {
         return (int) readVarint(lp, valueOffset(lp, p));

@@ -96,6 +96,27 @@ public final class HashValue implements FieldExpiring {
 
     // ---------------------------------------------------------------- reads
 
+    /** {@link #valueSpan}'s answers besides a span: no such field; the value is not packed (read it with get). */
+    public static final long ABSENT = -1;
+    public static final long NOT_PACKED = -2;
+
+    /**
+     * Where the value of {@code field} lies in {@link #packed()} without copying it: its offset in the high 32 bits and
+     * its length in the low ones; or {@link #ABSENT}, or {@link #NOT_PACKED} for the hashtable encoding. Valid until
+     * the hash changes; for a reply written at once (HGET's).
+     */
+    public long valueSpan(byte[] field) {
+        if (lp == null) return NOT_PACKED;
+        int p = HashListpack.find(lp, lpLen, lpTtl, field);
+        if (p < 0) return ABSENT;
+        return ((long) HashListpack.valueBytesOffset(lp, p) << 32) | HashListpack.valueLength(lp, p);
+    }
+
+    /** The packed (listpack) array {@link #valueSpan} points into; null in the hashtable encoding. */
+    public byte[] packed() {
+        return lp;
+    }
+
     /** The value of {@code field}, or null. */
     public byte[] get(byte[] field) {
         if (lp == null) return dict.get(field);

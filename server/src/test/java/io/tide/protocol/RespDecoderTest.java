@@ -79,6 +79,23 @@ class RespDecoderTest {
         assertThat(decoded()).containsExactly(List.of("SET", "key", "value"));
     }
 
+    /** A repeated command name is one shared array (no allocation per request); a different name never is. */
+    @Test
+    void multibulk_repeatedCommandNames_shareOneArray_andDifferentOnesDoNot() {
+        feed(multibulk("GET", "a") + multibulk("GET", "b") + multibulk("SET", "a", "1") + multibulk("GEX", "c")
+                + multibulk("get", "d") + multibulk("SET", "b", "2") + multibulk("GET", "e"));
+        List<Object> out = drain();
+        byte[][][] argv = out.toArray(new byte[0][][]);
+        assertThat(argv[1][0]).isSameAs(argv[0][0]);
+        assertThat(argv[6][0]).isSameAs(argv[0][0]);
+        assertThat(argv[5][0]).isSameAs(argv[2][0]);
+        assertThat(new String(argv[3][0], StandardCharsets.ISO_8859_1)).isEqualTo("GEX");
+        assertThat(new String(argv[4][0], StandardCharsets.ISO_8859_1)).isEqualTo("get");
+        assertThat(argv[3][0]).isNotSameAs(argv[0][0]);
+        assertThat(argv[4][0]).isNotSameAs(argv[0][0]);
+        assertThat(argv[1][1]).isNotSameAs(argv[0][1]);
+    }
+
     @Test
     void multibulk_binarySafeArguments() {
         feed(multibulk("SET", "k", "a\r\nb\0c", ""));

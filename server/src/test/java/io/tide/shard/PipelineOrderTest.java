@@ -63,4 +63,92 @@ class PipelineOrderTest {
             }
         }
     }
+
+    /**
+     * A GET's reply is written from the stored entry without a copy only when it leaves at once; behind a reply still
+     * on its way from another shard it must be a copy, since the SET after it rewrites the entry in place. Over every
+     * ordered pair of shards, so that one round has the first key off the connection's home shard and the second on it.
+     */
+    @Test
+    void getQueuedBehindAHop_keepsTheValueItRead() {
+        ShardSet shards = server.context().shards();
+        String[] keyOn = new String[shards.size()];
+        for (int i = 0; java.util.Arrays.asList(keyOn).contains(null); i++) {
+            String k = "inplace:" + i;
+            int s = shards.shardOf(k.getBytes()).id();
+            if (keyOn[s] == null) keyOn[s] = k;
+        }
+        try (Jedis j = TestServers.jedis(server.port(), 2)) {
+            for (int x = 0; x < keyOn.length; x++) {
+                for (int y = 0; y < keyOn.length; y++) {
+                    if (x == y) continue;
+                    j.set(keyOn[x], "first-value-" + x);
+                    j.set(keyOn[y], "older-value-" + y);
+                    Pipeline p = j.pipelined();
+                    Response<String> gx = p.get(keyOn[x]);
+                    Response<String> gy = p.get(keyOn[y]);
+                    p.set(keyOn[y], "newer-value-" + y); // same length: rewritten in place
+                    Response<String> gy2 = p.get(keyOn[y]);
+                    p.sync();
+                    assertThat(gx.get()).isEqualTo("first-value-" + x);
+                    assertThat(gy.get()).as("GET behind a hop, shards %d then %d", x, y).isEqualTo("older-value-" + y);
+                    assertThat(gy2.get()).isEqualTo("newer-value-" + y);
+                }
+            }
+        }
+    }
+
+    /** The same for HGET, whose reply is written from the packed hash: behind a hop it is a copy. */
+    @Test
+    void hgetQueuedBehindAHop_keepsTheValueItRead() {
+        ShardSet shards = server.context().shards();
+        String[] keyOn = new String[shards.size()];
+        for (int i = 0; java.util.Arrays.asList(keyOn).contains(null); i++) {
+            String k = "inplace-hash:" + i;
+            int s = shards.shardOf(k.getBytes()).id();
+            if (keyOn[s] == null) keyOn[s] = k;
+        }
+        try (Jedis j = TestServers.jedis(server.port(), 2)) {
+            for (int x = 0; x < keyOn.length; x++) {
+                for (int y = 0; y < keyOn.length; y++) {
+                    if (x == y) continue;
+                    j.hset(keyOn[y], "f", "older-" + y);
+                    Pipeline p = j.pipelined();
+                    p.get(keyOn[x]);
+                    Response<String> before = p.hget(keyOn[y], "f");
+                    p.hset(keyOn[y], "f", "newer-" + y);
+                    Response<String> after = p.hget(keyOn[y], "f");
+                    p.sync();
+                    assertThat(List.of(before.get(), after.get())).as("shards %d then %d", x, y)
+                            .containsExactly("older-" + y, "newer-" + y);
+                }
+            }
+        }
+    }
+
+    /** The same for INCR's reusable integer reply: each INCR queued behind a hop answers its own value. */
+    @Test
+    void incrsQueuedBehindAHop_answerTheirOwnValues() {
+        ShardSet shards = server.context().shards();
+        String[] keyOn = new String[shards.size()];
+        for (int i = 0; java.util.Arrays.asList(keyOn).contains(null); i++) {
+            String k = "inplace-incr:" + i;
+            int s = shards.shardOf(k.getBytes()).id();
+            if (keyOn[s] == null) keyOn[s] = k;
+        }
+        try (Jedis j = TestServers.jedis(server.port(), 2)) {
+            for (int x = 0; x < keyOn.length; x++) {
+                for (int y = 0; y < keyOn.length; y++) {
+                    if (x == y) continue;
+                    j.set(keyOn[y], "5000");
+                    Pipeline p = j.pipelined();
+                    p.get(keyOn[x]);
+                    Response<Long> first = p.incr(keyOn[y]);
+                    Response<Long> second = p.incr(keyOn[y]);
+                    p.sync();
+                    assertThat(List.of(first.get(), second.get())).as("shards %d then %d", x, y).containsExactly(5001L, 5002L);
+                }
+            }
+        }
+    }
 }

@@ -227,7 +227,13 @@ public final class HashCommands {
 
     static Reply hget(CommandContext ctx, byte[][] argv) {
         HashValue h = forRead(ctx, argv[1]);
-        return h == null ? Reply.NULL : Reply.bulk(h.get(argv[2]));
+        if (h == null) return Reply.NULL;
+        if (ctx.repliesInPlace()) { // written from the packed hash, no copy
+            long span = h.valueSpan(argv[2]);
+            if (span == HashValue.ABSENT) return Reply.NULL;
+            if (span != HashValue.NOT_PACKED) return ctx.bulkView(h.packed(), (int) (span >>> 32), (int) span);
+        }
+        return Reply.bulk(h.get(argv[2]));
     }
 
     static Reply hmget(CommandContext ctx, byte[][] argv) {

@@ -108,11 +108,13 @@ public final class StringCommands {
     // ------------------------------------------------------------------ GET / SET family
 
     static Reply get(CommandContext ctx, byte[][] argv) {
-        Object v = ctx.read(argv[1]);
+        Object v = ctx.readInPlace(argv[1]);
+        if (v instanceof Reply.BulkView stored) return stored; // written from the entry, no copy
         return v == null ? Reply.NULL : Reply.bulk(StringValues.bytes(v));
     }
 
     static Reply set(CommandContext ctx, byte[][] argv) {
+        if (argv.length == 3) return setGeneric(ctx, 0, argv[1], argv[2], null, null, "set", Reply.OK, Reply.NULL);
         Options o = parseOptions(argv, 3, true);
         return setGeneric(ctx, o.flags, argv[1], argv[2], o.expire, o.ifeq, "set", Reply.OK, Reply.NULL);
     }
@@ -427,7 +429,7 @@ public final class StringCommands {
         value += incr;
         ctx.db(key).put(key, StringValues.of(value), Database.KEEP_TTL, ctx.now());
         ctx.notify(KeyspaceEvents.STRING, "incrby", key);
-        return Reply.integer(value);
+        return ctx.integerReply(value);
     }
 
     static Reply incrbyfloat(CommandContext ctx, byte[][] argv) {

@@ -62,6 +62,24 @@ class TransactionCommandsTest extends ServerPerShardCount {
         }
     }
 
+    /** EXEC keeps each GET's reply: a GET inside EXEC never answers with a view of the entry a later SET rewrites. */
+    @Test
+    void exec_getsBeforeAndAfterAnInPlaceOverwrite_keepTheirOwnValues() throws Exception {
+        try (RawClient c = new RawClient(server.port())) {
+            c.call("SET", "tx-inplace", "aaaa");
+            c.call("MULTI");
+            c.call("GET", "tx-inplace");
+            c.call("SET", "tx-inplace", "bbbb"); // same length: rewritten in place
+            c.call("GET", "tx-inplace");
+            assertThat(c.call("EXEC")).isEqualTo("*3\r\n$4\r\naaaa\r\n+OK\r\n$4\r\nbbbb\r\n");
+            c.call("SET", "tx-inplace", "5000");
+            c.call("MULTI");
+            c.call("INCR", "tx-inplace");
+            c.call("INCR", "tx-inplace");
+            assertThat(c.call("EXEC")).isEqualTo("*2\r\n:5001\r\n:5002\r\n");
+        }
+    }
+
     @Test
     void errorsWhileQueueing_abortExec_andRuntimeErrorsDoNotRollBack() throws Exception {
         try (RawClient c = new RawClient(server.port())) {
