@@ -1,0 +1,152 @@
+package io.tide.shard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tide.Server;
+import io.tide.testing.TestServers;
+import io.tide.util.Crc16;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.Transaction;
+import redis.clients.jedis.params.ScanParams;
+import redis.clients.jedis.resps.ScanResult;
+
+/**
+ * With two shards, through real sockets: which requests pass through the coordinator (INFO tide's
+ * tide_coordinator_operations counts them) and which run on the shards alone. Multi-key commands and transactions
+ * whose keys all live on one shard, and the gathering reads DBSIZE, KEYS and SCAN, must leave the counter where it
+ * was; a cross-shard MSET must move it (the counter does count).
+ */
+class CoordinatorRoutingTest {
+
+    private static final int SHARDS = 2;
+    private static Server server;
+    private static long infos;
+
+    @BeforeAll
+    static void start() {
+        server = TestServers.start(SHARDS);
+    }
+
+    @AfterAll
+    static void stop() {
+        server.close();
+    }
+
+    @BeforeEach
+    void flush() {
+        try (Jedis j = jedis()) {
+            j.flushAll();
+            j.configResetStat(); // zeroes the counter
+            infos = 0;
+        }
+    }
+
+    private static Jedis jedis() {
+        return TestServers.jedis(server.port(), 2);
+    }
+
+    static int shardOf(String key) {
+        return Crc16.slot(key.getBytes()) * SHARDS / 16384;
+    }
+
+    /** A key owned by {@code shard}, named from {@code prefix}. */
+    static String keyOn(int shard, String prefix) {
+        for (int i = 0; ; i++) {
+            String k = prefix + i;
+            if (shardOf(k) == shard) return k;
+        }
+    }
+
+    /** The counter, less the INFO that reads it (INFO still runs on the coordinator: one operation per call). */
+    private static long coordinatorOps(Jedis j) {
+        String info = j.info("tide");
+        return Long.parseLong(info.replaceAll("(?s).*tide_coordinator_operations:(\\d+).*", "$1")) - ++infos;
+    }
+
+    @Test
+    void multiKeyCommands_andExec_onOneShard_runWithoutTheCoordinator() {
+        try (Jedis j = jedis()) {
+            long before = coordinatorOps(j);
+            j.mset("{t}a", "1", "{t}b", "2", "{t}c", "3");
+            assertThat(j.mget("{t}a", "{t}b", "{t}c")).containsExactly("1", "2", "3");
+            assertThat(j.exists("{t}a", "{t}b")).isEqualTo(2);
+            assertThat(j.del("{t}a", "{t}b")).isEqualTo(2);
+            j.watch("{t}c");
+            Transaction tx = j.multi();
+            tx.incr("{t}c");
+            tx.set("{t}d", "x");
+            tx.mget("{t}c", "{t}d");
+            assertThat(tx.exec()).hasSize(3);
+            assertThat(coordinatorOps(j)).as("single-shard MSET/MGET/EXISTS/DEL/EXEC").isEqualTo(before);
+
+            String a = keyOn(0, "x");
+            String b = keyOn(1, "x");
+            j.mset(a, "1", b, "2");
+            assertThat(coordinatorOps(j)).as("a cross-shard MSET is coordinated").isEqualTo(before + 1);
+        }
+    }
+
+    @Test
+    void gatheringReads_doNotParkTheShards_andAnswerAsBefore() {
+        try (Jedis j = jedis()) {
+            Set<String> keys = new HashSet<>();
+            for (int i = 0; i < 300; i++) keys.add("k" + i);
+            for (String k : keys) j.set(k, "v");
+            j.set("other", "1");
+            j.pexpire("other", 1); // expired by the time it is read: skipped by KEYS, deleted by SCAN
+            assertThat(keys.stream().map(CoordinatorRoutingTest::shardOf).distinct().count()).isEqualTo(2);
+            sleep(20);
+            long before = coordinatorOps(j);
+
+            assertThat(new HashSet<>(j.keys("k*"))).isEqualTo(keys);
+            assertThat(j.keys("k17")).containsExactly("k17");
+            assertThat(j.keys("nosuch")).isEmpty();
+            Set<String> scanned = new HashSet<>();
+            String cursor = ScanParams.SCAN_POINTER_START;
+            int calls = 0;
+            do {
+                ScanResult<String> r = j.scan(cursor, new ScanParams().count(25).match("k*"));
+                scanned.addAll(r.getResult());
+                cursor = r.getCursor();
+                calls++;
+            } while (!cursor.equals("0"));
+            assertThat(scanned).isEqualTo(keys);
+            assertThat(calls).isGreaterThan(2);
+            assertThat(j.dbSize()).isEqualTo(300);
+            assertThat(coordinatorOps(j)).as("DBSIZE, KEYS and SCAN are gathered").isEqualTo(before);
+        }
+    }
+
+    @Test
+    void gatheringReads_seeTheClientsOwnEarlierPipelinedWrites() {
+        try (Jedis j = jedis()) {
+            List<String> written = new ArrayList<>();
+            var p = j.pipelined();
+            for (int i = 0; i < 50; i++) {
+                String k = "p" + i;
+                written.add(k);
+                p.set(k, "v");
+                p.dbSize();
+            }
+            List<Object> replies = p.syncAndReturnAll();
+            for (int i = 0; i < 50; i++) assertThat(replies.get(2 * i + 1)).isEqualTo((long) i + 1);
+            assertThat(new HashSet<>(j.keys("p*"))).containsExactlyInAnyOrderElementsOf(written);
+        }
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
