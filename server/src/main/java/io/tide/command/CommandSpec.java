@@ -174,10 +174,11 @@ public final class CommandSpec {
      */
     public interface Gather {
         /**
-         * On the client's home shard, before anything runs: checks the arguments (throwing the command's errors)
-         * and returns what the parts need; {@link #first} reads where the walk starts from it.
+         * On the client's home shard, before anything runs ({@code ctx} runs there, for the client, database, clock
+         * and server only): checks the arguments (throwing the command's errors) and returns what the parts need;
+         * {@link #first} reads where the walk starts from it.
          */
-        Object begin(byte[][] argv, int shards);
+        Object begin(CommandContext ctx, byte[][] argv);
 
         /** The shard the walk starts on (0 for all of them in order). */
         default int first(Object plan, int shards) { return 0; }

@@ -422,7 +422,8 @@ public final class Dispatcher {
         CommandSpec.Gather g = spec.gather();
         Object plan;
         try {
-            plan = g.begin(argv, shards.size());
+            plan = g.begin(shardContexts[home.id()].reset(home, false, 0, c, c.db, System.currentTimeMillis(),
+                    c.noTouch), argv);
         } catch (CommandException e) {
             Outcome o = new Outcome(Reply.error(e.getMessage()), true, null);
             record(spec, home, o, 0, c, argv);

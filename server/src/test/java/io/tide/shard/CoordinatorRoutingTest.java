@@ -126,6 +126,35 @@ class CoordinatorRoutingTest {
     }
 
     @Test
+    void clientList_isGathered_andListsTheClientsOfEveryShard() {
+        List<Jedis> others = new ArrayList<>();
+        try (Jedis j = jedis()) {
+            for (int i = 0; i < 4; i++) {
+                Jedis o = jedis();
+                o.clientSetname("other" + i);
+                others.add(o);
+            }
+            long before = coordinatorOps(j);
+            String list = j.clientList();
+            List<String> lines = list.lines().toList();
+            assertThat(lines).hasSize(5);
+            List<Long> ids = lines.stream().map(l -> Long.parseLong(l.replaceAll("^id=(\\d+) .*", "$1"))).toList();
+            assertThat(ids).isSorted();
+            for (int i = 0; i < 4; i++) assertThat(list).contains(" name=other" + i + " ");
+            assertThat(list).contains("cmd=client|list");
+            long second = ids.get(3);
+            long first = ids.get(1);
+            String byId = j.clientList(second, first);
+            assertThat(byId.lines().toList()).hasSize(2);
+            assertThat(byId).startsWith("id=" + second + " ");
+            assertThat(j.clientList(redis.clients.jedis.args.ClientType.NORMAL).lines().count()).isEqualTo(5);
+            assertThat(coordinatorOps(j)).as("CLIENT LIST is gathered").isEqualTo(before);
+        } finally {
+            others.forEach(Jedis::close);
+        }
+    }
+
+    @Test
     void gatheringReads_seeTheClientsOwnEarlierPipelinedWrites() {
         try (Jedis j = jedis()) {
             List<String> written = new ArrayList<>();

@@ -367,7 +367,7 @@ public final class KeyCommands {
         }
 
         @Override
-        public Object begin(byte[][] argv, int shards) {
+        public Object begin(CommandContext ctx, byte[][] argv) {
             Plan p = new Plan();
             p.pattern = argv[1];
             return p;
@@ -405,7 +405,7 @@ public final class KeyCommands {
     /** DBSIZE: the sum of every shard's count. */
     static final CommandSpec.Gather DBSIZE_GATHER = new CommandSpec.Gather() {
         @Override
-        public Object begin(byte[][] argv, int shards) {
+        public Object begin(CommandContext ctx, byte[][] argv) {
             return new long[1];
         }
 
@@ -438,11 +438,12 @@ public final class KeyCommands {
         }
 
         @Override
-        public Object begin(byte[][] argv, int shards) {
+        public Object begin(CommandContext ctx, byte[][] argv) {
             Plan p = new Plan();
             long cursor = parseCursor(argv[1]);
             p.options = ScanOptions.parse(argv, 2, Errors.SYNTAX, true);
             p.type = p.options.type() == null ? null : new String(p.options.type(), StandardCharsets.UTF_8);
+            int shards = ctx.shards().size();
             p.start = (int) Long.remainderUnsigned(cursor, shards);
             p.tableCursor = Long.divideUnsigned(cursor, shards);
             return p;
