@@ -17,7 +17,9 @@ import org.slf4j.LoggerFactory;
  * With several, the keys named by the command's key positions decide: all on the home shard, run
  * inline; all on one other shard, <em>hop</em> there (post the command to that shard's loop, post the
  * reply back); on several shards, or for an ALL_SHARDS command, the {@link io.tide.shard.Coordinator}
- * parks the shards involved and runs the command against all of them at once, so it is atomic.
+ * parks the shards involved and runs the command against all of them at once, so it is atomic. ALL_SHARDS reads
+ * that need no single instant (DBSIZE, KEYS, SCAN, CLIENT LIST: a {@link CommandSpec.Gather}) are instead gathered
+ * shard by shard on the shards' own threads, parking none of them.
  *
  * <p>Batching. Hops are not posted one by one: during an event-loop iteration the home shard collects
  * them per target shard, and after the iteration posts each target one task with the whole batch;

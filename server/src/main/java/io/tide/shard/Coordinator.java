@@ -27,6 +27,10 @@ import org.slf4j.LoggerFactory;
  * operations in the queue: the dispatcher holds its next requests until the reply is back.
  * See docs/decisions/0002-multi-shard-atomicity.md.
  *
+ * <p>Self-parking: a shard thread that hands over operations on itself alone parks itself at once
+ * ({@link #runSelfParked}) instead of waiting for a barrier; while it waits it still takes barriers of batches queued
+ * before its operations. See docs/decisions/0014-gathered-reads-and-self-parking.md.
+ *
  * <p>Busy scripts. Scripts always run here (with one shard too). A script that runs past
  * {@code busy-reply-threshold} calls {@link #lend()}: the shards are released early while the script keeps
  * the data, and until {@link #reclaim()} (the script's end, before its caller touches data again) the shard
