@@ -238,7 +238,8 @@ public final class Dispatcher {
         } else if (spec.keyFinder() != null) {
             byte[][] keys = spec.keyFinder().keys(argv);
             if (keys == CommandSpec.ALL_KEYS) {
-                runCoordinated(c, spec, argv, shards.all(), silent);
+                long declared = isScript(spec) ? declaredKeysMask(argv) : 0;
+                runCoordinated(c, spec, argv, declared != 0 ? shardsOf(declared) : shards.all(), silent);
                 return;
             }
             for (byte[] k : keys) {
@@ -395,14 +396,25 @@ public final class Dispatcher {
             long t0 = System.nanoTime();
             Outcome o = execute(spec, ctx, argv);
             long nanos = System.nanoTime() - t0;
+            long owned = ctx.parkedMask(); // a script may have parked more shards than it started with
+            Shard[] touched = involved;
+            long[] touchedRecorded = recorded;
+            if (owned != mask) {
+                touched = shardsOf(owned);
+                touchedRecorded = new long[touched.length];
+                for (int i = 0; i < touched.length; i++) {
+                    int at = indexOf(involved, touched[i]);
+                    touchedRecorded[i] = at >= 0 ? recorded[at] : ctx.recordsAtPark(touched[i].id());
+                }
+            }
             BlockedCommand w = null;
             if (o.block != null) {
                 w = new BlockedCommand(this, shards, c, spec, o.block, slot, db, mask);
                 w.register();
             }
             BlockedCommand waiter = w;
-            serveReadyCoordinated(mask);
-            afterCoordinated(involved, recorded, home, ok -> finishCoordinated(c, spec, argv, slot,
+            serveReadyCoordinated(owned);
+            afterCoordinated(touched, touchedRecorded, home, ok -> finishCoordinated(c, spec, argv, slot,
                     ok ? o : new Outcome(Reply.error(aofError(home)), true, null), nanos, waiter));
         };
         Runnable rejected = () -> home.loop().execute(() -> finishCoordinated(c, spec, argv, slot,
@@ -1020,16 +1032,20 @@ public final class Dispatcher {
 
     /** The shards a command's keys live on, as a mask; -1 when it needs every shard; 0 without keys. */
     private long routeMask(CommandSpec spec, byte[][] argv) {
-        if (spec.has(CommandSpec.ALL_SHARDS)) return -1L;
+        return CommandContext.routeMask(shards, spec, argv);
+    }
+
+    /**
+     * A script's (EVAL, EVALSHA, FCALL and their _RO forms) declared keys' shards, as a mask: the shards it starts
+     * with parked; it parks more when it reaches a key elsewhere (decision 0014). 0 (park every shard) when it
+     * declares none or its numkeys is not valid (the handler then answers the error).
+     */
+    private long declaredKeysMask(byte[][] argv) {
+        if (argv.length < 3) return 0;
+        Long n = Args.parseLongOrNull(argv[2]);
+        if (n == null || n <= 0 || n > argv.length - 3) return 0;
         long mask = 0;
-        if (spec.keyFinder() != null) {
-            byte[][] keys = spec.keyFinder().keys(argv);
-            if (keys == CommandSpec.ALL_KEYS) return -1L;
-            for (byte[] k : keys) mask |= 1L << shards.shardOf(k).id();
-        } else if (spec.hasKeys() && argv.length > spec.firstKey()) {
-            int last = Math.min(spec.lastKeyIndex(argv.length), argv.length - 1);
-            for (int i = spec.firstKey(); i <= last; i += spec.keyStep()) mask |= 1L << shards.shardOf(argv[i]).id();
-        }
+        for (int i = 3; i < 3 + n; i++) mask |= 1L << shards.shardOf(argv[i]).id();
         return mask;
     }
 
@@ -1083,6 +1099,11 @@ public final class Dispatcher {
             if ((mask & (1L << s.id())) != 0) out[n++] = s;
         }
         return out;
+    }
+
+    private static int indexOf(Shard[] set, Shard s) {
+        for (int i = 0; i < set.length; i++) if (set[i] == s) return i;
+        return -1;
     }
 
     /** A command's result: its reply, or with {@code block} set, the request to park the client. */

@@ -271,6 +271,7 @@ public final class Coordinator {
             }
         } finally {
             if (release != null) release.countDown();
+            releaseExtra();
             release = null;
             parked = null;
             selfParkedShards = null;
@@ -284,6 +285,55 @@ public final class Coordinator {
 
     /** Posts a barrier to each shard and waits until all have parked; false (none left parked) on failure. */
     private boolean park(Shard[] shards) {
+        CountDownLatch rel = parkOnly(shards);
+        if (rel == null) return false;
+        parked = shards;
+        release = rel;
+        return true;
+    }
+
+    /**
+     * From the operation running on the coordinator thread (a script whose declared keys live on some shards and
+     * that reaches a key of another): parks {@code more} too, until the batch ends (or, while a busy script holds the
+     * data, only fences them: they then leave their data alone, see {@link #lend()}). Only this thread parks shards,
+     * so parking more in the middle of an operation cannot deadlock; the operation stays atomic, since it touched
+     * nothing of those shards before. Shards parked already are skipped. False when the server is shutting down.
+     */
+    public boolean extend(Shard[] more) {
+        if (Thread.currentThread() != thread) throw new IllegalStateException("not on the coordinator thread");
+        if (parked == null) return false;
+        List<Shard> add = new ArrayList<>();
+        for (Shard s : more) {
+            if (!contains(parked, s) && !contains(selfParkedShards, s)) add.add(s);
+        }
+        if (add.isEmpty()) return true;
+        Shard[] extra = add.toArray(new Shard[0]);
+        CountDownLatch rel = parkOnly(extra);
+        if (rel == null) return false;
+        if (lent) rel.countDown(); // a fence: from now on they see lent and leave their data alone
+        else extraReleases.add(rel);
+        Shard[] all = java.util.Arrays.copyOf(parked, parked.length + extra.length);
+        System.arraycopy(extra, 0, all, parked.length, extra.length);
+        parked = all; // a reclaim parks them again with the others
+        return true;
+    }
+
+    private static boolean contains(Shard[] set, Shard s) {
+        if (set == null) return false;
+        for (Shard x : set) if (x == s) return true;
+        return false;
+    }
+
+    /** The releases of shards {@link #extend} parked during the current batch; coordinator thread only. */
+    private final List<CountDownLatch> extraReleases = new ArrayList<>();
+
+    private void releaseExtra() {
+        for (CountDownLatch l : extraReleases) l.countDown();
+        extraReleases.clear();
+    }
+
+    /** Posts a barrier to each shard and waits until all have arrived; their release latch, or null on failure. */
+    private CountDownLatch parkOnly(Shard[] shards) {
         CountDownLatch arrived = new CountDownLatch(shards.length);
         CountDownLatch rel = new CountDownLatch(1);
         try {
@@ -296,15 +346,13 @@ public final class Coordinator {
             }
         } catch (RejectedExecutionException e) {
             rel.countDown();
-            return false;
+            return null;
         }
         if (!awaitArrival(arrived)) {
             rel.countDown();
-            return false;
+            return null;
         }
-        parked = shards;
-        release = rel;
-        return true;
+        return rel;
     }
 
     /**
@@ -318,6 +366,7 @@ public final class Coordinator {
         if (Thread.currentThread() != thread || release == null || lent) return;
         lent = true; // published before the release: a shard that runs again sees it
         release.countDown();
+        releaseExtra();
         // Every thread waiting in runSelfParked goes back to its loop (to answer -BUSY): from now on (the reclaim,
         // later batches) a barrier parks its shard for its group's operations.
         for (int i = 0; i < selfParked.length(); i++) {
