@@ -213,12 +213,66 @@ public final class CommandContext implements ShardWrites.Recorder {
         return call(spec, argv, true);
     }
 
+    /**
+     * A script runs with the shards of its declared keys parked (decision 0016): before one of its calls reaches a
+     * key of another shard (or needs every shard), the coordinator parks that shard too, and from then on this run
+     * owns it: its writes are recorded, journalled and flushed with the others'.
+     */
+    private void parkFor(CommandSpec spec, byte[][] argv) {
+        long all = shards.size() == 64 ? -1L : (1L << shards.size()) - 1;
+        if (parked == all) return;
+        long need = routeMask(shards, spec, argv);
+        if (need == -1L) need = all;
+        long more = need & ~parked;
+        if (more == 0) return;
+        Shard[] extra = new Shard[Long.bitCount(more)];
+        int n = 0;
+        for (long m = more; m != 0; m &= m - 1) extra[n++] = shards.get(Long.numberOfTrailingZeros(m));
+        if (!shards.coordinator().extend(extra)) throw new CommandException("ERR server is shutting down");
+        long origin = client == null ? 0 : client.id();
+        ShardWrites.Recorder r = journalling ? this : null;
+        for (Shard s : extra) {
+            s.writes().running(origin, r);
+            recordsAtPark[s.id()] = s.writes().journal().records();
+        }
+        parked |= more;
+    }
+
+    /** The journal's record count of each shard {@link #parkFor} added, when it was parked. */
+    private final long[] recordsAtPark = new long[64];
+
+    /** The shards this coordinated run owns now, as a mask (more than it started with after {@link #parkFor}). */
+    long parkedMask() {
+        return parked;
+    }
+
+    /** The record count of shard {@code id}'s journal when {@link #parkFor} parked it. */
+    long recordsAtPark(int id) {
+        return recordsAtPark[id];
+    }
+
+    /** The shards a command's keys live on, as a mask; -1 when it needs every shard; 0 without keys. */
+    static long routeMask(ShardSet shards, CommandSpec spec, byte[][] argv) {
+        if (spec.has(CommandSpec.ALL_SHARDS)) return -1L;
+        long mask = 0;
+        if (spec.keyFinder() != null) {
+            byte[][] keys = spec.keyFinder().keys(argv);
+            if (keys == CommandSpec.ALL_KEYS) return -1L;
+            for (byte[] k : keys) mask |= 1L << shards.shardOf(k).id();
+        } else if (spec.hasKeys() && argv.length > spec.firstKey()) {
+            int last = Math.min(spec.lastKeyIndex(argv.length), argv.length - 1);
+            for (int i = spec.firstKey(); i <= last; i += spec.keyStep()) mask |= 1L << shards.shardOf(argv[i]).id();
+        }
+        return mask;
+    }
+
     /** True while a command runs from a script's {@code redis.call} (Redis's CLIENT_SCRIPT caller). */
     public boolean calledFromScript() {
         return fromScript;
     }
 
     private Reply call(CommandSpec spec, byte[][] argv, boolean script) {
+        if (script && coordinated) parkFor(spec, argv);
         String monitorSource = script ? "lua" : null;
         boolean outerFromScript = fromScript;
         fromScript = script;

@@ -1,5 +1,7 @@
 package io.tide.command;
 
+import io.tide.protocol.Reply;
+
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -161,6 +163,43 @@ public final class CommandSpec {
     }
 
     public KeyFinder keyFinder() { return keyFinder; }
+
+    private Gather gather;
+
+    /**
+     * A read of an ALL_SHARDS command that needs no single instant across shards (DBSIZE, KEYS, SCAN): instead of
+     * parking every shard on the coordinator, the dispatcher visits the shards on their own threads, each running
+     * {@link #part} for its own data, and answers from the parts once the walk ends. Shards are visited one after
+     * another, from {@link #first}; a part says whether to go on to the next shard.
+     */
+    public interface Gather {
+        /**
+         * On the client's home shard, before anything runs ({@code ctx} runs there, for the client, database, clock
+         * and server only): checks the arguments (throwing the command's errors) and returns what the parts need;
+         * {@link #first} reads where the walk starts from it.
+         */
+        Object begin(CommandContext ctx, byte[][] argv);
+
+        /** The shard the walk starts on (0 for all of them in order). */
+        default int first(Object plan, int shards) { return 0; }
+
+        /**
+         * On the visited shard's thread, with {@code ctx} running there alone: that shard's part. Returns true to go
+         * on to the next shard (when there is one), false when the walk is complete.
+         */
+        boolean part(CommandContext ctx, Object plan, int shard, int shards);
+
+        /** On the home shard once the walk ended: the reply. */
+        Reply reply(Object plan);
+    }
+
+    /** Lets the dispatcher gather this ALL_SHARDS read shard by shard without parking them ({@link Gather}). */
+    public CommandSpec gatherBy(Gather g) {
+        this.gather = g;
+        return this;
+    }
+
+    public Gather gather() { return gather; }
 
     /** A key argument and its key-spec flags, as COMMAND GETKEYSANDFLAGS lists them. */
     public record KeyRef(byte[] key, List<String> flags) {}

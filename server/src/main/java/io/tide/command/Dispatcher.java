@@ -17,7 +17,9 @@ import org.slf4j.LoggerFactory;
  * With several, the keys named by the command's key positions decide: all on the home shard, run
  * inline; all on one other shard, <em>hop</em> there (post the command to that shard's loop, post the
  * reply back); on several shards, or for an ALL_SHARDS command, the {@link io.tide.shard.Coordinator}
- * parks the shards involved and runs the command against all of them at once, so it is atomic.
+ * parks the shards involved and runs the command against all of them at once, so it is atomic. ALL_SHARDS reads
+ * that need no single instant (DBSIZE, KEYS, SCAN, CLIENT LIST: a {@link CommandSpec.Gather}) are instead gathered
+ * shard by shard on the shards' own threads, parking none of them.
  *
  * <p>Batching. Hops are not posted one by one: during an event-loop iteration the home shard collects
  * them per target shard, and after the iteration posts each target one task with the whole batch;
@@ -53,6 +55,8 @@ public final class Dispatcher {
     private final long[] releaseArmedFor;
     /** Per home shard: hops gathered during the current loop iteration. */
     private final Outbox[] outboxes;
+    /** Per home shard: coordinated operations on that shard alone, gathered during the current loop iteration. */
+    private final SelfParkBatch[] selfParks;
     private final CommandSpec execSpec;
     private final CommandSpec watchSpec;
     private final CommandSpec multiSpec;
@@ -81,6 +85,8 @@ public final class Dispatcher {
         this.releaseArmedFor = new long[shards.size()];
         this.outboxes = new Outbox[shards.size()];
         for (int i = 0; i < outboxes.length; i++) outboxes[i] = new Outbox(shards.get(i));
+        this.selfParks = new SelfParkBatch[shards.size()];
+        for (int i = 0; i < selfParks.length; i++) selfParks[i] = new SelfParkBatch(shards.get(i));
         this.execSpec = spec("exec");
         this.watchSpec = spec("watch");
         this.multiSpec = spec("multi");
@@ -227,7 +233,8 @@ public final class Dispatcher {
             return;
         }
         if (spec.has(CommandSpec.ALL_SHARDS)) {
-            runCoordinated(c, spec, argv, shards.all(), silent);
+            if (spec.gather() != null && !c.inMulti()) runGathered(c, spec, argv, silent);
+            else runCoordinated(c, spec, argv, shards.all(), silent);
             return;
         }
         Shard target = null;
@@ -242,7 +249,8 @@ public final class Dispatcher {
         } else if (spec.keyFinder() != null) {
             byte[][] keys = spec.keyFinder().keys(argv);
             if (keys == CommandSpec.ALL_KEYS) {
-                runCoordinated(c, spec, argv, shards.all(), silent);
+                long declared = isScript(spec) ? declaredKeysMask(argv) : 0;
+                runCoordinated(c, spec, argv, declared != 0 ? shardsOf(declared) : shards.all(), silent);
                 return;
             }
             for (byte[] k : keys) {
@@ -394,24 +402,141 @@ public final class Dispatcher {
         int db = c.db;
         boolean noTouch = c.noTouch;
         long mask = maskOf(involved);
-        shards.coordinator().run(involved, () -> {
+        Runnable body = () -> {
             CommandContext ctx = coordinatorContext.reset(null, true, mask, c, db, System.currentTimeMillis(), noTouch);
             long[] recorded = new long[involved.length];
             for (int i = 0; i < involved.length; i++) recorded[i] = involved[i].writes().journal().records();
             long t0 = System.nanoTime();
             Outcome o = execute(spec, ctx, argv);
             long nanos = System.nanoTime() - t0;
+            long owned = ctx.parkedMask(); // a script may have parked more shards than it started with
+            Shard[] touched = involved;
+            long[] touchedRecorded = recorded;
+            if (owned != mask) {
+                touched = shardsOf(owned);
+                touchedRecorded = new long[touched.length];
+                for (int i = 0; i < touched.length; i++) {
+                    int at = indexOf(involved, touched[i]);
+                    touchedRecorded[i] = at >= 0 ? recorded[at] : ctx.recordsAtPark(touched[i].id());
+                }
+            }
             BlockedCommand w = null;
             if (o.block != null) {
                 w = new BlockedCommand(this, shards, c, spec, o.block, slot, db, mask);
                 w.register();
             }
             BlockedCommand waiter = w;
-            serveReadyCoordinated(mask);
-            afterCoordinated(involved, recorded, home, ok -> finishCoordinated(c, spec, argv, slot,
+            serveReadyCoordinated(owned);
+            afterCoordinated(touched, touchedRecorded, home, ok -> finishCoordinated(c, spec, argv, slot,
                     ok ? o : new Outcome(Reply.error(aofError(home)), true, null), nanos, waiter));
-        }, () -> home.loop().execute(() -> finishCoordinated(c, spec, argv, slot,
-                new Outcome(Reply.error("ERR server is shutting down"), true, null), 0, null)));
+        };
+        Runnable rejected = () -> home.loop().execute(() -> finishCoordinated(c, spec, argv, slot,
+                new Outcome(Reply.error("ERR server is shutting down"), true, null), 0, null));
+        if (involved.length == 1 && involved[0] == home) selfParks[home.id()].add(body, rejected);
+        else shards.coordinator().run(involved, body, rejected);
+    }
+
+    // ---------------------------------------------------------------- gathered reads
+
+    /**
+     * An ALL_SHARDS read with a {@link CommandSpec.Gather} (DBSIZE, KEYS, SCAN): the shards are visited one after
+     * another, each on its own thread, without parking any of them or passing through the coordinator; the reply is
+     * made on the home shard once the walk ends. As for a coordinated command, the client's later requests wait for
+     * it, and hops it sent before reach their shards first (each loop is FIFO), so it sees the client's earlier writes.
+     */
+    private void runGathered(ClientSession c, CommandSpec spec, byte[][] argv, boolean silent) {
+        Shard home = c.home();
+        CommandSpec.Gather g = spec.gather();
+        Object plan;
+        try {
+            plan = g.begin(shardContexts[home.id()].reset(home, false, 0, c, c.db, System.currentTimeMillis(),
+                    c.noTouch), argv);
+        } catch (CommandException e) {
+            Outcome o = new Outcome(Reply.error(e.getMessage()), true, null);
+            record(spec, home, o, 0, c, argv);
+            c.reply(o.reply, silent, spec, argv);
+            return;
+        }
+        if (server.monitor().active()) {
+            shardContexts[home.id()].reset(home, false, 0, c, c.db, System.currentTimeMillis(), c.noTouch)
+                    .feedMonitors(spec, argv, null, false);
+        }
+        outboxes[home.id()].flush();
+        ClientSession.Slot slot = c.reserve(silent, spec, argv);
+        c.barrierInFlight = true;
+        GatherWalk w = new GatherWalk(c, spec, argv, slot, plan, c.db, c.noTouch, System.nanoTime());
+        visit(w, g.first(plan, shards.size()));
+    }
+
+    /** One gathered read on its way through the shards; each step runs on the visited shard's thread. */
+    private record GatherWalk(ClientSession client, CommandSpec spec, byte[][] argv, ClientSession.Slot slot,
+                              Object plan, int db, boolean noTouch, long startNanos) {}
+
+    private void visit(GatherWalk w, int shard) {
+        Shard s = shards.get(shard);
+        s.executeOnData(() -> visitHere(w, s)); // postponed while a busy script holds the data
+    }
+
+    private void visitHere(GatherWalk w, Shard s) {
+        CommandContext ctx = shardContexts[s.id()].reset(s, false, 0, w.client, w.db, System.currentTimeMillis(),
+                w.noTouch);
+        io.tide.journal.Journal journal = s.writes().journal();
+        long recorded = journal.records();
+        boolean more;
+        ctx.beginOp();
+        try {
+            more = w.spec.gather().part(ctx, w.plan, s.id(), shards.size());
+        } catch (RuntimeException e) {
+            LOG.error("internal error gathering {}", w.spec.fullName(), e);
+            more = false;
+        } finally {
+            ctx.endOp(w.argv, w.db); // a read's lazy expiry deletions are journalled, as on any shard
+        }
+        serveReady(s);
+        if (journal.records() != recorded) journal.flush();
+        if (more && s.id() + 1 < shards.size()) {
+            visit(w, s.id() + 1);
+            return;
+        }
+        Shard home = w.client.home();
+        home.loop().execute(() -> {
+            Outcome o = new Outcome(w.spec.gather().reply(w.plan), false, null);
+            record(w.spec, home, o, System.nanoTime() - w.startNanos, w.client, w.argv);
+            w.client.complete(w.slot, o.reply);
+            resume(w.client);
+        });
+    }
+
+    /**
+     * Coordinated operations whose only shard is the home shard (with one shard: scripts and an EXEC that runs one),
+     * gathered during a loop iteration and handed to the coordinator after it, with the shard thread parking itself
+     * ({@link io.tide.shard.Coordinator#runSelfParked}) instead of waiting for a barrier: one hand-off each way per
+     * iteration. Confined to that home shard's thread.
+     */
+    private final class SelfParkBatch {
+        private final Shard home;
+        private final ArrayList<Runnable> bodies = new ArrayList<>();
+        private final ArrayList<Runnable> rejected = new ArrayList<>();
+        private final Runnable flushTask = this::flush;
+
+        SelfParkBatch(Shard home) {
+            this.home = home;
+        }
+
+        void add(Runnable body, Runnable onRejected) {
+            if (bodies.isEmpty()) home.executeAfterIteration(flushTask);
+            bodies.add(body);
+            rejected.add(onRejected);
+        }
+
+        void flush() {
+            if (bodies.isEmpty()) return;
+            java.util.List<Runnable> b = java.util.List.copyOf(bodies);
+            java.util.List<Runnable> r = java.util.List.copyOf(rejected);
+            bodies.clear();
+            rejected.clear();
+            shards.coordinator().runSelfParked(home, b, r);
+        }
     }
 
     /**
@@ -923,16 +1048,20 @@ public final class Dispatcher {
 
     /** The shards a command's keys live on, as a mask; -1 when it needs every shard; 0 without keys. */
     private long routeMask(CommandSpec spec, byte[][] argv) {
-        if (spec.has(CommandSpec.ALL_SHARDS)) return -1L;
+        return CommandContext.routeMask(shards, spec, argv);
+    }
+
+    /**
+     * A script's (EVAL, EVALSHA, FCALL and their _RO forms) declared keys' shards, as a mask: the shards it starts
+     * with parked; it parks more when it reaches a key elsewhere (decision 0016). 0 (park every shard) when it
+     * declares none or its numkeys is not valid (the handler then answers the error).
+     */
+    private long declaredKeysMask(byte[][] argv) {
+        if (argv.length < 3) return 0;
+        Long n = Args.parseLongOrNull(argv[2]);
+        if (n == null || n <= 0 || n > argv.length - 3) return 0;
         long mask = 0;
-        if (spec.keyFinder() != null) {
-            byte[][] keys = spec.keyFinder().keys(argv);
-            if (keys == CommandSpec.ALL_KEYS) return -1L;
-            for (byte[] k : keys) mask |= 1L << shards.shardOf(k).id();
-        } else if (spec.hasKeys() && argv.length > spec.firstKey()) {
-            int last = Math.min(spec.lastKeyIndex(argv.length), argv.length - 1);
-            for (int i = spec.firstKey(); i <= last; i += spec.keyStep()) mask |= 1L << shards.shardOf(argv[i]).id();
-        }
+        for (int i = 3; i < 3 + n; i++) mask |= 1L << shards.shardOf(argv[i]).id();
         return mask;
     }
 
@@ -986,6 +1115,11 @@ public final class Dispatcher {
             if ((mask & (1L << s.id())) != 0) out[n++] = s;
         }
         return out;
+    }
+
+    private static int indexOf(Shard[] set, Shard s) {
+        for (int i = 0; i < set.length; i++) if (set[i] == s) return i;
+        return -1;
     }
 
     /** A command's result: its reply, or with {@code block} set, the request to park the client. */

@@ -27,6 +27,10 @@ import org.slf4j.LoggerFactory;
  * operations in the queue: the dispatcher holds its next requests until the reply is back.
  * See docs/decisions/0002-multi-shard-atomicity.md.
  *
+ * <p>Self-parking: a shard thread that hands over operations on itself alone parks itself at once
+ * ({@link #runSelfParked}) instead of waiting for a barrier; while it waits it still takes barriers of batches queued
+ * before its operations. See docs/decisions/0016-gathered-reads-and-self-parking.md.
+ *
  * <p>Busy scripts. Scripts always run here (with one shard too). A script that runs past
  * {@code busy-reply-threshold} calls {@link #lend()}: the shards are released early while the script keeps
  * the data, and until {@link #reclaim()} (the script's end, before its caller touches data again) the shard
@@ -45,10 +49,58 @@ public final class Coordinator {
     /** The shards parked for the current batch and their release latch; coordinator thread only. */
     private Shard[] parked;
     private CountDownLatch release;
+    /** The shards whose threads parked themselves for the current batch ({@link #runSelfParked}). */
+    private Shard[] selfParkedShards;
     /** See {@link #lend()}. */
     private volatile boolean lent;
 
-    private record Op(Shard[] shards, Runnable body, Runnable onRejected) {}
+    private record Op(Shard[] shards, Runnable body, Runnable onRejected, SelfPark group) {}
+
+    /**
+     * Operations a shard thread handed over while parking itself ({@link #runSelfParked}): the thread waits in
+     * {@link #awaitGroup} until they have all run, so no barrier is posted to it for them. Its signals carry what
+     * the waiting thread must do: arrive at a barrier of an earlier batch, leave (the data was lent, or all ran).
+     */
+    private static final class SelfPark {
+        final Shard shard;
+        final LinkedBlockingQueue<Object> signals = new LinkedBlockingQueue<>();
+        /** Operations of the group not yet run; coordinator thread only. */
+        int remaining;
+        /** The shard thread no longer waits (the data was lent): later batches park it by a barrier. */
+        volatile boolean left;
+
+        SelfPark(Shard shard, int n) {
+            this.shard = shard;
+            this.remaining = n;
+        }
+    }
+
+    /** A barrier posted to one shard: taken once, by the loop task or by a self-parked thread. */
+    private static final class Barrier {
+        final CountDownLatch arrived;
+        final CountDownLatch release;
+        final java.util.concurrent.atomic.AtomicBoolean taken = new java.util.concurrent.atomic.AtomicBoolean();
+
+        Barrier(CountDownLatch arrived, CountDownLatch release) {
+            this.arrived = arrived;
+            this.release = release;
+        }
+
+        void arrive() {
+            if (!taken.compareAndSet(false, true)) return;
+            arrived.countDown();
+            awaitUninterruptibly(release);
+        }
+    }
+
+    private static final Object DONE = new Object();
+    /** Per shard id: the group its thread waits in now, and the barrier posted to it last (Dekker pair). */
+    private final java.util.concurrent.atomic.AtomicReferenceArray<SelfPark> selfParked =
+            new java.util.concurrent.atomic.AtomicReferenceArray<>(64);
+    private final java.util.concurrent.atomic.AtomicReferenceArray<Barrier> pending =
+            new java.util.concurrent.atomic.AtomicReferenceArray<>(64);
+    /** The self-parked groups of the current batch; coordinator thread only. */
+    private final List<SelfPark> batchGroups = new ArrayList<>();
 
     public Coordinator() {
         thread = new Thread(this::loop, "tide-coordinator");
@@ -66,10 +118,59 @@ public final class Coordinator {
             onRejected.run();
             return;
         }
-        Op op = new Op(shards, body, onRejected);
+        Op op = new Op(shards, body, onRejected, null);
         queue.add(op);
         if (closed && queue.remove(op)) onRejected.run(); // lost the race with close(): nobody will run it
 
+    }
+
+    /**
+     * On {@code self}'s own thread: runs {@code bodies} (each with {@code self} as its only shard) with that thread
+     * parked, and returns once they have run, or once a busy script was lent the data. Instead of the coordinator
+     * posting a barrier and waiting for the thread to reach it, the thread parks itself here at once: one hand-off
+     * each way for the whole group. While it waits it still takes part in barriers of batches queued before (so
+     * there is no deadlock). Counted as operations like {@link #run}; a body's {@code onRejected} runs on shutdown.
+     */
+    public void runSelfParked(Shard self, List<Runnable> bodies, List<Runnable> onRejected) {
+        if (closed) {
+            for (Runnable r : onRejected) r.run();
+            return;
+        }
+        SelfPark g = new SelfPark(self, bodies.size());
+        Shard[] only = {self};
+        List<Op> ops = new ArrayList<>(bodies.size());
+        for (int i = 0; i < bodies.size(); i++) ops.add(new Op(only, bodies.get(i), onRejected.get(i), g));
+        selfParked.set(self.id(), g); // before reading pending and lent: see park() and lend()
+        try {
+            if (lent) g.left = true; // a busy script holds the data: stay in the loop to answer -BUSY
+            Barrier b = pending.get(self.id());
+            if (b != null) b.arrive(); // a batch queued before ours waits for this thread
+            queue.addAll(ops);
+            if (closed) { // lost the race with close(): nobody will run what is left of them
+                for (Op op : ops) if (queue.remove(op)) op.onRejected.run();
+            }
+            if (!g.left) awaitGroup(g);
+        } finally {
+            selfParked.set(self.id(), null);
+        }
+    }
+
+    private void awaitGroup(SelfPark g) {
+        while (true) {
+            Object signal;
+            try {
+                signal = g.signals.poll(1, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                signal = null;
+            }
+            if (signal == DONE) return;
+            if (signal instanceof Barrier b) {
+                b.arrive();
+            } else if (signal == null && (!thread.isAlive() || Thread.currentThread().isInterrupted())) {
+                return; // the coordinator is gone (shutdown): nothing will run the rest
+            }
+        }
     }
 
     private void loop() {
@@ -84,6 +185,10 @@ public final class Coordinator {
             queue.drainTo(batch, MAX_BATCH - 1);
             int n = 0;
             for (Op op : batch) {
+                if (op.group != null && !op.group.left) {
+                    if (!batchGroups.contains(op.group)) batchGroups.add(op.group);
+                    continue; // its thread parked itself
+                }
                 for (Shard s : op.shards) {
                     if (byId[s.id()] == null) {
                         byId[s.id()] = s;
@@ -100,9 +205,19 @@ public final class Coordinator {
             }
             coordinate(union, batch);
             batch.clear();
+            batchGroups.clear();
         }
         Op left;
-        while ((left = queue.poll()) != null) left.onRejected.run();
+        while ((left = queue.poll()) != null) {
+            left.onRejected.run();
+            finished(left);
+        }
+    }
+
+    /** After an operation ran or was rejected: its self-parked thread may go once the whole group has. */
+    private static void finished(Op op) {
+        SelfPark g = op.group;
+        if (g != null && --g.remaining == 0 && !g.left) g.signals.add(DONE);
     }
 
     /** Operations run, and the nanoseconds their batches held shards parked (written on the coordinator thread). */
@@ -129,14 +244,20 @@ public final class Coordinator {
     private void coordinate(Shard[] shards, List<Op> batch) {
         long t0 = System.nanoTime();
         if (!park(shards)) {
-            for (Op op : batch) op.onRejected.run();
+            for (Op op : batch) {
+                op.onRejected.run();
+                finished(op);
+            }
             return;
         }
+        selfParkedShards = new Shard[batchGroups.size()];
+        for (int i = 0; i < selfParkedShards.length; i++) selfParkedShards[i] = batchGroups.get(i).shard;
         operations += batch.size();
         try {
             for (Op op : batch) {
                 if (release == null) { // lent out and not taken back (shutting down)
                     op.onRejected.run();
+                    finished(op);
                     continue;
                 }
                 try {
@@ -145,12 +266,16 @@ public final class Coordinator {
                     LOG.error("multi-shard operation failed", e);
                 } finally {
                     if (lent) reclaim(); // an operation must never leave the data lent out
+                    finished(op);
                 }
             }
         } finally {
             if (release != null) release.countDown();
+            releaseExtra();
             release = null;
             parked = null;
+            selfParkedShards = null;
+            for (Shard s : shards) pending.set(s.id(), null);
             long took = System.nanoTime() - t0;
             parkedNanos += took;
             io.tide.metrics.LatencyMonitor m = latency;
@@ -160,26 +285,74 @@ public final class Coordinator {
 
     /** Posts a barrier to each shard and waits until all have parked; false (none left parked) on failure. */
     private boolean park(Shard[] shards) {
+        CountDownLatch rel = parkOnly(shards);
+        if (rel == null) return false;
+        parked = shards;
+        release = rel;
+        return true;
+    }
+
+    /**
+     * From the operation running on the coordinator thread (a script whose declared keys live on some shards and
+     * that reaches a key of another): parks {@code more} too, until the batch ends (or, while a busy script holds the
+     * data, only fences them: they then leave their data alone, see {@link #lend()}). Only this thread parks shards,
+     * so parking more in the middle of an operation cannot deadlock; the operation stays atomic, since it touched
+     * nothing of those shards before. Shards parked already are skipped. False when the server is shutting down.
+     */
+    public boolean extend(Shard[] more) {
+        if (Thread.currentThread() != thread) throw new IllegalStateException("not on the coordinator thread");
+        if (parked == null) return false;
+        List<Shard> add = new ArrayList<>();
+        for (Shard s : more) {
+            if (!contains(parked, s) && !contains(selfParkedShards, s)) add.add(s);
+        }
+        if (add.isEmpty()) return true;
+        Shard[] extra = add.toArray(new Shard[0]);
+        CountDownLatch rel = parkOnly(extra);
+        if (rel == null) return false;
+        if (lent) rel.countDown(); // a fence: from now on they see lent and leave their data alone
+        else extraReleases.add(rel);
+        Shard[] all = java.util.Arrays.copyOf(parked, parked.length + extra.length);
+        System.arraycopy(extra, 0, all, parked.length, extra.length);
+        parked = all; // a reclaim parks them again with the others
+        return true;
+    }
+
+    private static boolean contains(Shard[] set, Shard s) {
+        if (set == null) return false;
+        for (Shard x : set) if (x == s) return true;
+        return false;
+    }
+
+    /** The releases of shards {@link #extend} parked during the current batch; coordinator thread only. */
+    private final List<CountDownLatch> extraReleases = new ArrayList<>();
+
+    private void releaseExtra() {
+        for (CountDownLatch l : extraReleases) l.countDown();
+        extraReleases.clear();
+    }
+
+    /** Posts a barrier to each shard and waits until all have arrived; their release latch, or null on failure. */
+    private CountDownLatch parkOnly(Shard[] shards) {
         CountDownLatch arrived = new CountDownLatch(shards.length);
         CountDownLatch rel = new CountDownLatch(1);
         try {
             for (Shard s : shards) {
-                s.loop().execute(() -> {
-                    arrived.countDown();
-                    awaitUninterruptibly(rel);
-                });
+                Barrier b = new Barrier(arrived, rel);
+                pending.set(s.id(), b); // before reading selfParked: one of the two sides sees the other
+                s.loop().execute(b::arrive);
+                SelfPark g = selfParked.get(s.id());
+                if (g != null) g.signals.add(b); // its thread waits in runSelfParked, not in its loop
             }
         } catch (RejectedExecutionException e) {
             rel.countDown();
-            return false;
+            return null;
         }
         if (!awaitArrival(arrived)) {
             rel.countDown();
-            return false;
+            return null;
         }
-        parked = shards;
-        release = rel;
-        return true;
+        return rel;
     }
 
     /**
@@ -193,6 +366,21 @@ public final class Coordinator {
         if (Thread.currentThread() != thread || release == null || lent) return;
         lent = true; // published before the release: a shard that runs again sees it
         release.countDown();
+        releaseExtra();
+        // Every thread waiting in runSelfParked goes back to its loop (to answer -BUSY): from now on (the reclaim,
+        // later batches) a barrier parks its shard for its group's operations.
+        for (int i = 0; i < selfParked.length(); i++) {
+            SelfPark g = selfParked.get(i);
+            if (g == null || g.left) continue;
+            g.left = true;
+            g.signals.add(DONE);
+        }
+        if (selfParkedShards != null && selfParkedShards.length > 0) {
+            Shard[] all = java.util.Arrays.copyOf(parked, parked.length + selfParkedShards.length);
+            System.arraycopy(selfParkedShards, 0, all, parked.length, selfParkedShards.length);
+            parked = all;
+            selfParkedShards = null;
+        }
     }
 
     /**

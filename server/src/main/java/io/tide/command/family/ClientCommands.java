@@ -5,6 +5,7 @@ import io.tide.command.ClientConnection;
 import io.tide.command.ClientSession;
 import io.tide.command.CommandContext;
 import io.tide.command.CommandHandler;
+import io.tide.command.CommandSpec;
 import io.tide.command.CommandTable;
 import io.tide.command.Errors;
 import io.tide.protocol.Reply;
@@ -35,7 +36,7 @@ public final class ClientCommands {
         client.sub("getname", 2, "noscript loading stale", 0, 0, 0, "@connection", "2.6.9",
                 "Returns the name of the connection.", Handler.GET_NAME);
         client.sub("list", -2, "admin noscript loading stale allshards", 0, 0, 0, "@connection", "2.4.0",
-                "Lists open connections.", Handler.LIST);
+                "Lists open connections.", Handler.LIST).gatherBy(LIST_GATHER);
         client.sub("info", 2, "noscript loading stale", 0, 0, 0, "@connection", "6.2.0",
                 "Returns information about the connection.", Handler.INFO);
         client.sub("kill", -3, "admin noscript loading stale allshards", 0, 0, 0, "@connection", "2.4.0",
@@ -150,6 +151,73 @@ public final class ClientCommands {
     }
 
     /** Redis's getClientType: {@code replica} once PSYNC made it one, {@code pubsub} with an active subscription, else {@code normal}. */
+    /**
+     * CLIENT LIST gathered shard by shard (CommandSpec.Gather): each shard describes the clients whose home it is, on
+     * its own thread (their state is confined to it); the reply lists them as {@link #list} does, by id, or in the
+     * order of the IDs asked for.
+     */
+    static final CommandSpec.Gather LIST_GATHER = new CommandSpec.Gather() {
+        private static final class Plan {
+            String type;
+            List<Long> ids;
+            final java.util.Map<Long, String> lines = new java.util.HashMap<>();
+        }
+
+        @Override
+        public Object begin(CommandContext ctx, byte[][] argv) {
+            Plan p = new Plan();
+            if (argv.length == 2) return p;
+            if (argv.length == 4 && Args.is(argv[2], "type")) {
+                p.type = clientType(argv[3]);
+                return p;
+            }
+            if (argv.length >= 4 && Args.is(argv[2], "id")) {
+                p.ids = new ArrayList<>();
+                for (int i = 3; i < argv.length; i++) {
+                    Long v = Args.parseLongOrNull(argv[i]);
+                    if (v == null) throw Errors.error(Errors.INVALID_CLIENT_ID);
+                    p.ids.add(v);
+                }
+                return p;
+            }
+            throw Errors.syntax();
+        }
+
+        @Override
+        public boolean part(CommandContext ctx, Object plan, int shard, int shards) {
+            Plan p = (Plan) plan;
+            if (p.ids != null) {
+                for (long id : p.ids) {
+                    ClientSession s = ctx.server().clients().get(id);
+                    if (s != null && s.home().id() == shard && !s.isClosed()) p.lines.put(id, describe(s, ctx.now()));
+                }
+                return true;
+            }
+            for (ClientSession s : ctx.server().clients().values()) {
+                if (s.home().id() != shard || s.isClosed()) continue;
+                if (p.type != null && !typeOf(s).equals(p.type)) continue;
+                p.lines.put(s.id(), describe(s, ctx.now()));
+            }
+            return true;
+        }
+
+        @Override
+        public Reply reply(Object plan) {
+            Plan p = (Plan) plan;
+            List<Long> order = p.ids;
+            if (order == null) {
+                order = new ArrayList<>(p.lines.keySet());
+                order.sort(null);
+            }
+            StringBuilder sb = new StringBuilder();
+            for (long id : order) {
+                String line = p.lines.get(id);
+                if (line != null) sb.append(line).append('\n');
+            }
+            return text(sb.toString());
+        }
+    };
+
     private static String typeOf(ClientSession s) {
         if (s.isReplica()) return "replica";
         return s.inPubSubMode() ? "pubsub" : "normal";

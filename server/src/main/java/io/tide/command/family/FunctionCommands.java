@@ -25,7 +25,8 @@ import java.util.List;
 /**
  * Redis functions ({@code functions.c}): FUNCTION LOAD|DELETE|LIST|FLUSH|DUMP|RESTORE|STATS|KILL|HELP, FCALL
  * and FCALL_RO. Thread-safe (stateless): the libraries live in {@link FunctionLibraries}. Like EVAL, FCALL's key
- * finder answers "all keys", so a function runs with every shard parked and is atomic across shards.
+ * finder answers "all keys", so a function runs on the coordinator with the shards it uses parked (its declared
+ * keys' first, more on demand) and is atomic across shards.
  */
 public final class FunctionCommands {
 

@@ -3,6 +3,7 @@ package io.tide.command.family;
 import io.tide.command.Args;
 import io.tide.command.CommandContext;
 import io.tide.command.CommandHandler;
+import io.tide.command.CommandSpec;
 import io.tide.command.CommandTable;
 import io.tide.command.Errors;
 import io.tide.protocol.Reply;
@@ -69,13 +70,13 @@ public final class KeyCommands {
         t.add("move", 3, "write fast", 1, 1, 1, "@keyspace", "1.0.0",
                 "Move a key to another database", Handler.MOVE);
         t.add("keys", 2, "readonly allshards", 0, 0, 0, "@keyspace @dangerous", "1.0.0",
-                "Find all keys matching the given pattern", Handler.KEYS);
+                "Find all keys matching the given pattern", Handler.KEYS).gatherBy(KEYS_GATHER);
         t.add("scan", -2, "readonly allshards", 0, 0, 0, "@keyspace", "2.8.0",
-                "Incrementally iterate the keys space", Handler.SCAN);
+                "Incrementally iterate the keys space", Handler.SCAN).gatherBy(SCAN_GATHER);
         t.add("randomkey", 1, "readonly allshards", 0, 0, 0, "@keyspace", "1.0.0",
                 "Return a random key from the keyspace", Handler.RANDOMKEY);
         t.add("dbsize", 1, "readonly fast allshards", 0, 0, 0, "@keyspace", "1.0.0",
-                "Return the number of keys in the selected database", Handler.DBSIZE);
+                "Return the number of keys in the selected database", Handler.DBSIZE).gatherBy(DBSIZE_GATHER);
         t.add("flushdb", -1, "write allshards", 0, 0, 0, "@keyspace @dangerous", "1.0.0",
                 "Remove all keys from the current database", Handler.FLUSHDB);
         t.add("flushall", -1, "write allshards", 0, 0, 0, "@keyspace @dangerous", "1.0.0",
@@ -355,6 +356,141 @@ public final class KeyCommands {
         }
         return Reply.array(out);
     }
+
+    // The same three commands gathered shard by shard on the shards' own threads (CommandSpec.Gather): with several
+    // shards the dispatcher uses these instead of parking every shard; the replies are the same as above.
+
+    /** KEYS: each shard lists its matching keys (expired ones skipped); a literal pattern is looked up on its shard. */
+    static final CommandSpec.Gather KEYS_GATHER = new CommandSpec.Gather() {
+        private static final class Plan {
+            byte[] pattern;
+            final List<Reply> out = new ArrayList<>();
+        }
+
+        @Override
+        public Object begin(CommandContext ctx, byte[][] argv) {
+            Plan p = new Plan();
+            p.pattern = argv[1];
+            return p;
+        }
+
+        @Override
+        public boolean part(CommandContext ctx, Object plan, int shard, int shards) {
+            Plan p = (Plan) plan;
+            byte[] pattern = p.pattern;
+            long now = ctx.now();
+            Database d = ctx.shards().get(shard).db(ctx.dbIndex());
+            if (Glob.isLiteral(pattern)) {
+                if (ctx.shards().shardOf(pattern).id() != shard) return true;
+                if (d.peek(pattern, now) != null) p.out.add(Reply.bulk(pattern));
+                return false;
+            }
+            boolean all = pattern.length == 1 && pattern[0] == '*';
+            List<byte[]> found = new ArrayList<>();
+            d.forEach((k, v) -> {
+                if (all || Glob.matches(pattern, k, false)) found.add(k);
+            });
+            for (byte[] k : found) {
+                long e = d.expireAt(k);
+                if (e == 0 || now <= e) p.out.add(Reply.bulk(k)); // expired keys are skipped, not deleted, as Redis
+            }
+            return true;
+        }
+
+        @Override
+        public Reply reply(Object plan) {
+            return Reply.array(((Plan) plan).out);
+        }
+    };
+
+    /** DBSIZE: the sum of every shard's count. */
+    static final CommandSpec.Gather DBSIZE_GATHER = new CommandSpec.Gather() {
+        @Override
+        public Object begin(CommandContext ctx, byte[][] argv) {
+            return new long[1];
+        }
+
+        @Override
+        public boolean part(CommandContext ctx, Object plan, int shard, int shards) {
+            ((long[]) plan)[0] += ctx.shards().get(shard).db(ctx.dbIndex()).size();
+            return true;
+        }
+
+        @Override
+        public Reply reply(Object plan) {
+            return Reply.integer(((long[]) plan)[0]);
+        }
+    };
+
+    /**
+     * SCAN, shard by shard, with the cursor and the reply of {@link #scan}: the walk starts on the cursor's shard and
+     * goes on to the next one while that one's table is done and fewer than COUNT keys were collected. Each shard
+     * filters its own keys (pattern, expiry, TYPE) on its own thread.
+     */
+    static final CommandSpec.Gather SCAN_GATHER = new CommandSpec.Gather() {
+        private static final class Plan {
+            ScanOptions options;
+            String type;
+            long tableCursor;
+            int start;
+            int raw;
+            long next;
+            final List<Reply> out = new ArrayList<>();
+        }
+
+        @Override
+        public Object begin(CommandContext ctx, byte[][] argv) {
+            Plan p = new Plan();
+            long cursor = parseCursor(argv[1]);
+            p.options = ScanOptions.parse(argv, 2, Errors.SYNTAX, true);
+            p.type = p.options.type() == null ? null : new String(p.options.type(), StandardCharsets.UTF_8);
+            int shards = ctx.shards().size();
+            p.start = (int) Long.remainderUnsigned(cursor, shards);
+            p.tableCursor = Long.divideUnsigned(cursor, shards);
+            return p;
+        }
+
+        @Override
+        public int first(Object plan, int shards) {
+            return ((Plan) plan).start;
+        }
+
+        @Override
+        public boolean part(CommandContext ctx, Object plan, int shard, int shards) {
+            Plan p = (Plan) plan;
+            Database d = ctx.shards().get(shard).db(ctx.dbIndex());
+            List<byte[]> keys = new ArrayList<>();
+            p.tableCursor = d.scan(p.tableCursor, p.options.limit() - p.raw, keys::add);
+            p.raw += keys.size();
+            long now = ctx.now();
+            for (byte[] k : keys) {
+                if (!p.options.matches(k)) continue;
+                Object v = d.peek(k, now); // deletes the key if it has expired, as Redis's SCAN does
+                if (v == null) continue;
+                if (p.type != null && !typeName(v).equalsIgnoreCase(p.type)) continue;
+                p.out.add(Reply.bulk(k));
+            }
+            if (p.tableCursor != 0) {
+                p.next = p.tableCursor * shards + shard;
+                return false;
+            }
+            if (shard + 1 == shards) {
+                p.next = 0;                          // every shard walked: the scan is complete
+                return false;
+            }
+            if (p.raw >= p.options.limit()) {
+                p.next = shard + 1;                  // the next shard, from the start of its table
+                return false;
+            }
+            return true;                             // tableCursor is 0: the next shard starts at its beginning
+        }
+
+        @Override
+        public Reply reply(Object plan) {
+            Plan p = (Plan) plan;
+            return ScanOptions.reply(p.next, p.out);
+        }
+    };
 
     /**
      * SCAN over all shards. The cursor is {@code tableCursor * shards + shardIndex}: the shard being walked

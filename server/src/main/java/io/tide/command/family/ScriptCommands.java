@@ -19,11 +19,12 @@ import org.luaj.vm2.LuaValue;
 /**
  * Lua scripting (Redis's {@code eval.c}): EVAL, EVALSHA, their read-only variants and SCRIPT. Thread-safe
  * (stateless). A script may touch any key, declared or not, so its key finder answers "all keys": with
- * several shards it runs on the coordinator with every shard parked, which makes it atomic everywhere.
+ * several shards it runs on the coordinator with its declared keys' shards parked, and the dispatcher's context parks
+ * more before a call reaches another shard (every shard when it declares no key), which makes it atomic everywhere.
  */
 public final class ScriptCommands {
 
-    /** Scripts reach any key: they run with every shard parked. */
+    /** Scripts reach any key: they run on the coordinator, parking shards as they need them (decision 0016). */
     static final CommandSpec.KeyFinder ANY_KEY = argv -> CommandSpec.ALL_KEYS;
 
     /**
