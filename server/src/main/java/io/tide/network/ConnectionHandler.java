@@ -505,11 +505,11 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
         if (ch == null) return;
         if (ch.eventLoop().inEventLoop()) {
             flushBeforeClose();
-            afterWrites(ch, ch::close);
+            ch.close();
         } else {
             ch.eventLoop().execute(() -> {
                 flushBeforeClose();
-                afterWrites(ch, ch::close);
+                ch.close();
             });
         }
     }

@@ -71,13 +71,7 @@ class PipelineOrderTest {
      */
     @Test
     void getQueuedBehindAHop_keepsTheValueItRead() {
-        ShardSet shards = server.context().shards();
-        String[] keyOn = new String[shards.size()];
-        for (int i = 0; java.util.Arrays.asList(keyOn).contains(null); i++) {
-            String k = "inplace:" + i;
-            int s = shards.shardOf(k.getBytes()).id();
-            if (keyOn[s] == null) keyOn[s] = k;
-        }
+        String[] keyOn = keyPerShard("inplace:");
         try (Jedis j = TestServers.jedis(server.port(), 2)) {
             for (int x = 0; x < keyOn.length; x++) {
                 for (int y = 0; y < keyOn.length; y++) {
@@ -101,13 +95,7 @@ class PipelineOrderTest {
     /** The same for HGET, whose reply is written from the packed hash: behind a hop it is a copy. */
     @Test
     void hgetQueuedBehindAHop_keepsTheValueItRead() {
-        ShardSet shards = server.context().shards();
-        String[] keyOn = new String[shards.size()];
-        for (int i = 0; java.util.Arrays.asList(keyOn).contains(null); i++) {
-            String k = "inplace-hash:" + i;
-            int s = shards.shardOf(k.getBytes()).id();
-            if (keyOn[s] == null) keyOn[s] = k;
-        }
+        String[] keyOn = keyPerShard("inplace-hash:");
         try (Jedis j = TestServers.jedis(server.port(), 2)) {
             for (int x = 0; x < keyOn.length; x++) {
                 for (int y = 0; y < keyOn.length; y++) {
@@ -129,13 +117,7 @@ class PipelineOrderTest {
     /** The same for INCR's reusable integer reply: each INCR queued behind a hop answers its own value. */
     @Test
     void incrsQueuedBehindAHop_answerTheirOwnValues() {
-        ShardSet shards = server.context().shards();
-        String[] keyOn = new String[shards.size()];
-        for (int i = 0; java.util.Arrays.asList(keyOn).contains(null); i++) {
-            String k = "inplace-incr:" + i;
-            int s = shards.shardOf(k.getBytes()).id();
-            if (keyOn[s] == null) keyOn[s] = k;
-        }
+        String[] keyOn = keyPerShard("inplace-incr:");
         try (Jedis j = TestServers.jedis(server.port(), 2)) {
             for (int x = 0; x < keyOn.length; x++) {
                 for (int y = 0; y < keyOn.length; y++) {
@@ -150,5 +132,17 @@ class PipelineOrderTest {
                 }
             }
         }
+    }
+
+    /** A key of the form {@code prefix + i} for each shard: element s lives on shard s. */
+    private String[] keyPerShard(String prefix) {
+        ShardSet shards = server.context().shards();
+        String[] keyOn = new String[shards.size()];
+        for (int i = 0; java.util.Arrays.asList(keyOn).contains(null); i++) {
+            String k = prefix + i;
+            int s = shards.shardOf(k.getBytes()).id();
+            if (keyOn[s] == null) keyOn[s] = k;
+        }
+        return keyOn;
     }
 }
