@@ -162,13 +162,11 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
      * it still sends is drained instead of being answered with a TCP reset that could destroy the reply in flight.
      */
     private static void shutdownThenClose(Channel ch) {
+        // Closed within 2 s whatever happens: a peer that stops reading never lets the reply's write complete.
+        ch.eventLoop().schedule(() -> ch.close(), 2, java.util.concurrent.TimeUnit.SECONDS);
         afterWrites(ch, () -> {
-            if (ch instanceof io.netty.channel.socket.DuplexChannel duplex) {
-                duplex.shutdownOutput();
-                ch.eventLoop().schedule(() -> ch.close(), 2, java.util.concurrent.TimeUnit.SECONDS);
-            } else {
-                ch.close();
-            }
+            if (ch instanceof io.netty.channel.socket.DuplexChannel duplex) duplex.shutdownOutput();
+            else ch.close();
         });
     }
 
