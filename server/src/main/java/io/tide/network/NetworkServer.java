@@ -125,8 +125,8 @@ public final class NetworkServer {
         java.util.List<String> gains = new ArrayList<>();
         if (!unsafe) gains.add("--sun-misc-unsafe-memory-access=allow would let Netty use its faster buffers "
                 + "(20-45% less CPU per request)");
-        if (!nativeAccess) gains.add("--enable-native-access=ALL-UNNAMED would let Tide use the epoll transport "
-                + "instead of NIO");
+        if (!nativeAccess) gains.add("--enable-native-access=ALL-UNNAMED would let Tide use the io_uring or epoll "
+                + "transport instead of NIO");
         String line = "Tide runs without some JVM flags: " + String.join("; ", gains);
         if (org.slf4j.LoggerFactory.getILoggerFactory() instanceof org.slf4j.helpers.NOPLoggerFactory) {
             System.err.println("INFO  " + line); // the host has no SLF4J backend (Tide brings none): still say it
