@@ -447,20 +447,18 @@ public final class Dispatcher {
     private void runGathered(ClientSession c, CommandSpec spec, byte[][] argv, boolean silent) {
         Shard home = c.home();
         CommandSpec.Gather g = spec.gather();
+        CommandContext ctx = shardContexts[home.id()].reset(home, false, 0, c, c.db, System.currentTimeMillis(),
+                c.noTouch);
         Object plan;
         try {
-            plan = g.begin(shardContexts[home.id()].reset(home, false, 0, c, c.db, System.currentTimeMillis(),
-                    c.noTouch), argv);
+            plan = g.begin(ctx, argv);
         } catch (CommandException e) {
             Outcome o = new Outcome(Reply.error(e.getMessage()), true, null);
             record(spec, home, o, 0, c, argv);
             c.reply(o.reply, silent, spec, argv);
             return;
         }
-        if (server.monitor().active()) {
-            shardContexts[home.id()].reset(home, false, 0, c, c.db, System.currentTimeMillis(), c.noTouch)
-                    .feedMonitors(spec, argv, null, false);
-        }
+        if (server.monitor().active()) ctx.feedMonitors(spec, argv, null, false);
         outboxes[home.id()].flush();
         ClientSession.Slot slot = c.reserve(silent, spec, argv);
         c.barrierInFlight = true;
