@@ -4,7 +4,6 @@ import io.netty.channel.EventLoop;
 import io.tide.command.CommandTable;
 import io.tide.command.Dispatcher;
 import io.tide.command.ServerContext;
-import io.tide.command.family.Families;
 import io.tide.config.ConfigRegistry;
 import io.tide.network.NetworkServer;
 import io.tide.protocol.ProtocolLimits;
@@ -28,6 +27,13 @@ public final class Server implements AutoCloseable {
     /** Most shards supported: the dispatcher tracks the shards a command touches in a 64-bit mask. */
     public static final int MAX_SHARDS = 64;
 
+    static {
+        // Netty 4.2 emits JFR events for its allocator's chunks when the JVM has JFR: the first buffer then sets up
+        // JFR's event metadata, about 85 ms of a cold start on the thread serving the first connection. Off unless
+        // the host chose (-Dio.netty.jfr.enabled=true keeps them); decision 0014.
+        if (System.getProperty("io.netty.jfr.enabled") == null) System.setProperty("io.netty.jfr.enabled", "false");
+    }
+
     private final ServerContext context;
     private final NetworkServer network;
     private final Dispatcher dispatcher;
@@ -38,7 +44,7 @@ public final class Server implements AutoCloseable {
     private final AtomicBoolean closed = new AtomicBoolean();
     private final java.util.concurrent.CountDownLatch terminated = new java.util.concurrent.CountDownLatch(1);
 
-    private Server(ConfigRegistry config) throws InterruptedException {
+    private Server(ConfigRegistry config, Startup startup) throws InterruptedException {
         int n = config.getInt("shards");
         if (n == 0) n = Runtime.getRuntime().availableProcessors();
         n = Math.min(n, MAX_SHARDS);
@@ -49,8 +55,7 @@ public final class Server implements AutoCloseable {
         for (int i = 0; i < n; i++) shardArray[i] = new Shard(i, loops.get(i), databases);
         shards = new ShardSet(shardArray);
 
-        CommandTable table = new CommandTable();
-        Families.registerAll(table);
+        CommandTable table = startup.table();
         table.seal(n);
 
         try {
@@ -200,8 +205,13 @@ public final class Server implements AutoCloseable {
 
     /** Starts a server with the given configuration; returns once it accepts connections. */
     public static Server start(ConfigRegistry config) {
+        return start(config, Startup.begin());
+    }
+
+    /** As {@link #start(ConfigRegistry)}, with the table and class loading begun before the options were parsed. */
+    static Server start(ConfigRegistry config, Startup startup) {
         try {
-            return new Server(config);
+            return new Server(config, startup);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while starting", e);

@@ -24,10 +24,11 @@ public final class Tide {
 
     /** Starts a server from the same arguments {@code tide-server} takes (an optional config file, then options). */
     public static Server start(String... args) {
+        Startup startup = Startup.begin(); // the command table and class loading overlap the option parsing
         LaunchOptions.Launch launch = LaunchOptions.parse(args, Version.get());
         if (launch.action() != LaunchOptions.Action.RUN) {
             throw new IllegalArgumentException(launch.message());
         }
-        return Server.start(launch.config());
+        return Server.start(launch.config(), startup);
     }
 }

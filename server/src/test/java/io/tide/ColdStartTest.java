@@ -10,8 +10,9 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * Holds decision 0014's two lines: the library jar carries no logging configuration of its own, and command handlers
- * are not one generated (hidden) class each, which the JVM would spin at every cold start.
+ * Holds decision 0014's lines: the library jar carries no logging configuration of its own, command handlers are not
+ * one generated (hidden) class each, which the JVM would spin at every cold start, and the classes {@link Startup}
+ * loads ahead of a start still exist.
  */
 class ColdStartTest {
 
@@ -43,5 +44,27 @@ class ColdStartTest {
         // The block lambdas that remain (decision 0014). A new command registers a constant of its family's Handler
         // enum rather than a method reference or lambda.
         assertThat(generated).as("handlers that are lambdas or method references").hasSizeLessThanOrEqualTo(19);
+    }
+
+    @Test
+    void theClassesLoadedAheadOfAStartExist() throws java.io.IOException {
+        List<String> names = new ArrayList<>();
+        try (java.io.InputStream in = Startup.class.getResourceAsStream(Startup.CLASS_LIST)) {
+            String text = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII);
+            for (String line : text.split("\n")) {
+                if (!line.isEmpty() && !line.startsWith("#")) names.add(line);
+            }
+        }
+        assertThat(names).as("classes listed in " + Startup.CLASS_LIST).hasSizeGreaterThan(300);
+        List<String> missing = new ArrayList<>();
+        for (String name : names) {
+            try {
+                Class.forName(name, false, Startup.class.getClassLoader());
+            } catch (ClassNotFoundException | LinkageError e) {
+                missing.add(name);
+            }
+        }
+        assertThat(missing).as("classes gone from the class path: rewrite the list with bin/gen-startup-classes")
+                .isEmpty();
     }
 }

@@ -10,6 +10,7 @@ import io.tide.shard.ShardSet;
 import io.tide.store.EncodingLimits;
 import java.security.SecureRandom;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -145,18 +146,14 @@ public final class ServerContext {
     /** Keeps {@link #limits()} equal to the encoding parameters, now and after every CONFIG SET. */
     private void bindLimits() {
         limits = readLimits();
-        config.onChange("list-max-listpack-size", v -> limits = readLimits());
-        config.onChange("list-compress-depth", v -> limits = readLimits());
-        config.onChange("hash-max-listpack-entries", v -> limits = readLimits());
-        config.onChange("hash-max-listpack-value", v -> limits = readLimits());
-        config.onChange("set-max-intset-entries", v -> limits = readLimits());
-        config.onChange("set-max-listpack-entries", v -> limits = readLimits());
-        config.onChange("set-max-listpack-value", v -> limits = readLimits());
-        config.onChange("zset-max-listpack-entries", v -> limits = readLimits());
-        config.onChange("zset-max-listpack-value", v -> limits = readLimits());
-        config.onChange("stream-node-max-bytes", v -> limits = readLimits());
-        config.onChange("stream-node-max-entries", v -> limits = readLimits());
-        config.onChange("hll-sparse-max-bytes", v -> limits = readLimits());
+        // One listener for all of them: each lambda call site costs a cold start a generated class (decision 0014).
+        java.util.function.Consumer<String> reread = v -> limits = readLimits();
+        for (String name : List.of("list-max-listpack-size", "list-compress-depth", "hash-max-listpack-entries",
+                "hash-max-listpack-value", "set-max-intset-entries", "set-max-listpack-entries", "set-max-listpack-value",
+                "zset-max-listpack-entries", "zset-max-listpack-value", "stream-node-max-bytes",
+                "stream-node-max-entries", "hll-sparse-max-bytes")) {
+            config.onChange(name, reread);
+        }
     }
 
     private EncodingLimits readLimits() {
