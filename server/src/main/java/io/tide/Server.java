@@ -34,6 +34,7 @@ public final class Server implements AutoCloseable {
         if (System.getProperty("io.netty.jfr.enabled") == null) System.setProperty("io.netty.jfr.enabled", "false");
     }
 
+    private final Startup startup;
     private final ServerContext context;
     private final NetworkServer network;
     private final Dispatcher dispatcher;
@@ -45,6 +46,7 @@ public final class Server implements AutoCloseable {
     private final java.util.concurrent.CountDownLatch terminated = new java.util.concurrent.CountDownLatch(1);
 
     private Server(ConfigRegistry config, Startup startup) throws InterruptedException {
+        this.startup = startup;
         int n = config.getInt("shards");
         if (n == 0) n = Runtime.getRuntime().availableProcessors();
         n = Math.min(n, MAX_SHARDS);
@@ -213,8 +215,12 @@ public final class Server implements AutoCloseable {
         try {
             return new Server(config, startup);
         } catch (InterruptedException e) {
+            startup.finish();
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while starting", e);
+        } catch (RuntimeException | Error e) {
+            startup.finish();
+            throw e;
         }
     }
 
@@ -342,6 +348,7 @@ public final class Server implements AutoCloseable {
             context.lazyFree().close();
             context.stopJvmWatchers();
         } finally {
+            startup.finish();
             terminated.countDown();
         }
     }

@@ -9,6 +9,7 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
 
 /**
  * The part of a server's start that needs no configuration, run on a short-lived thread of its own ({@code tide-start})
@@ -24,14 +25,39 @@ final class Startup {
 
     /** Done once the table is built, before the classes are loaded. */
     private final CompletableFuture<CommandTable> table = new CompletableFuture<>();
+    private final Supplier<InputStream> classList;
+    private volatile boolean finished;
+    private Thread thread;
 
-    private Startup() {}
+    private Startup(Supplier<InputStream> classList) {
+        this.classList = classList;
+    }
 
     /** Starts the thread; {@link #table()} waits for its table. */
     static Startup begin() {
-        Startup s = new Startup();
-        Thread.ofPlatform().name("tide-start").daemon().start(s::prepare);
+        return begin(() -> Startup.class.getResourceAsStream(CLASS_LIST));
+    }
+
+    /** As {@link #begin()}, loading the classes named in {@code classList}, one per line. */
+    static Startup begin(Supplier<InputStream> classList) {
+        Startup s = new Startup(classList);
+        s.thread = Thread.ofPlatform().name("tide-start").daemon().start(s::prepare);
         return s;
+    }
+
+    /** The thread, for tests. */
+    Thread thread() {
+        return thread;
+    }
+
+    /** Stops loading classes and waits for the thread to end (a server that stops leaves no thread behind). */
+    void finish() {
+        finished = true;
+        try {
+            thread.join(5000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** The command table, once built (rethrows what building it threw). */
@@ -58,12 +84,12 @@ final class Startup {
     }
 
     /** Loads the listed classes that are not loaded yet, in the order a start first uses them. */
-    private static void loadClasses() {
+    private void loadClasses() {
         ClassLoader loader = Startup.class.getClassLoader();
-        try (InputStream in = Startup.class.getResourceAsStream(CLASS_LIST)) {
+        try (InputStream in = classList.get()) {
             if (in == null) return;
             BufferedReader names = new BufferedReader(new InputStreamReader(in, StandardCharsets.US_ASCII));
-            for (String name = names.readLine(); name != null; name = names.readLine()) {
+            for (String name = names.readLine(); name != null && !finished; name = names.readLine()) {
                 if (name.isEmpty() || name.startsWith("#")) continue;
                 try {
                     Class.forName(name, false, loader);

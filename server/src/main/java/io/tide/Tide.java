@@ -27,6 +27,7 @@ public final class Tide {
         Startup startup = Startup.begin(); // the command table and class loading overlap the option parsing
         LaunchOptions.Launch launch = LaunchOptions.parse(args, Version.get());
         if (launch.action() != LaunchOptions.Action.RUN) {
+            startup.finish();
             throw new IllegalArgumentException(launch.message());
         }
         return Server.start(launch.config(), startup);

@@ -67,4 +67,24 @@ class ColdStartTest {
         assertThat(missing).as("classes gone from the class path: rewrite the list with bin/gen-startup-classes")
                 .isEmpty();
     }
+
+    @Test
+    void finishStopsTheClassLoadingAndEndsTheThread() throws Exception {
+        // An endless list: only finish() ends the thread, and it must have ended when finish() returns (Server.close
+        // calls it, so a stopped server leaves no tide-start thread behind).
+        byte[] line = "java.lang.String\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        java.io.InputStream endless = new java.io.InputStream() {
+            private int i;
+
+            @Override
+            public int read() {
+                return line[i++ % line.length];
+            }
+        };
+        Startup startup = Startup.begin(() -> endless);
+        assertThat(startup.table().all()).isNotEmpty();
+        assertThat(startup.thread().isAlive()).isTrue();
+        startup.finish();
+        assertThat(startup.thread().isAlive()).isFalse();
+    }
 }
