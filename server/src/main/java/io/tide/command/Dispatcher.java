@@ -831,7 +831,7 @@ public final class Dispatcher {
         if (spec.has(CommandSpec.SKIP_SLOWLOG)) return;
         // The client's address and name only for an entry: a connection's address string is made when first needed.
         if (obs.slow().wants(micros)) obs.slow().add(spec.fullName(), argv, micros, peer(client), name(client));
-        if (topLevel && obs.largeRequest().enabled()) {
+        if (topLevel && obs.largeRequest().enabled() && obs.largeRequest().wants(requestBytesAtMost(argv))) {
             long bytes = requestBytes(argv);
             if (obs.largeRequest().wants(bytes)) {
                 obs.largeRequest().add(spec.fullName(), argv, bytes, peer(client), name(client));
@@ -849,6 +849,16 @@ public final class Dispatcher {
     }
 
     /** The bytes of {@code argv} as a RESP multibulk request: {@code *N\r\n} and {@code $len\r\n<arg>\r\n} each. */
+    /**
+     * At least {@link #requestBytes}, without its digit counting: each length's digits and the count's at most 10.
+     * Most requests are far under the large-request threshold, and this decides it for them.
+     */
+    static long requestBytesAtMost(byte[][] argv) {
+        long n = 13;
+        for (byte[] a : argv) n += a.length + 15;
+        return n;
+    }
+
     static long requestBytes(byte[][] argv) {
         long n = digits(argv.length) + 3;
         for (byte[] a : argv) n += a.length + digits(a.length) + 5;

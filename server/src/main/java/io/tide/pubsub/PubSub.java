@@ -92,7 +92,8 @@ public final class PubSub {
     /** PUBLISH: delivers to channel and pattern subscribers; returns how many received it. */
     public int publish(byte[] channel, byte[] message) {
         int receivers = 0;
-        Set<Subscriber> subs = channels.get(new Name(channel));
+        // No channel subscribed anywhere (a PUBLISH nobody hears): no hashing of the name, no lookup.
+        Set<Subscriber> subs = channels.isEmpty() ? null : channels.get(new Name(channel));
         if (subs != null && !subs.isEmpty()) {
             Reply r = new Reply.Push(new Reply[] {new Reply.Bulk(MESSAGE), new Reply.Bulk(channel),
                 new Reply.Bulk(message)});

@@ -74,6 +74,24 @@ class CommandLogTest {
     }
 
     @Test
+    void largeRequest_atTheThresholdIsLogged_andOneByteUnderIsNot() {
+        try (Jedis j = new Jedis("127.0.0.1", server.port())) {
+            String value = "A".repeat(1024);
+            long size = 4 + 9 + 13 + 1033; // *3\r\n $3\r\nSET\r\n $7\r\ncl:edge\r\n $1024\r\n<1024>\r\n
+            j.configSet("commandlog-request-larger-than", String.valueOf(size + 1));
+            cmdlog(j, "RESET", "large-request");
+            j.set("cl:edge", value);
+            assertThat(cmdlog(j, "LEN", "large-request")).isEqualTo(0L);
+            j.configSet("commandlog-request-larger-than", String.valueOf(size));
+            cmdlog(j, "RESET", "large-request");
+            j.set("cl:edge", value);
+            assertThat(cmdlog(j, "LEN", "large-request")).isEqualTo(1L);
+            assertThat(entry(j, "large-request").get(2)).isEqualTo(size);
+            j.configSet("commandlog-request-larger-than", "1048576");
+        }
+    }
+
+    @Test
     void slowType_isTheSlowlog_andErrorsAsValkey() {
         try (Jedis j = new Jedis("127.0.0.1", server.port())) {
             j.configSet("slowlog-log-slower-than", "0");

@@ -301,9 +301,38 @@ public final class ZSetCommands {
                 k = q;
             }
         }
-        double v = Double.parseDouble(new String(s, i, k - i, StandardCharsets.ISO_8859_1));
+        double v = exactDecimal(s, i, k);
+        if (Double.isNaN(v)) v = Double.parseDouble(new String(s, i, k - i, StandardCharsets.ISO_8859_1));
         if (neg) v = -v;
         return new Strtod(v, k, Double.isInfinite(v) || (v == 0 && nonZero));
+    }
+
+    /** 10^0 .. 10^15, each exactly a double. */
+    private static final double[] POW10 = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13,
+        1e14, 1e15};
+
+    /**
+     * The value of the digits and at most one '.' in {@code s[from, to)} (no sign) when at most 15 digits and no
+     * exponent make it: the digits as an integer below 10^15 and the power of ten below it are both exact doubles, so their
+     * quotient is the correctly rounded value, as strtod's (Clinger's fast path). NaN otherwise, for the general parser.
+     * Scores such as "1", "42", "1700000000" and "3.25" take this path without making a String (ZADD's hot path).
+     */
+    static double exactDecimal(byte[] s, int from, int to) {
+        long m = 0;
+        int digits = 0;
+        int fraction = -1;
+        for (int j = from; j < to; j++) {
+            byte b = s[j];
+            if (b == '.') {
+                fraction = 0;
+            } else if (b < '0' || b > '9' || ++digits > 15) {
+                return Double.NaN; // an exponent, or too many digits to be exact
+            } else {
+                m = m * 10 + (b - '0');
+                if (fraction >= 0) fraction++;
+            }
+        }
+        return fraction <= 0 ? (double) m : m / POW10[fraction];
     }
 
     /** The hexadecimal form after "0x"; null when no hex digit follows (strtod then reads just the "0"). */
