@@ -38,6 +38,12 @@ public final class ClientSession {
     ReplyMode replyMode = ReplyMode.ON;
     boolean skipNext;
     long lastInteractionMs;
+    /**
+     * The last command name array dispatched and what the table found for it (null: unknown). The decoder hands a
+     * connection the same array for a name it repeats, so a repeated command skips the table's hashing. Home thread.
+     */
+    byte[] lastCommandName;
+    CommandSpec lastCommandSpec;
     String lastCommand = "NULL";
     /** Bytes of the arguments of the command running or blocked now (CLIENT LIST {@code argv-mem}); 0 once answered. */
     volatile long argvBytes;

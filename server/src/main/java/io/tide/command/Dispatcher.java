@@ -127,7 +127,14 @@ public final class Dispatcher {
         c.lastInteractionMs = now;
         boolean silent = c.takeSilence();
 
-        CommandSpec spec = table.lookup(argv[0]);
+        CommandSpec spec;
+        if (argv[0] == c.lastCommandName) {
+            spec = c.lastCommandSpec;
+        } else {
+            spec = table.lookup(argv[0]);
+            c.lastCommandName = argv[0];
+            c.lastCommandSpec = spec;
+        }
         if (spec == null) {
             c.failMulti();
             c.reply(Reply.error(Errors.unknownCommand(argv)), silent);
