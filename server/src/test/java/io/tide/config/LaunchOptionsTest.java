@@ -52,6 +52,17 @@ class LaunchOptionsTest {
     }
 
     @Test
+    void optionsInAnyCase_andAnOptionNameWhereAValueWasDue() {
+        // Names in any case, with =value, and an option's name standing where a value was due.
+        Launch l = parse("--SAVE", "900", "1", "--Port=0", "--MAXMEMORY-policy", "allkeys-lru");
+        assertThat(l.action()).isEqualTo(Action.RUN);
+        assertThat(l.config().get("save")).isEqualTo("900 1");
+        assertThat(l.config().getInt("port")).isZero();
+        assertThat(l.config().get("maxmemory-policy")).isEqualTo("allkeys-lru");
+        assertThat(parse("--requirepass", "--port", "1").message()).isEqualTo("tide: missing value for --requirepass");
+    }
+
+    @Test
     void emptyValues_areAccepted() {
         Launch l = parse("--requirepass", "", "--save", "");
         assertThat(l.action()).isEqualTo(Action.RUN);
