@@ -210,8 +210,9 @@ final class StandardParams {
                         .description("Tide: space-separated key prefixes never chosen for eviction (locks, "
                                 + "sessions, rate-limit counters); once only protected keys remain, writes get "
                                 + "-OOM as under noeviction.").build(),
+                // Two words, as redis-server takes them: --replicaof 127.0.0.1 6379 (or one quoted argument).
                 ConfigParam.builder("replicaof", Type.STRING).defaultValue("").immutable().aliases("slaveof")
-                        .check(StandardParams::replicaof)
+                        .multiArg().check(StandardParams::replicaof)
                         .description("<host> <port>: start as a replica of that primary (REPLICAOF at run time).")
                         .build(),
                 ConfigParam.builder("replica-read-only", Type.BOOL).defaultValue("yes").aliases("slave-read-only")

@@ -63,6 +63,15 @@ class LaunchOptionsTest {
     }
 
     @Test
+    void replicaof_takesTheHostAndPortAsTwoArguments_asRedisServerDoes() {
+        assertThat(parse("--replicaof", "127.0.0.1", "6380", "--port", "0").config().get("replicaof"))
+                .isEqualTo("127.0.0.1 6380");
+        assertThat(parse("--slaveof", "127.0.0.1 6381").config().get("replicaof")).isEqualTo("127.0.0.1 6381");
+        assertThat(parse("--replicaof", "127.0.0.1").message())
+                .isEqualTo("tide: invalid value for --replicaof: '127.0.0.1' (wrong number of arguments)");
+    }
+
+    @Test
     void emptyValues_areAccepted() {
         Launch l = parse("--requirepass", "", "--save", "");
         assertThat(l.action()).isEqualTo(Action.RUN);
