@@ -165,6 +165,7 @@ public final class Primary implements AutoCloseable {
     private final ReplicationSink[] sinks;
     private final ConcurrentLinkedQueue<Object> inbox = new ConcurrentLinkedQueue<>();
     private final Thread thread;
+    private final java.util.concurrent.atomic.AtomicBoolean started = new java.util.concurrent.atomic.AtomicBoolean();
     private volatile boolean sleeping;
     private volatile boolean closed;
     /** Whether the sinks are on the journals; changed on the coordinator with every shard parked. */
@@ -219,8 +220,9 @@ public final class Primary implements AutoCloseable {
         maxLag = config.getLong("min-replicas-max-lag");
         config.onChange("min-replicas-to-write", v -> minToWrite = config.getLong("min-replicas-to-write"));
         config.onChange("min-replicas-max-lag", v -> maxLag = config.getLong("min-replicas-max-lag"));
+        // Started by the first event (a replica's PSYNC, WAIT, a configuration change...): a server that never has a
+        // replica nor a waiter runs without it (decision 0014).
         thread = Thread.ofPlatform().name("tide-repl").daemon(true).unstarted(this::run);
-        thread.start();
     }
 
     // ------------------------------------------------------------------------------------------------ API
@@ -240,7 +242,16 @@ public final class Primary implements AutoCloseable {
     /** Queues an event for the replication thread. Thread-safe, lock-free. */
     void offer(Object event) {
         inbox.add(event);
-        if (sleeping) LockSupport.unpark(thread);
+        if (!started.get()) {
+            if (!closed && started.compareAndSet(false, true)) thread.start();
+        } else if (sleeping) {
+            LockSupport.unpark(thread);
+        }
+    }
+
+    /** Whether the replication thread runs: it starts with the first event. For tests. */
+    boolean threadStarted() {
+        return started.get();
     }
 
     /** PSYNC (or SYNC, with {@code replid} null) from {@code link}'s connection, which is a replica from now on. */

@@ -6,6 +6,7 @@ import static io.tide.replication.RedisReplicaOfTideTest.awaitLinkUp;
 import static io.tide.replication.RedisReplicaOfTideTest.field;
 import static io.tide.replication.RedisReplicaOfTideTest.mixedWrites;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -84,6 +85,25 @@ class TideReplicaTest {
     }
 
     /** INFO total_net_repl_output/input_bytes count the stream on both sides; total_net_output_bytes leaves it out. */
+    @Test
+    void theReplicationThreadStartsWithTheFirstReplica() throws Exception {
+        try (Server primary = TestServers.start(1, "--repl-diskless-sync-delay", "0");
+             Jedis p = TestServers.jedis(primary.port(), 2)) {
+            Primary replication = primary.context().replication();
+            for (int i = 0; i < 100; i++) p.set("before" + i, "v" + i);
+            assertFalse(replication.threadStarted(), "writes without a replica need no replication thread");
+            try (Server replica = TestServers.start(2, "--replicaof", "127.0.0.1 " + primary.port());
+                 Jedis r = TestServers.jedis(replica.port(), 2)) {
+                awaitLinkUp(r);
+                assertTrue(replication.threadStarted());
+                p.set("after", "v");
+                awaitApplied(p, r);
+                assertEquals("v99", r.get("before99"));
+                assertEquals("v", r.get("after"));
+            }
+        }
+    }
+
     @Test
     void replicationBytes_areCountedApartFromClientTraffic() throws Exception {
         try (Server primary = TestServers.start(1, "--repl-diskless-sync-delay", "0");
