@@ -7,8 +7,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.function.Supplier;
 
 /**
@@ -17,7 +17,7 @@ import java.util.function.Supplier;
  * initialising) the classes the rest of the start and the first connection will need, listed in
  * {@code io/tide/startup-classes.txt}. A cold start is mostly class loading and first, interpreted, execution; this
  * overlaps the two threads' share of it (decision 0014). The list only saves time: a name that no longer resolves is
- * skipped (StartupClassesTest keeps it current; {@code bin/gen-startup-classes} rewrites it).
+ * skipped (ColdStartTest keeps it current; {@code bin/gen-startup-classes} rewrites it).
  */
 final class Startup {
 

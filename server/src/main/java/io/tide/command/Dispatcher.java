@@ -855,7 +855,6 @@ public final class Dispatcher {
         return c == null ? "" : c.name();
     }
 
-    /** The bytes of {@code argv} as a RESP multibulk request: {@code *N\r\n} and {@code $len\r\n<arg>\r\n} each. */
     /**
      * At least {@link #requestBytes}, without its digit counting: each length's digits and the count's at most 10.
      * Most requests are far under the large-request threshold, and this decides it for them.
@@ -866,6 +865,7 @@ public final class Dispatcher {
         return n;
     }
 
+    /** The bytes of {@code argv} as a RESP multibulk request: {@code *N\r\n} and {@code $len\r\n<arg>\r\n} each. */
     static long requestBytes(byte[][] argv) {
         long n = digits(argv.length) + 3;
         for (byte[] a : argv) n += a.length + digits(a.length) + 5;

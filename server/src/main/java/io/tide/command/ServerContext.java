@@ -149,9 +149,9 @@ public final class ServerContext {
         // One listener for all of them: each lambda call site costs a cold start a generated class (decision 0014).
         java.util.function.Consumer<String> reread = v -> limits = readLimits();
         for (String name : List.of("list-max-listpack-size", "list-compress-depth", "hash-max-listpack-entries",
-                "hash-max-listpack-value", "set-max-intset-entries", "set-max-listpack-entries", "set-max-listpack-value",
-                "zset-max-listpack-entries", "zset-max-listpack-value", "stream-node-max-bytes",
-                "stream-node-max-entries", "hll-sparse-max-bytes")) {
+                "hash-max-listpack-value", "set-max-intset-entries", "set-max-listpack-entries",
+                "set-max-listpack-value", "zset-max-listpack-entries", "zset-max-listpack-value",
+                "stream-node-max-bytes", "stream-node-max-entries", "hll-sparse-max-bytes")) {
             config.onChange(name, reread);
         }
     }

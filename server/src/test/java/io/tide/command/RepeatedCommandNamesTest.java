@@ -12,15 +12,16 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A connection's repeated command names reach the dispatcher as one shared array, which remembers what the table
- * found for it (ClientSession.lastCommandSpec): a pipeline that switches between names, unknown ones included, gets each
- * command's own reply.
+ * found for it (ClientSession.lastCommandSpec): a pipeline that switches between names, unknown ones included, gets
+ * each command's own reply.
  */
 class RepeatedCommandNamesTest {
 
     @Test
     void aPipelineSwitchingBetweenRepeatedNames_getsEachCommandsReply() throws Exception {
         String[][] commands = {{"PING"}, {"NOSUCH"}, {"NOSUCH"}, {"PING"}, {"SET", "a", "1"}, {"GET", "a"},
-            {"get", "a"}, {"GET", "a"}, {"NOSUCH"}, {"INCR", "a"}, {"GET", "a"}, {"PING"}, {"PING"}, {"INCR", "a"}, {"INCR", "a"}};
+            {"get", "a"}, {"GET", "a"}, {"NOSUCH"}, {"INCR", "a"}, {"GET", "a"}, {"PING"}, {"PING"}, {"INCR", "a"},
+            {"INCR", "a"}};
         try (Server server = TestServers.start(1); RawClient c = new RawClient(server.port())) {
             ByteArrayOutputStream pipeline = new ByteArrayOutputStream();
             for (int round = 0; round < 3; round++) {

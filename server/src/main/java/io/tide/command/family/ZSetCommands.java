@@ -313,8 +313,9 @@ public final class ZSetCommands {
 
     /**
      * The value of the digits and at most one '.' in {@code s[from, to)} (no sign) when at most 15 digits and no
-     * exponent make it: the digits as an integer below 10^15 and the power of ten below it are both exact doubles, so their
-     * quotient is the correctly rounded value, as strtod's (Clinger's fast path). NaN otherwise, for the general parser.
+     * exponent make it: the digits as an integer below 10^15 and the power of ten below it are both exact doubles, so
+     * their quotient is the correctly rounded value, as strtod's (Clinger's fast path). NaN otherwise, for the general
+     * parser.
      * Scores such as "1", "42", "1700000000" and "3.25" take this path without making a String (ZADD's hot path).
      */
     static double exactDecimal(byte[] s, int from, int to) {
