@@ -86,6 +86,9 @@ public final class Server implements AutoCloseable {
             }
             for (String p : TlsMaterial.PARAMETERS) config.onChange(p, v -> reconfigureTls(config, p));
             config.onChange("tls-port", v -> listenTls(config, Integer.parseInt(v)));
+            // Clients may connect from here on: until the dataset is in memory (below) they get -LOADING, never an
+            // empty dataset.
+            context.persistence().beginLoading(0);
             port = network.start(context, dispatcher, shardArray, limits);
         } catch (InterruptedException | RuntimeException e) {
             network.stop(1000);
@@ -157,10 +160,12 @@ public final class Server implements AutoCloseable {
                 persistence.loadRdb(context.limits(), function);
             }
         } catch (java.io.IOException | RuntimeException e) {
+            persistence.endLoading();
             stop();
             String what = config.getBool("appendonly") ? "the append only file" : persistence.rdbPath().toString();
             throw new IllegalStateException("could not load " + what + ": " + e.getMessage(), e);
         }
+        persistence.endLoading(); // the hold taken before the port opened
         String replicaof = config.get("replicaof").trim();
         if (!replicaof.isEmpty()) {
             String[] hp = replicaof.split("\\s+");

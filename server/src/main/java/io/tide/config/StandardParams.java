@@ -206,7 +206,7 @@ final class StandardParams {
                         .description("Memory all client connections together may use (bytes, or N% of maxmemory), as "
                                 + "CLIENT LIST's tot-mem counts it; above it the connections using the most are "
                                 + "closed (Redis's client eviction; CLIENT NO-EVICT on exempts one). 0 = off.").build(),
-                ConfigParam.builder("maxmemory-protect-prefix", Type.STRING).defaultValue("")
+                ConfigParam.builder("maxmemory-protect-prefix", Type.STRING).defaultValue("").multiArg()
                         .description("Tide: space-separated key prefixes never chosen for eviction (locks, "
                                 + "sessions, rate-limit counters); once only protected keys remain, writes get "
                                 + "-OOM as under noeviction.").build(),

@@ -449,9 +449,10 @@ public final class Persistence {
      * Clients get -LOADING and the shards' crons leave the data alone until the matching {@link #endLoading}. Calls
      * nest (on the starting thread): the AOF's start holds the state from before its base loads until its writers
      * are attached, so no write is accepted between the base and the incremental files, or before the journal has
-     * its sinks (such a write would be acknowledged and never reach the AOF).
+     * its sinks (such a write would be acknowledged and never reach the AOF); and the server holds it from before its
+     * port opens until the dataset is loaded, so that no client sees the empty dataset before the load begins.
      */
-    void beginLoading(long totalBytes) {
+    public void beginLoading(long totalBytes) {
         loadingTotalBytes = totalBytes;
         loadingLoadedBytes = 0;
         if (loadingDepth++ > 0) return;
@@ -464,7 +465,7 @@ public final class Persistence {
         loadingLoadedBytes = n;
     }
 
-    void endLoading() {
+    public void endLoading() {
         if (--loadingDepth > 0) return;
         for (Shard s : shards.all()) s.loading(false);
         loading = false;

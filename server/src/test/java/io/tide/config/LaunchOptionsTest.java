@@ -63,10 +63,12 @@ class LaunchOptionsTest {
     }
 
     @Test
-    void replicaof_takesTheHostAndPortAsTwoArguments_asRedisServerDoes() {
+    void multiWordValues_takeSeveralArguments_asRedisServerDoes() {
         assertThat(parse("--replicaof", "127.0.0.1", "6380", "--port", "0").config().get("replicaof"))
                 .isEqualTo("127.0.0.1 6380");
         assertThat(parse("--slaveof", "127.0.0.1 6381").config().get("replicaof")).isEqualTo("127.0.0.1 6381");
+        assertThat(parse("--maxmemory-protect-prefix", "lock:", "session:", "--port", "0").config()
+                .get("maxmemory-protect-prefix")).isEqualTo("lock: session:");
         assertThat(parse("--replicaof", "127.0.0.1").message())
                 .isEqualTo("tide: invalid value for --replicaof: '127.0.0.1' (wrong number of arguments)");
     }

@@ -75,6 +75,42 @@ class RdbPersistenceTest {
         j.select(0);
     }
 
+    @org.junit.jupiter.api.Test
+    void clientsConnectingWhileTheDumpLoads_getLoading_neverAPartOfTheDataset() throws Exception {
+        int keys = 200_000;
+        try (Server s = start(2); Jedis j = TestServers.jedis(s.port(), 2)) {
+            redis.clients.jedis.Pipeline p = j.pipelined();
+            for (int i = 0; i < keys; i++) p.set("k:" + i, "v" + i);
+            p.sync();
+            assertThat(j.save()).isEqualTo("OK");
+        }
+        int port = io.tide.testing.RealRedis.freePort();
+        List<String> seen = java.util.Collections.synchronizedList(new ArrayList<>());
+        AtomicBoolean stop = new AtomicBoolean();
+        // Connects again and again from before the server listens until it answers with every key.
+        Thread prober = Thread.ofPlatform().start(() -> {
+            while (!stop.get()) {
+                try (Jedis c = new Jedis("127.0.0.1", port, 2000)) {
+                    long n = c.dbSize();
+                    seen.add(Long.toString(n));
+                    if (n == keys) return;
+                } catch (redis.clients.jedis.exceptions.JedisDataException e) {
+                    seen.add(e.getMessage());
+                } catch (redis.clients.jedis.exceptions.JedisConnectionException e) {
+                    Thread.onSpinWait(); // not listening yet
+                }
+            }
+        });
+        try (Server s = start(2, "--port", Integer.toString(port))) {
+            prober.join(20_000);
+        } finally {
+            stop.set(true);
+            prober.join();
+        }
+        assertThat(seen).isNotEmpty().last().isEqualTo(Integer.toString(keys));
+        assertThat(seen).allMatch(r -> r.equals(Integer.toString(keys)) || r.startsWith("LOADING"), "DBSIZE replies");
+    }
+
     @ParameterizedTest
     @ValueSource(ints = {1, 4})
     void save_thenRestart_loadsEveryType(int shards) throws Exception {
