@@ -155,9 +155,7 @@ public final class CommandContext implements ShardWrites.Recorder {
         }
         s.stats().keyspaceHits++;
         if (v != Database.EMBEDDED) return v;
-        byte[] e = d.inPlaceArray();
-        int from = d.inPlaceOffset();
-        return view.of(e, from, e.length - from);
+        return view.of(d.inPlaceArray(), d.inPlaceOffset(), d.inPlaceLength());
     }
 
     // ---------------------------------------------------------------- blocking commands

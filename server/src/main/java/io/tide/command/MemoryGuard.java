@@ -21,8 +21,8 @@ import org.slf4j.LoggerFactory;
  * coldest keys while the instance is over, a hot shard uses the headroom of cold ones.
  *
  * <p>With {@code maxmemory 0} an implicit limit protects the JVM: {@value #IMPLICIT_HEAP_SHARE_PERCENT}% of the
- * maximum heap, under which writes get {@code -OOM} as with {@code noeviction} (whatever the policy) instead of
- * running the heap out (docs/decisions/0009).
+ * maximum heap, compared with used memory plus the slabs' holes ({@link #slackBytes}), over which writes get {@code -OOM}
+ * as with {@code noeviction} (whatever the policy) instead of running the heap out (docs/decisions/0009 and 0018).
  */
 public final class MemoryGuard {
 
@@ -154,6 +154,13 @@ public final class MemoryGuard {
         return sum;
     }
 
+    /** Heap the databases' slabs take beyond the dataset's bytes (holes, free tails); see {@link Shard#slackBytes}. */
+    public long slackBytes() {
+        long sum = 0;
+        for (Shard s : shards.all()) sum += s.slackBytes();
+        return sum;
+    }
+
     /** The clients' unparsed input and pending output, summed at most every 100 ms. */
     public long clientBufferBytes() {
         long now = System.nanoTime();
@@ -207,7 +214,9 @@ public final class MemoryGuard {
             return true;
         }
         long limit = limit();
-        if (used() <= limit) {
+        // The implicit limit guards the heap, which holds the slabs' holes too (used_memory, as Redis's, leaves an
+        // allocator's fragmentation out, and so does eviction: evicting does not shrink the holes at once).
+        if (used() + (maxmemory > 0 ? 0 : slackBytes()) <= limit) {
             oom = false;
             return true;
         }

@@ -156,6 +156,13 @@ public final class Shard {
     }
     public Database db(int index) { return dbs[index]; }
 
+    /** Heap this shard's databases take beyond their used bytes ({@link Database#slackBytes}); read without locks. */
+    public long slackBytes() {
+        long sum = 0;
+        for (Database d : dbs) sum += d.slackBytes();
+        return sum;
+    }
+
     /** Bytes of this shard's databases ({@link Database#usedBytes}); read without locks from other threads. */
     public long usedBytes() {
         long sum = 0;

@@ -13,14 +13,16 @@ import java.util.function.Consumer;
  * table (linear probing, parallel arrays, capacity a power of two, load at most 3/4) that maps key
  * bytes to opaque values, with the expiry and the access clock stored in the entry.
  *
- * <p>Slot layout (decision 0011): {@code keys[i]} holds the <em>entry</em>, one {@code byte[]}
- * {@code [varint: key length << 1 | has-expiry][access field: 3 bytes][expiry: 8 bytes, only with has-expiry][key]
- * [value bytes, when embedded]}; {@code ctrl[i]} is one byte: a 5-bit fragment of the key's hash (a probe compares
- * it before touching the entry), a VOLATILE bit (the entry has an expiry: active expiry and volatile sampling read
- * only this array), a RAW bit (the value is not embedded) and the snapshot's SAVED bit; {@code values[i]} holds the
- * value by reference for RAW entries, and is allocated only once a table holds one. A table of short strings thus
- * costs 5 bytes a slot beside its entries. The full hash is not stored: moves (resize, backward shift) and SCAN
- * recompute it from the key bytes, as Redis's dict does.
+ * <p>Slot layout (decisions 0011 and 0018): {@code refs[i]} locates the slot's <em>entry</em> in the database's
+ * {@link Slabs} (large byte arrays the entries are packed into, so that the collector sees a few hundred arrays
+ * without references instead of one object per key): {@code [varint: key length << 2 | dead << 1 | has-expiry]
+ * [varint: embedded value length][access field: 3 bytes][expiry: 8 bytes, only with has-expiry][key][value bytes,
+ * when embedded]}, padded to 4 bytes; {@code ctrl[i]} is one byte: a 5-bit fragment of the key's hash (a probe
+ * compares it before touching the entry), a VOLATILE bit (the entry has an expiry: active expiry and volatile sampling
+ * read only this array), a RAW bit (the value is not embedded) and the snapshot's SAVED bit; {@code values[i]} holds
+ * the value by reference for RAW entries, and is allocated only once a table holds one. A table of short strings thus
+ * costs 5 bytes a slot beside its entries. The full hash is not stored: moves (resize, backward shift, slab
+ * compaction) and SCAN recompute it from the key bytes, as Redis's dict does.
  *
  * <p>Embedded strings: a {@code byte[]} value of at most {@link #INLINE_LIMIT} bytes stored with {@link #put} is
  * kept inside the entry (a separate array would cost its own header, alignment and a reference: 20-28 bytes a key).
@@ -59,8 +61,10 @@ public final class Database {
     static final int MIN_CAPACITY = 16;
     private static final int MAX_CAPACITY = 1 << 30;
 
-    /** Tombstone in the frozen table: occupied for probing, never equal to a key. */
-    private static final byte[] MOVED = new byte[0];
+    /** Reference of an empty slot. */
+    private static final int EMPTY = 0;
+    /** Tombstone in the frozen table: occupied for probing, never a key's entry. */
+    private static final int MOVED = -1;
 
     /** Work done by every operation while rehashing: slots moved, slots visited. */
     private static final int STEP_MOVES = 4;
@@ -84,12 +88,22 @@ public final class Database {
      * bit equals the table's {@code parity}; see {@link Snapshot}.
      */
     private static final int SAVED = 0x80;
-    /** Bytes of an entry's access field, after its length varint. */
+    /** Bytes of an entry's access field, after its two length varints. */
     private static final int ACCESS_BYTES = 3;
+    /** Bits of an entry's first varint: it has an expiry field; it has been freed (compaction skips it). */
+    private static final int HAS_EXPIRY = 1;
+    private static final int DEAD = 2;
+    /** Live bytes of entries the compaction step moves per write (at least one entry). */
+    private static final int COMPACT_STEP_BYTES = 1024;
     /** Origin of the access clock, unix seconds; clocks are taken modulo 2^CLOCK_BITS from it. */
     private static final long CLOCK_BASE_SEC = System.currentTimeMillis() / 1000;
 
     private final int id;
+    /** Where the entries of {@link #cur} and {@link #old} are. */
+    private Slabs heap = new Slabs();
+    /** The slab being compacted and the offset of its next entry to look at; -1 when none. */
+    private int compactSlab = -1;
+    private int compactPos;
     /** The table new keys go to. */
     private Table cur;
     /** The frozen table being drained, or null when not rehashing. */
@@ -118,7 +132,7 @@ public final class Database {
 
     public Database(int id) {
         this.id = id;
-        this.cur = new Table(MIN_CAPACITY);
+        this.cur = new Table(MIN_CAPACITY, heap);
     }
 
     public int id() {
@@ -164,21 +178,22 @@ public final class Database {
             return null;
         }
         Table t = found;
-        touchEntry(t.keys[i], nowMs);
+        touchEntry(t, i, nowMs);
         return valueAt(t, i);
     }
 
     /** What {@link #getInPlace} returns for a value embedded in its entry: see {@link #inPlaceArray}. */
     public static final Object EMBEDDED = new Object();
 
-    /** Where {@link #getInPlace}'s last embedded value is: its entry, and the value's offset in it. */
+    /** Where {@link #getInPlace}'s last embedded value is: its slab, the value's offset and length in it. */
     private byte[] inPlaceEntry;
     private int inPlaceOffset;
+    private int inPlaceLength;
 
     /**
      * Like {@link #get} (or {@link #peek} when {@code touch} is false), except that a value embedded in its entry is
-     * not copied: the answer is then {@link #EMBEDDED}, and the value is the bytes of {@link #inPlaceArray} from
-     * {@link #inPlaceOffset} to its end, valid only until this database is written again (an overwrite of the same
+     * not copied: the answer is then {@link #EMBEDDED}, and the value is the {@link #inPlaceLength} bytes of
+     * {@link #inPlaceArray} from {@link #inPlaceOffset}, valid only until this database is written again (an overwrite of the same
      * shape rewrites them in place). For a reply written at once (GET's); every other reader gets a copy.
      */
     public Object getInPlace(byte[] key, long nowMs, boolean touch) {
@@ -187,24 +202,32 @@ public final class Database {
             return null;
         }
         Table t = found;
-        byte[] e = t.keys[i];
-        if (touch) touchEntry(e, nowMs);
+        if (touch) touchEntry(t, i, nowMs);
         if ((t.ctrl[i] & RAW) != 0) {
             return t.values[i];
         }
-        inPlaceEntry = e;
-        inPlaceOffset = keyStart(e) + keyLength(e);
+        int r = t.refs[i];
+        byte[] s = Slabs.slab(t.heap.arr, r);
+        int p = Slabs.offset(r);
+        inPlaceEntry = s;
+        inPlaceOffset = keyStart(s, p) + keyLength(s, p);
+        inPlaceLength = valueLength(s, p);
         return EMBEDDED;
     }
 
-    /** The entry holding the value {@link #getInPlace} last answered {@link #EMBEDDED} for. */
+    /** The array holding the value {@link #getInPlace} last answered {@link #EMBEDDED} for. */
     public byte[] inPlaceArray() {
         return inPlaceEntry;
     }
 
-    /** The offset of that value in {@link #inPlaceArray()}; it runs to the array's end. */
+    /** The offset of that value in {@link #inPlaceArray()}. */
     public int inPlaceOffset() {
         return inPlaceOffset;
+    }
+
+    /** The length of that value. */
+    public int inPlaceLength() {
+        return inPlaceLength;
     }
 
     /**
@@ -219,7 +242,7 @@ public final class Database {
         }
         Table t = found;
         saveIfPending(t, i);
-        touchEntry(t.keys[i], nowMs);
+        touchEntry(t, i, nowMs);
         return valueAt(t, i);
     }
 
@@ -252,7 +275,7 @@ public final class Database {
     /** Absolute expiry in unix ms, 0 if the key has none (or is absent). No expiry check. */
     public long expireAt(byte[] key) {
         int i = locate(key, hash(key));
-        return i < 0 ? 0 : expiry(found.keys[i]);
+        return i < 0 ? 0 : expiry(found, i);
     }
 
     /** Millis since the key was last accessed (second resolution); -1 if absent. No expiry check. */
@@ -261,7 +284,7 @@ public final class Database {
         if (i < 0) {
             return -1;
         }
-        int then = access(found.keys[i]);
+        int then = access(found, i);
         long secs = (clock(nowMs) - then) & CLOCK_MASK;
         if (secs > CLOCK_MASK >>> 1) {
             return 0; // accessed "after" nowMs: the clock moved backwards
@@ -273,7 +296,7 @@ public final class Database {
     public void touch(byte[] key, long nowMs) {
         int i = locate(key, hash(key));
         if (i >= 0) {
-            touchEntry(found.keys[i], nowMs);
+            touchEntry(found, i, nowMs);
         }
     }
 
@@ -283,13 +306,13 @@ public final class Database {
      */
     public int frequency(byte[] key, long nowMs) {
         int i = locate(key, hash(key));
-        return i < 0 ? -1 : access.decayed(access(found.keys[i]), nowMs);
+        return i < 0 ? -1 : access.decayed(access(found, i), nowMs);
     }
 
     /** RESTORE ... FREQ: sets the key's LFU counter (under an LFU policy; ignored otherwise). */
     public void setFrequency(byte[] key, int freq, long nowMs) {
         int i = locate(key, hash(key));
-        if (i >= 0 && access.lfu()) setAccess(found.keys[i], access.pack(nowMs, freq));
+        if (i >= 0 && access.lfu()) setAccess(found, i, access.pack(nowMs, freq));
     }
 
     // ---------------------------------------------------------------- writes
@@ -328,7 +351,7 @@ public final class Database {
             i = locate(key, h);
         }
         // An overwrite keeps its LFU counter (Redis's dbSetValue); LRU restarts the clock.
-        int clock = i >= 0 && access.lfu() ? access(found.keys[i]) : fresh(nowMs);
+        int clock = i >= 0 && access.lfu() ? access(found, i) : fresh(nowMs);
         boolean embed = mayEmbed && value instanceof byte[] b && b.length <= INLINE_LIMIT;
         if (!embed && value == null) {
             throw new IllegalArgumentException("null value");
@@ -345,25 +368,29 @@ public final class Database {
         if (i >= 0 && found == cur) {
             Table t = cur;
             long before = slotBytes(t, i);
-            byte[] e = t.keys[i];
+            int r = t.refs[i];
+            byte[] e = Slabs.slab(t.heap.arr, r);
+            int p = Slabs.offset(r);
             int c = t.ctrl[i];
             boolean had = (c & VOLATILE) != 0;
-            long expiry = expireAtMs == KEEP_TTL ? expiry(e) : expireAtMs;
+            long expiry = expireAtMs == KEEP_TTL ? expiry(e, p) : expireAtMs;
             boolean reuse = (expiry != 0) == had && ((c & RAW) != 0
                     ? !embed
-                    : embed && e.length == keyStart(e) + key.length + ((byte[]) value).length);
+                    : embed && valueLength(e, p) == ((byte[]) value).length);
             if (reuse) {
                 // Same shape: rewrite the fields in place. Entries never leave this class (readers get copies, and
                 // getInPlace's reader writes the bytes out before this thread runs anything else), so no one can
                 // observe the change; and the overwrite allocates nothing.
                 if (embed) {
                     byte[] v = (byte[]) value;
-                    System.arraycopy(v, 0, e, e.length - v.length, v.length);
+                    System.arraycopy(v, 0, e, keyStart(e, p) + key.length, v.length);
                 }
-                setAccess(e, clock);
-                if (expiry != 0) writeExpiry(e, expiry);
+                writeAccess(e, accessAt(e, p), clock);
+                if (expiry != 0) writeExpiry(e, p, expiry);
             } else {
-                t.keys[i] = entry(key, 0, key.length, expiry, clock, embed ? (byte[]) value : null);
+                t.refs[i] = entry(heap, key, 0, key.length, expiry, clock, embed ? (byte[]) value : null, 0,
+                        embed ? ((byte[]) value).length : 0);
+                free(heap, r);
             }
             boolean wasRaw = (c & RAW) != 0;
             if (embed) {
@@ -386,7 +413,7 @@ public final class Database {
             // Still in the frozen table: move it to the new one.
             Table o = old;
             if (expiry == KEEP_TTL) {
-                expiry = expiry(o.keys[i]);
+                expiry = expiry(o, i);
             }
             deleteAt(o, i);
         } else {
@@ -469,7 +496,9 @@ public final class Database {
         long keys = size();
         Object contents = async && keys > 0 ? new Object[] {cur, old} : null;
         observer.flushing(this);
-        cur = new Table(MIN_CAPACITY);
+        heap = new Slabs(); // a snapshot still walking the dropped tables reads their entries in the old slabs
+        compactSlab = -1;
+        cur = new Table(MIN_CAPACITY, heap);
         old = null;
         found = null;
         rehashIdx = 0;
@@ -491,8 +520,8 @@ public final class Database {
         }
         long want = Math.min(MAX_CAPACITY, keys + keys / 3 + 1);
         int cap = Math.max(MIN_CAPACITY, tableSizeFor((int) want));
-        if (cap > cur.keys.length) {
-            cur = new Table(cap);
+        if (cap > cur.refs.length) {
+            cur = new Table(cap, heap);
             found = null;
             expireCursor = 0;
         }
@@ -502,9 +531,9 @@ public final class Database {
     public void touchAll(long nowMs) {
         int c = fresh(nowMs);
         for (Table t : old == null ? new Table[] {cur} : new Table[] {old, cur}) {
-            for (int i = 0; i < t.keys.length; i++) {
-                byte[] k = t.keys[i];
-                if (k != null && k != MOVED) setAccess(k, c);
+            for (int i = 0; i < t.refs.length; i++) {
+                int r = t.refs[i];
+                if (r != EMPTY && r != MOVED) setAccess(t, i, c);
             }
         }
     }
@@ -577,10 +606,15 @@ public final class Database {
     /** SWAPDB: exchanges all table state with {@code other}; ids and listeners stay. */
     public void swapContents(Database other) {
         Table c = cur, o = old;
+        Slabs h = heap;
+        int cs = compactSlab, cp = compactPos;
         int ri = rehashIdx, ec = expireCursor;
         long vc = volatileCount, db = dataBytes, ttl = avgTtlMs;
         ByteMap fk = fieldExpiryKeys;
         cur = other.cur;
+        heap = other.heap;
+        compactSlab = other.compactSlab;
+        compactPos = other.compactPos;
         found = null;
         old = other.old;
         rehashIdx = other.rehashIdx;
@@ -589,6 +623,9 @@ public final class Database {
         dataBytes = other.dataBytes;
         avgTtlMs = other.avgTtlMs;
         other.cur = c;
+        other.heap = h;
+        other.compactSlab = cs;
+        other.compactPos = cp;
         other.found = null;
         other.old = o;
         other.rehashIdx = ri;
@@ -645,11 +682,11 @@ public final class Database {
         int n = 0;
         int m = t.mask;
         for (int i = b; ; i = (i + 1) & m) {
-            byte[] k = t.keys[i];
-            if (k == null) {
+            int r = t.refs[i];
+            if (r == EMPTY) {
                 return n;
             }
-            if (k != MOVED && (entryHash(k) & m) == b) {
+            if (r != MOVED && (entryHash(t, r) & m) == b) {
                 out.accept(keyAt(t, i));
                 n++;
             }
@@ -667,11 +704,11 @@ public final class Database {
     }
 
     private static void eachIn(Table t, BiConsumer<byte[], Object> action) {
-        byte[][] ks = t.keys;
-        for (int i = 0; i < ks.length; i++) {
-            byte[] k = ks[i];
-            if (k != null && k != MOVED) {
-                action.accept(entryKey(k), valueAt(t, i));
+        int[] rs = t.refs;
+        for (int i = 0; i < rs.length; i++) {
+            int r = rs[i];
+            if (r != EMPTY && r != MOVED) {
+                action.accept(keyAt(t, i), valueAt(t, i));
             }
         }
     }
@@ -686,9 +723,9 @@ public final class Database {
                 return null;
             }
             Table t = old != null && rnd.nextLong(size) < old.live ? old : cur;
-            int i = rnd.nextInt(t.keys.length);
-            byte[] k = t.keys[i];
-            if (k == null || k == MOVED) {
+            int i = rnd.nextInt(t.refs.length);
+            int r = t.refs[i];
+            if (r == EMPTY || r == MOVED) {
                 continue;
             }
             if (isExpired(t, i, nowMs)) {
@@ -700,9 +737,9 @@ public final class Database {
             return keyAt(t, i);
         }
         // Unlucky or sparse: walk the tables from a random point.
-        byte[] k = walkForLive(cur, rnd.nextInt(cur.keys.length), nowMs);
+        byte[] k = walkForLive(cur, rnd.nextInt(cur.refs.length), nowMs);
         if (k == null && old != null) {
-            k = walkForLive(old, rnd.nextInt(old.keys.length), nowMs);
+            k = walkForLive(old, rnd.nextInt(old.refs.length), nowMs);
         }
         afterRemove();
         return k;
@@ -737,18 +774,18 @@ public final class Database {
         for (Table t : old == null ? new Table[] {cur} : new Table[] {old, cur}) {
             if (t.live == 0) continue;
             int m = t.mask;
-            int i = rnd.nextInt(t.keys.length);
+            int i = rnd.nextInt(t.refs.length);
             long visits = (long) count * 20;
             // Keys with a TTL may be few among many: the run is longer by as much, up to the whole table, so that it
             // still meets some (eviction answers -OOM when a sample offers nothing).
-            if (volatileOnly) visits = Math.min(Math.max(visits, t.keys.length), visits * Math.max(1, size() / volatileCount));
+            if (volatileOnly) visits = Math.min(Math.max(visits, t.refs.length), visits * Math.max(1, size() / volatileCount));
             while (offered < count && visits-- > 0) {
-                byte[] k = t.keys[i];
-                if (k != null && k != MOVED && (!volatileOnly || (t.ctrl[i] & VOLATILE) != 0)) {
+                int r = t.refs[i];
+                if (r != EMPTY && r != MOVED && (!volatileOnly || (t.ctrl[i] & VOLATILE) != 0)) {
                     long s = switch (score) {
-                        case IDLE -> (clock(nowMs) - access(k)) & CLOCK_MASK;
-                        case RARITY -> 255 - access.decayed(access(k), nowMs);
-                        case EXPIRY -> Long.MAX_VALUE - expiry(k);
+                        case IDLE -> (clock(nowMs) - access(t, i)) & CLOCK_MASK;
+                        case RARITY -> 255 - access.decayed(access(t, i), nowMs);
+                        case EXPIRY -> Long.MAX_VALUE - expiry(t, i);
                         case RANDOM -> rnd.nextLong(Long.MAX_VALUE);
                     };
                     out.offer(this, keyAt(t, i), s);
@@ -786,8 +823,8 @@ public final class Database {
         int m = t.mask;
         int i = start;
         for (int n = 0; n <= m; ) {
-            byte[] k = t.keys[i];
-            if (k != null && k != MOVED) {
+            int r = t.refs[i];
+            if (r != EMPTY && r != MOVED) {
                 if (!isExpired(t, i, nowMs)) {
                     return keyAt(t, i);
                 }
@@ -825,7 +862,7 @@ public final class Database {
         long visits = Math.max(1L, maxChecks) * 20;
         while (checks < maxChecks && visits-- > 0) {
             if ((t.ctrl[i] & VOLATILE) != 0) {
-                long e = expiry(t.keys[i]);
+                long e = expiry(t, i);
                 checks++;
                 if (nowMs > e) {
                     expireSlot(t, i);
@@ -863,12 +900,29 @@ public final class Database {
         return volatileCount == 0 ? 0 : avgTtlMs;
     }
 
-    /** Moves up to {@code maxSlots} slots of the frozen table; true if still rehashing afterwards. */
+    /**
+     * Housekeeping from the shard's cron: moves up to {@code maxSlots} slots of the frozen table, and about 64 bytes
+     * per slot of entries out of sparse slabs; true if either has work left.
+     */
     public boolean rehashStep(int maxSlots) {
         if (old != null) {
             migrate(maxSlots, maxSlots);
         }
-        return old != null;
+        boolean sparse = (compactSlab >= 0 || heap.nextSparse() >= 0) && compact(maxSlots * 64);
+        return old != null || sparse;
+    }
+
+    /** Bytes of the slabs holding this database's entries: live entries, the holes freed ones left, free tails. */
+    public long slabBytes() {
+        return heap.heldBytes();
+    }
+
+    /**
+     * Bytes of the slabs that hold no live entry (holes not compacted yet, the fill slab's tail): heap the dataset
+     * takes beyond {@link #usedBytes()}, as an allocator's fragmentation. Read without locks from other threads.
+     */
+    public long slackBytes() {
+        return heap.slackBytes();
     }
 
     /** Estimated bytes held: keys, values and table arrays. Maintained incrementally. */
@@ -940,11 +994,11 @@ public final class Database {
         public boolean step(int maxSlots) {
             while (table < tables.length && maxSlots > 0) {
                 Table t = tables[table];
-                int end = t.keys.length;
+                int end = t.refs.length;
                 int i = index;
                 for (; i < end && maxSlots > 0; i++, maxSlots--) {
-                    byte[] k = t.keys[i];
-                    if (k != null && k != MOVED && (t.ctrl[i] & SAVED) != t.parity) {
+                    int r = t.refs[i];
+                    if (r != EMPTY && r != MOVED && (t.ctrl[i] & SAVED) != t.parity) {
                         save(t, i);
                     }
                 }
@@ -987,7 +1041,7 @@ public final class Database {
     }
 
     private static void save(Table t, int i) {
-        t.sink.save(keyAt(t, i), valueAt(t, i), expiry(t.keys[i]));
+        t.sink.save(keyAt(t, i), valueAt(t, i), expiry(t, i));
         t.ctrl[i] = (byte) ((t.ctrl[i] & ~SAVED) | t.parity);
     }
 
@@ -1013,7 +1067,7 @@ public final class Database {
         if ((t.ctrl[i] & VOLATILE) == 0) {
             return false;
         }
-        return nowMs > expiry(t.keys[i]);
+        return nowMs > expiry(t, i);
     }
 
     /** Deletes an expired entry and tells the observer; no resize. */
@@ -1042,19 +1096,80 @@ public final class Database {
         if (old != null) {
             migrate(STEP_MOVES, STEP_VISITS);
         }
+        if (compactSlab >= 0 || heap.nextSparse() >= 0) {
+            compact(COMPACT_STEP_BYTES);
+        }
+    }
+
+    /**
+     * Moves the live entries of the slabs {@link Slabs} queued as sparse to its fill slab, about {@code budget} bytes
+     * of them (at least one entry); each moved entry's slot is found by its key's hash and its reference. Returns
+     * whether sparse slabs remain.
+     */
+    private boolean compact(int budget) {
+        Slabs h = heap;
+        while (budget > 0) {
+            int idx = compactSlab;
+            if (idx < 0) {
+                idx = h.nextSparse();
+                if (idx < 0) {
+                    return false;
+                }
+                compactSlab = idx;
+                compactPos = 4;
+            }
+            byte[] s = h.arr[idx];
+            int end = h.endOf(idx);
+            int p = compactPos;
+            while (p < end && budget > 0) {
+                int size = entrySize(s, p);
+                if ((s[p] & DEAD) == 0) {
+                    relocate(idx << 16 | p >>> 2, s, p, size);
+                    budget -= size;
+                }
+                p += size;
+            }
+            compactPos = p;
+            if (p >= end) {
+                // Every live entry has moved, which dropped the slab (its index may even be the fill slab's now).
+                if (h.arr[idx] == s && h.liveOf(idx) != 0) {
+                    throw new IllegalStateException("slab " + idx + " keeps " + h.liveOf(idx) + " live bytes after compaction");
+                }
+                compactSlab = -1;
+            }
+        }
+        return compactSlab >= 0 || h.nextSparse() >= 0;
+    }
+
+    /** Moves the live entry {@code ref} (at {@code s[p]}, {@code size} bytes) to the fill slab. */
+    private void relocate(int ref, byte[] s, int p, int size) {
+        int h = hash(s, keyStart(s, p), keyLength(s, p));
+        Table t = cur;
+        int i = t.slotOf(ref, h);
+        if (i < 0 && old != null) {
+            t = old;
+            i = t.slotOf(ref, h);
+        }
+        if (i < 0) {
+            throw new IllegalStateException("live entry " + Integer.toHexString(ref) + " is in no table");
+        }
+        int n = heap.allocate(size);
+        System.arraycopy(s, p, Slabs.slab(heap.arr, n), Slabs.offset(n), size);
+        t.refs[i] = n;
+        heap.release(ref, size);
     }
 
     private void migrate(int maxMoves, int maxVisits) {
         Table o = old;
         Table c = cur;
         int idx = rehashIdx;
-        int end = o.keys.length;
+        int end = o.refs.length;
         while (maxVisits > 0 && maxMoves > 0 && idx < end) {
-            byte[] k = o.keys[idx];
-            if (k != null && k != MOVED) {
+            int r = o.refs[idx];
+            if (r != EMPTY && r != MOVED) {
                 saveIfPending(o, idx);
                 transfer(o, idx, c);
-                o.keys[idx] = MOVED;
+                o.refs[idx] = MOVED;
                 boolean raw = (o.ctrl[idx] & RAW) != 0;
                 o.ctrl[idx] = 0;
                 if (raw) {
@@ -1074,11 +1189,11 @@ public final class Database {
         }
     }
 
-    /** Copies slot i of {@code from} into a free slot of {@code to}; leaves {@code from} alone. */
+    /** Copies slot i of {@code from} into a free slot of {@code to} (the entry stays where it is); leaves {@code from} alone. */
     private static void transfer(Table from, int i, Table to) {
-        byte[] e = from.keys[i];
-        int j = to.freeSlot(entryHash(e));
-        to.keys[j] = e;
+        int r = from.refs[i];
+        int j = to.freeSlot(entryHash(from, r));
+        to.refs[j] = r;
         to.ctrl[j] = (byte) ((from.ctrl[i] & ~SAVED) | to.parity); // saved (or irrelevant) in the table it moves to
         Object v = rawValue(from, i);
         if (v != null) {
@@ -1094,11 +1209,11 @@ public final class Database {
      * once. The new table never holds more than its maximum load, so probing always terminates.
      */
     private void rebuild(int capacity) {
-        Table t = new Table(capacity);
+        Table t = new Table(capacity, heap);
         for (Table from : new Table[] {old, cur}) {
-            byte[][] ks = from.keys;
-            for (int i = 0; i < ks.length; i++) {
-                if (ks[i] != null && ks[i] != MOVED) {
+            int[] rs = from.refs;
+            for (int i = 0; i < rs.length; i++) {
+                if (rs[i] != EMPTY && rs[i] != MOVED) {
                     saveIfPending(from, i);
                     transfer(from, i, t);
                 }
@@ -1113,7 +1228,7 @@ public final class Database {
 
     private void startResize(int capacity) {
         old = cur;
-        cur = new Table(capacity);
+        cur = new Table(capacity, heap);
         rehashIdx = 0;
         expireCursor = 0;
         if (old.live == 0) {
@@ -1124,19 +1239,20 @@ public final class Database {
 
     private void insertNew(byte[] key, int h, Object value, boolean embed, long expireAtMs, int clock) {
         // Keys still in the frozen table will all land in cur: count them against its load.
-        if (size() >= cur.maxLive && cur.keys.length < MAX_CAPACITY) {
+        if (size() >= cur.maxLive && cur.refs.length < MAX_CAPACITY) {
             if (old == null) {
-                startResize(cur.keys.length << 1);
+                startResize(cur.refs.length << 1);
             } else {
-                rebuild(Math.max(cur.keys.length << 1, tableSizeFor((int) Math.min(MAX_CAPACITY, size() * 2 + 2))));
+                rebuild(Math.max(cur.refs.length << 1, tableSizeFor((int) Math.min(MAX_CAPACITY, size() * 2 + 2))));
             }
         }
         Table t = cur;
         int i = t.freeSlot(h);
-        byte[] e = entry(key, 0, key.length, expireAtMs, clock, embed ? (byte[]) value : null);
-        t.keys[i] = e;
+        byte[] v = embed ? (byte[]) value : null;
+        int r = entry(heap, key, 0, key.length, expireAtMs, clock, v, 0, v == null ? 0 : v.length);
+        t.refs[i] = r;
         t.ctrl[i] = (byte) (fragment(h) | t.parity | (embed ? 0 : RAW) | (expireAtMs > 0 ? VOLATILE : 0));
-        dataBytes += MemoryCost.bytes(e.length);
+        dataBytes += entrySize(Slabs.slab(heap.arr, r), Slabs.offset(r));
         if (!embed) {
             t.ensureValues()[i] = value;
             t.raw++;
@@ -1150,24 +1266,28 @@ public final class Database {
 
     /** Sets or (with 0) clears the expiry of slot i; an entry gains or loses its expiry field by being rebuilt. */
     private void setExpiry(Table t, int i, long expireAtMs) {
-        byte[] e = t.keys[i];
+        int r = t.refs[i];
+        byte[] e = Slabs.slab(t.heap.arr, r);
+        int p = Slabs.offset(r);
         int c = t.ctrl[i];
         boolean had = (c & VOLATILE) != 0;
         if (had && expireAtMs != 0) {
-            writeExpiry(e, expireAtMs);
+            writeExpiry(e, p, expireAtMs);
             return;
         }
         if (!had && expireAtMs == 0) {
             return;
         }
-        int ks = keyStart(e);
-        int kl = keyLength(e);
-        byte[] value = (c & RAW) != 0 ? null : Arrays.copyOfRange(e, ks + kl, e.length);
-        byte[] n = entry(e, ks, kl, expireAtMs, access(e), value);
-        t.keys[i] = n;
+        int ks = keyStart(e, p);
+        int kl = keyLength(e, p);
+        int before = entrySize(e, p);
+        // The new entry may open a new slab, which leaves e where it is: copy from it, then free it.
+        int n = entry(t.heap, e, ks, kl, expireAtMs, access(e, p), e, ks + kl, valueLength(e, p));
+        t.refs[i] = n;
+        free(t.heap, r);
         t.ctrl[i] = (byte) (had ? c & ~VOLATILE : c | VOLATILE);
         volatileCount += had ? -1 : 1;
-        dataBytes += MemoryCost.bytes(n.length) - MemoryCost.bytes(e.length);
+        dataBytes += entrySize(Slabs.slab(t.heap.arr, n), Slabs.offset(n)) - before;
     }
 
     /** Removes slot i of t with accounting; tombstone in the frozen table, backward shift otherwise. */
@@ -1177,40 +1297,53 @@ public final class Database {
             volatileCount--;
         }
         t.live--;
+        free(t.heap, t.refs[i]);
         boolean raw = (t.ctrl[i] & RAW) != 0;
         Object[] vs = t.values;
         if (t == old) {
-            t.keys[i] = MOVED;
+            t.refs[i] = MOVED;
             if (vs != null) vs[i] = null;
             t.ctrl[i] = 0;
             if (raw) t.rawRemoved();
             return;
         }
         int m = t.mask;
-        byte[][] ks = t.keys;
+        int[] rs = t.refs;
         byte[] cs = t.ctrl;
         int hole = i;
         for (int j = (i + 1) & m; ; j = (j + 1) & m) {
-            byte[] k = ks[j];
-            if (k == null) {
+            int r = rs[j];
+            if (r == EMPTY) {
                 break;
             }
-            int home = entryHash(k) & m;
+            int home = entryHash(t, r) & m;
             // The entry at j may fill the hole unless its home lies cyclically in (hole, j].
             if (((j - home) & m) >= ((j - hole) & m)) {
                 if (t.sink != null && (cs[j] & SAVED) != t.parity) {
                     save(t, j);
                 }
-                ks[hole] = k;
+                rs[hole] = r;
                 cs[hole] = cs[j];
                 if (vs != null) vs[hole] = vs[j];
                 hole = j;
             }
         }
-        ks[hole] = null;
+        rs[hole] = EMPTY;
         cs[hole] = 0;
         if (vs != null) vs[hole] = null;
         if (raw) t.rawRemoved();
+    }
+
+    /**
+     * Frees the entry {@code r}: marks it dead (compaction skips it) and gives its bytes back to its slab. A snapshot
+     * still to save it has done so: every caller saves a pending entry before it changes or drops it.
+     */
+    private static void free(Slabs h, int r) {
+        byte[] s = Slabs.slab(h.arr, r);
+        int p = Slabs.offset(r);
+        int size = entrySize(s, p);
+        s[p] |= DEAD;
+        h.release(r, size);
     }
 
     private void afterRemove() {
@@ -1219,7 +1352,7 @@ public final class Database {
             found = null;
         }
         if (old == null) {
-            int cap = cur.keys.length;
+            int cap = cur.refs.length;
             if (cap > MIN_CAPACITY && cur.live < cap >>> 3) {
                 startResize(Math.max(MIN_CAPACITY, tableSizeFor(cur.live * 2)));
             }
@@ -1249,8 +1382,10 @@ public final class Database {
      * After an access: the clock now, or the LFU counter decayed then maybe incremented. Writes only when the field
      * changes (an LRU clock changes once a second), so most reads leave the entry's cache line clean.
      */
-    private void touchEntry(byte[] e, long nowMs) {
-        int p = headSize(e);
+    private void touchEntry(Table t, int i, long nowMs) {
+        int r = t.refs[i];
+        byte[] e = Slabs.slab(t.heap.arr, r);
+        int p = accessAt(e, Slabs.offset(r));
         int was = readAccess(e, p);
         AccessPolicy a = access;
         int now = a.lfu() ? a.pack(nowMs, a.increment(a.decayed(was, nowMs))) : clock(nowMs);
@@ -1264,8 +1399,11 @@ public final class Database {
         if ((t.ctrl[i] & RAW) != 0) {
             return t.values[i];
         }
-        byte[] e = t.keys[i];
-        return Arrays.copyOfRange(e, keyStart(e) + keyLength(e), e.length);
+        int r = t.refs[i];
+        byte[] e = Slabs.slab(t.heap.arr, r);
+        int p = Slabs.offset(r);
+        int vs = keyStart(e, p) + keyLength(e, p);
+        return Arrays.copyOfRange(e, vs, vs + valueLength(e, p));
     }
 
     /** The value slot i holds by reference, or null for an embedded entry. */
@@ -1275,59 +1413,99 @@ public final class Database {
 
     /** The key of slot i: a fresh copy. */
     private static byte[] keyAt(Table t, int i) {
-        return entryKey(t.keys[i]);
+        int r = t.refs[i];
+        byte[] e = Slabs.slab(t.heap.arr, r);
+        int p = Slabs.offset(r);
+        int ks = keyStart(e, p);
+        return Arrays.copyOfRange(e, ks, ks + keyLength(e, p));
     }
 
     /** Estimated bytes of slot i's entry and value, as counted in {@link #dataBytes}. */
     private static long slotBytes(Table t, int i) {
-        long b = MemoryCost.bytes(t.keys[i].length);
+        int r = t.refs[i];
+        long b = entrySize(Slabs.slab(t.heap.arr, r), Slabs.offset(r));
         return (t.ctrl[i] & RAW) != 0 ? b + MemoryCost.of(t.values[i]) : b;
     }
 
+    private static long expiry(Table t, int i) {
+        int r = t.refs[i];
+        return expiry(Slabs.slab(t.heap.arr, r), Slabs.offset(r));
+    }
+
+    private static int access(Table t, int i) {
+        int r = t.refs[i];
+        return access(Slabs.slab(t.heap.arr, r), Slabs.offset(r));
+    }
+
+    private static void setAccess(Table t, int i, int a) {
+        int r = t.refs[i];
+        byte[] e = Slabs.slab(t.heap.arr, r);
+        writeAccess(e, accessAt(e, Slabs.offset(r)), a);
+    }
+
+    /** The full hash of the key of entry {@code r} (not stored: recomputed for moves and SCAN). */
+    private static int entryHash(Table t, int r) {
+        byte[] e = Slabs.slab(t.heap.arr, r);
+        int p = Slabs.offset(r);
+        return hash(e, keyStart(e, p), keyLength(e, p));
+    }
+
+    // ---------------------------------------------------------------- the entry format
+
     /**
-     * A new entry for the key {@code src[off, off + len)}: its expiry field only when {@code expireAt != 0}, and
-     * {@code value} embedded after the key unless null.
+     * Writes a new entry into {@code h} and returns its reference: the key {@code src[off, off + len)}, its expiry field
+     * only when {@code expireAt != 0}, and {@code vLen} bytes of {@code value} from {@code vOff} embedded after the key
+     * unless {@code value} is null.
      */
-    private static byte[] entry(byte[] src, int off, int len, long expireAt, int access, byte[] value) {
+    private static int entry(Slabs h, byte[] src, int off, int len, long expireAt, int access, byte[] value, int vOff,
+            int vLen) {
         if (len >= 1 << 30) {
-            throw new IllegalArgumentException("key of " + len + " bytes: at most 1 GB - 1"); // len << 1 must fit
+            throw new IllegalArgumentException("key of " + len + " bytes: at most 1 GB - 1"); // len << 2 must fit
         }
+        if (value == null) vLen = 0;
         boolean vol = expireAt != 0;
-        int head = len << 1 | (vol ? 1 : 0);
+        int head = len << 2 | (vol ? HAS_EXPIRY : 0);
         int hs = varintSize(head);
-        int ks = hs + ACCESS_BYTES + (vol ? 8 : 0);
-        byte[] e = new byte[ks + len + (value == null ? 0 : value.length)];
-        int p = 0;
-        int n = head;
+        int ks = hs + varintSize(vLen) + ACCESS_BYTES + (vol ? 8 : 0);
+        int ref = h.allocate(Slabs.aligned(ks + len + vLen));
+        byte[] e = Slabs.slab(h.arr, ref);
+        int p = writeVarint(e, Slabs.offset(ref), head);
+        p = writeVarint(e, p, vLen);
+        writeAccess(e, p, access);
+        p += ACCESS_BYTES;
+        if (vol) {
+            LONGS.set(e, p, expireAt);
+            p += 8;
+        }
+        System.arraycopy(src, off, e, p, len);
+        if (vLen > 0) {
+            System.arraycopy(value, vOff, e, p + len, vLen);
+        }
+        return ref;
+    }
+
+    private static int writeVarint(byte[] e, int p, int n) {
         while ((n & ~0x7F) != 0) {
             e[p++] = (byte) ((n & 0x7F) | 0x80);
             n >>>= 7;
         }
-        e[p] = (byte) n;
-        writeAccess(e, hs, access);
-        if (vol) {
-            LONGS.set(e, hs + ACCESS_BYTES, expireAt);
-        }
-        System.arraycopy(src, off, e, ks, len);
-        if (value != null) {
-            System.arraycopy(value, 0, e, ks + len, value.length);
-        }
-        return e;
+        e[p++] = (byte) n;
+        return p;
     }
 
     private static int varintSize(int n) {
-        return n < 1 << 7 ? 1 : n < 1 << 14 ? 2 : n < 1 << 21 ? 3 : n < 1 << 28 ? 4 : 5;
+        return (n & ~0x7F) == 0 ? 1 : (n & ~0x3FFF) == 0 ? 2 : (n & ~0x1FFFFF) == 0 ? 3 : (n & ~0xFFFFFFF) == 0 ? 4 : 5;
     }
 
-    /** An entry's leading varint: key length << 1 | has-expiry. */
-    private static int head(byte[] e) {
-        int b = e[0];
+    /** The varint at {@code e[p]}. */
+    private static int varint(byte[] e, int p) {
+        int b = e[p];
         if (b >= 0) {
             return b;
         }
         int n = b & 0x7F;
-        for (int p = 1, s = 7; ; p++, s += 7) {
-            b = e[p];
+        for (int s = 7; ; s += 7) {
+            b = e[++p];
             n |= (b & 0x7F) << s;
             if (b >= 0) {
                 return n;
@@ -1335,49 +1513,55 @@ public final class Database {
         }
     }
 
-    /** Bytes of an entry's leading varint: the offset of its access field. */
-    private static int headSize(byte[] e) {
-        int p = 0;
+    /** The offset just past the varint at {@code e[p]}. */
+    private static int skipVarint(byte[] e, int p) {
         while (e[p] < 0) {
             p++;
         }
         return p + 1;
     }
 
-    private static int keyLength(byte[] e) {
-        return head(e) >>> 1;
+    /** Offset of the access field of the entry at {@code e[p]}. */
+    private static int accessAt(byte[] e, int p) {
+        if ((e[p] | e[p + 1]) >= 0) {
+            return p + 2;
+        }
+        return skipVarint(e, skipVarint(e, p));
     }
 
-    /** Offset of the key bytes in an entry. */
-    private static int keyStart(byte[] e) {
-        int b = e[0];
-        if (b >= 0) {
-            return 1 + ACCESS_BYTES + ((b & 1) << 3);
-        }
-        return headSize(e) + ACCESS_BYTES + ((head(e) & 1) << 3);
+    private static int keyLength(byte[] e, int p) {
+        int b = e[p];
+        return b >= 0 ? b >>> 2 : varint(e, p) >>> 2;
+    }
+
+    private static int valueLength(byte[] e, int p) {
+        return varint(e, skipVarint(e, p));
+    }
+
+    /** Offset of the key bytes of the entry at {@code e[p]}. */
+    private static int keyStart(byte[] e, int p) {
+        int b = e[p];
+        return accessAt(e, p) + ACCESS_BYTES + ((b & HAS_EXPIRY) << 3);
+    }
+
+    /** Bytes the entry at {@code e[p]} takes in its slab (dead or alive). */
+    private static int entrySize(byte[] e, int p) {
+        return Slabs.aligned(keyStart(e, p) + keyLength(e, p) + valueLength(e, p) - p);
     }
 
     /** An entry's absolute expiry in unix ms, 0 when it has none. */
-    private static long expiry(byte[] e) {
-        int b = e[0];
-        if (b >= 0) {
-            return (b & 1) == 0 ? 0 : (long) LONGS.get(e, 1 + ACCESS_BYTES);
-        }
-        return (head(e) & 1) == 0 ? 0 : (long) LONGS.get(e, headSize(e) + ACCESS_BYTES);
+    private static long expiry(byte[] e, int p) {
+        return (e[p] & HAS_EXPIRY) == 0 ? 0 : (long) LONGS.get(e, accessAt(e, p) + ACCESS_BYTES);
     }
 
     /** Overwrites the expiry field of an entry that has one. */
-    private static void writeExpiry(byte[] e, long expireAt) {
-        LONGS.set(e, headSize(e) + ACCESS_BYTES, expireAt);
+    private static void writeExpiry(byte[] e, int p, long expireAt) {
+        LONGS.set(e, accessAt(e, p) + ACCESS_BYTES, expireAt);
     }
 
     /** An entry's access field (LRU clock or LFU minutes and counter). */
-    private static int access(byte[] e) {
-        return readAccess(e, headSize(e));
-    }
-
-    private static void setAccess(byte[] e, int a) {
-        writeAccess(e, headSize(e), a);
+    private static int access(byte[] e, int p) {
+        return readAccess(e, accessAt(e, p));
     }
 
     private static int readAccess(byte[] e, int p) {
@@ -1390,27 +1574,16 @@ public final class Database {
         e[p + 2] = (byte) (a >>> 16);
     }
 
-    /** A copy of an entry's key. */
-    static byte[] entryKey(byte[] e) {
-        int ks = keyStart(e);
-        return Arrays.copyOfRange(e, ks, ks + keyLength(e));
-    }
-
-    /** The full hash of an entry's key (not stored: recomputed for moves and SCAN). */
-    private static int entryHash(byte[] e) {
-        return hash(e, keyStart(e), keyLength(e));
-    }
-
-    /** Whether entry {@code e} holds {@code key}. */
-    private static boolean keyEquals(byte[] e, byte[] key) {
+    /** Whether the entry at {@code e[p]} holds {@code key}. */
+    private static boolean keyEquals(byte[] e, int p, byte[] key) {
         int len = key.length;
-        int b = e[0];
-        if (b >= 0) {
-            int ks = 1 + ACCESS_BYTES + ((b & 1) << 3);
-            return b >>> 1 == len && Arrays.equals(e, ks, ks + len, key, 0, len);
+        int b = e[p];
+        if ((b | e[p + 1]) >= 0) {
+            int ks = p + 2 + ACCESS_BYTES + ((b & HAS_EXPIRY) << 3);
+            return b >>> 2 == len && Arrays.equals(e, ks, ks + len, key, 0, len);
         }
-        int ks = keyStart(e);
-        return keyLength(e) == len && Arrays.equals(e, ks, ks + len, key, 0, len);
+        int ks = keyStart(e, p);
+        return keyLength(e, p) == len && Arrays.equals(e, ks, ks + len, key, 0, len);
     }
 
     /** The bits of a hash a control byte keeps (the high ones: the home slot uses the low ones). */
@@ -1452,13 +1625,15 @@ public final class Database {
     }
 
     int capacity() {
-        return cur.keys.length;
+        return cur.refs.length;
     }
 
     /** One table's parallel arrays. Confined to the owning database's shard thread. */
     private static final class Table {
-        /** The entry; null = empty, MOVED = tombstone. */
-        final byte[][] keys;
+        /** The entry's reference in {@link #heap}; EMPTY = empty, MOVED = tombstone. */
+        final int[] refs;
+        /** Where the entries are (the database's slabs when the table was made). */
+        final Slabs heap;
         /** Control bytes: hash fragment, VOLATILE, RAW, SAVED; 0 for empty slots and tombstones. */
         final byte[] ctrl;
         /** Values held by reference (RAW entries); null until the table holds one. */
@@ -1471,8 +1646,9 @@ public final class Database {
         final int maxLive;
         int live;
 
-        Table(int capacity) {
-            keys = new byte[capacity][];
+        Table(int capacity, Slabs heap) {
+            refs = new int[capacity];
+            this.heap = heap;
             ctrl = new byte[capacity];
             mask = capacity - 1;
             maxLive = capacity - (capacity >>> 2);
@@ -1480,27 +1656,43 @@ public final class Database {
         }
 
         int find(byte[] key, int h) {
-            byte[][] ks = keys;
+            int[] rs = refs;
             byte[] cs = ctrl;
+            byte[][] slabs = heap.arr;
             int m = mask;
             int f = fragment(h);
             for (int i = h & m; ; i = (i + 1) & m) {
-                byte[] k = ks[i];
-                if (k == null) {
+                int r = rs[i];
+                if (r == EMPTY) {
                     return -1;
                 }
-                if ((cs[i] & FRAGMENT) == f && k != MOVED && keyEquals(k, key)) {
+                if ((cs[i] & FRAGMENT) == f && r != MOVED && keyEquals(Slabs.slab(slabs, r), Slabs.offset(r), key)) {
                     return i;
+                }
+            }
+        }
+
+        /** The slot holding entry {@code ref}, whose key hashes to {@code h}, or -1. */
+        int slotOf(int ref, int h) {
+            int[] rs = refs;
+            int m = mask;
+            for (int i = h & m; ; i = (i + 1) & m) {
+                int r = rs[i];
+                if (r == ref) {
+                    return i;
+                }
+                if (r == EMPTY) {
+                    return -1;
                 }
             }
         }
 
         /** First empty slot from the home of {@code h}; only for the live table, which has no tombstones. */
         int freeSlot(int h) {
-            byte[][] ks = keys;
+            int[] rs = refs;
             int m = mask;
             int i = h & m;
-            while (ks[i] != null) {
+            while (rs[i] != EMPTY) {
                 i = (i + 1) & m;
             }
             return i;
@@ -1512,22 +1704,22 @@ public final class Database {
         void rawRemoved() {
             if (--raw == 0 && values != null) {
                 values = null;
-                bytes -= MemoryCost.references(keys.length);
+                bytes -= MemoryCost.references(refs.length);
             }
         }
 
         Object[] ensureValues() {
             Object[] vs = values;
             if (vs == null) {
-                vs = values = new Object[keys.length];
-                bytes += MemoryCost.references(keys.length);
+                vs = values = new Object[refs.length];
+                bytes += MemoryCost.references(refs.length);
             }
             return vs;
         }
 
         /**
-         * Bytes of the arrays: entry references (compressed), control bytes, value references once allocated. Kept
-         * in a field: the memory check before every write sums it over all databases.
+         * Bytes of the arrays: entry references, control bytes, value references once allocated. Kept in a field: the
+         * memory check before every write sums it over all databases.
          */
         long bytes;
     }

@@ -99,6 +99,28 @@ class DatabaseSnapshotTest {
         assertThat(image.entries).isEqualTo(expected);
     }
 
+    /** Deleting most keys mid-walk makes the compaction move the entries the walk has not reached yet. */
+    @Test
+    void entriesMovedByCompactionDuringTheWalk_areSavedOnce_asTheyWere() {
+        Random rnd = new Random(9);
+        Database db = new Database(0);
+        for (int i = 0; i < 40_000; i++) {
+            db.put(b("k" + i), b("v" + i + "x".repeat(rnd.nextInt(60))), i % 4 == 0 ? NOW + 1000 + i : 0, NOW);
+        }
+        Map<String, String> expected = state(db);
+        Image image = new Image();
+        Database.Snapshot walk = db.beginSnapshot(image);
+        int i = 0;
+        while (!walk.step(500)) {
+            for (int d = 0; d < 4000 && i < 40_000; d++, i++) {
+                if (i % 5 != 0) db.remove(b("k" + i));
+            }
+            db.rehashStep(1000);
+        }
+        assertThat(image.duplicates).isZero();
+        assertThat(image.entries).isEqualTo(expected);
+    }
+
     @Test
     void flushdbDuringTheWalk_keepsTheImage_andNewKeysStayOut() {
         Database db = new Database(0);

@@ -814,6 +814,52 @@ class DatabaseTest {
         return new java.lang.ref.WeakReference<>(v);
     }
 
+    /**
+     * Entries live in slabs (decision 0018): deleting most keys leaves sparse slabs, whose live entries the compaction
+     * steps move until the emptied slabs are dropped; every remaining key keeps its value, expiry and access field, and
+     * keys of every shape (embedded, raw, with an expiry, long keys with two-byte varints, entries in slabs of their
+     * own) survive the moves.
+     */
+    @Test
+    void sparseSlabs_areCompacted_andEveryMovedEntryKeepsItsKeyValueAndExpiry() {
+        Random rnd = new Random(5);
+        Database db = new Database(0);
+        Map<String, byte[]> values = new HashMap<>();
+        Map<String, Long> expiries = new HashMap<>();
+        for (int i = 0; i < 100_000; i++) {
+            String key = "key:" + i + (i % 7 == 0 ? "-".repeat(140) : "") + (i % 5000 == 0 ? "L".repeat(20_000) : "");
+            byte[] v = bytes(i % 11 == 0 ? Database.INLINE_LIMIT : 32, i);
+            long when = i % 3 == 0 ? NOW + 1_000_000 + i : 0;
+            if (i % 13 == 0) db.putRaw(k(key), v, when, NOW); else db.put(k(key), v, when, NOW);
+            values.put(key, v);
+            if (when != 0) expiries.put(key, when);
+        }
+        while (db.rehashStep(1000)) { }
+        long full = db.slabBytes();
+        List<String> keys = new ArrayList<>(values.keySet());
+        java.util.Collections.shuffle(keys, rnd);
+        for (String key : keys.subList(0, keys.size() * 4 / 5)) {
+            assertThat((byte[]) db.remove(k(key))).isEqualTo(values.remove(key));
+            expiries.remove(key);
+        }
+        while (db.rehashStep(1000)) { }
+        // Live entries are a fifth of what they were; the slabs hold at most twice that, plus the fill slab.
+        assertThat(db.slabBytes()).isLessThan(full * 2 / 5 + Slabs.MAX_SLAB);
+        assertThat(db.size()).isEqualTo(values.size());
+        for (Map.Entry<String, byte[]> e : values.entrySet()) {
+            byte[] key = k(e.getKey());
+            assertThat((byte[]) db.peek(key, NOW)).isEqualTo(e.getValue());
+            assertThat(db.expireAt(key)).isEqualTo(expiries.getOrDefault(e.getKey(), 0L));
+            assertThat(db.idleMillis(key, NOW)).isBetween(0L, 999L);
+        }
+        Map<String, byte[]> seen = new HashMap<>();
+        db.forEach((key, value) -> assertThat(seen.put(s(key), (byte[]) value)).isNull());
+        assertThat(seen.keySet()).isEqualTo(values.keySet());
+        for (String key : values.keySet()) db.remove(k(key));
+        while (db.rehashStep(1000)) { }
+        assertThat(db.slabBytes()).isLessThanOrEqualTo(Slabs.MAX_SLAB);
+    }
+
     @Test
     void overwriteOfEmbeddedValue_withSameSize_isInvisibleToEarlierReaders() {
         Database db = new Database(0);

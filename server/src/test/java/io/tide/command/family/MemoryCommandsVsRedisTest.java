@@ -103,8 +103,8 @@ class MemoryCommandsVsRedisTest extends VsRedis {
         assertThat(field(f, "dataset.bytes") + field(f, "overhead.total")).isEqualTo(total);
         long dataset = 0;
         for (int i = 0; i < 100; i++) {
-            // An embedded value: one entry [varint][3-byte access field][key][value].
-            dataset += MemoryCost.bytes(1 + 3 + k("key" + i).getBytes(StandardCharsets.UTF_8).length + 50);
+            // An embedded value: one entry in a slab, [two varints][3-byte access field][key][value] padded to 4.
+            dataset += entry(k("key" + i).getBytes(StandardCharsets.UTF_8).length + 50);
         }
         assertThat(field(f, "dataset.bytes")).isEqualTo(dataset);
         assertThat(field(f, "peak.allocated")).isGreaterThanOrEqualTo(total);
@@ -112,6 +112,11 @@ class MemoryCommandsVsRedisTest extends VsRedis {
         assertThat(field(f, "keys.bytes-per-key")).isEqualTo((total - field(f, "startup.allocated")) / 100);
         assertThat(field(f, "allocator.allocated")).isPositive();
         same("FLUSHALL");
+    }
+
+    /** Bytes of a slab entry with short lengths and no expiry, holding {@code payload} bytes of key and value. */
+    private static long entry(int payload) {
+        return (2 + 3 + payload + 3) & ~3;
     }
 
     private static long field(List<String> lines, String name) {
@@ -127,8 +132,8 @@ class MemoryCommandsVsRedisTest extends VsRedis {
         byte[] kb = key.getBytes(StandardCharsets.UTF_8);
         Database db = tide().context().shards().shardOf(kb).db(0);
         long share = Math.ceilDiv(db.tableBytes(false), db.size());
-        // Embedded: [varint key length][3-byte access field][key][value] in one array.
-        long embedded = MemoryCost.bytes(1 + 3 + kb.length + 32);
+        // Embedded: [varint key length][varint value length][3-byte access field][key][value], padded to 4.
+        long embedded = entry(kb.length + 32);
         assertThat(t().call("MEMORY", "USAGE", key)).isEqualTo(":" + (embedded + share) + "\r\n");
 
         String list = k("list");
@@ -137,7 +142,7 @@ class MemoryCommandsVsRedisTest extends VsRedis {
         t().call(push.toArray(String[]::new));
         byte[] lb = list.getBytes(StandardCharsets.UTF_8);
         Database ldb = tide().context().shards().shardOf(lb).db(0);
-        long expected = MemoryCost.bytes(1 + 3 + lb.length) + MemoryCost.of(ldb.peek(lb, System.currentTimeMillis()))
+        long expected = entry(lb.length) + MemoryCost.of(ldb.peek(lb, System.currentTimeMillis()))
                 + Math.ceilDiv(ldb.tableBytes(false), ldb.size());
         assertThat(t().call("MEMORY", "USAGE", list)).isEqualTo(":" + expected + "\r\n");
         assertThat(t().call("MEMORY", "USAGE", list, "SAMPLES", "0")).isEqualTo(":" + expected + "\r\n");
