@@ -66,7 +66,6 @@ class HeapGovernorProcessTest {
         List<String> cmd = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx1g", "-XX:+UseCompactObjectHeaders", "-XX:+UseG1GC", "-Xmn32m", "-XX:+ExplicitGCInvokesConcurrent",
-                "-XX:+UnlockExperimentalVMOptions", "-XX:G1MixedGCLiveThresholdPercent=40", "-XX:G1HeapWastePercent=10",
                 "--sun-misc-unsafe-memory-access=allow", "--enable-native-access=ALL-UNNAMED",
                 "-cp", System.getProperty("java.class.path"), "io.tide.Main",
                 "--port", Integer.toString(port), "--save", ""));

@@ -36,8 +36,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>While the channel is not writable (its outbound buffer is over the high-water mark: the client
  * reads slower than it asks), further full 64 KiB buffers wait in a backlog of heap arrays behind it and
- * move to the channel as it drains. Pooled direct memory is kept by the allocator once allocated, so a
- * client that leaves a gigabyte unread would otherwise leave the process a gigabyte bigger for good;
+ * move to the channel as it drains. Direct memory is native: a client that leaves a gigabyte unread would
+ * otherwise take a gigabyte of it, which a pooling allocator keeps for good and malloc may keep too;
  * heap arrays are collected and the heap shrinks again. The smaller buffer of a flush goes to the channel
  * when no backlog is waiting (a flooded subscriber's messages): client-output-buffer-limit bounds those.
  *

@@ -191,8 +191,20 @@ public final class NetworkServer {
                 .option(ChannelOption.SO_BACKLOG, config.getInt("tcp-backlog"))
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.ALLOCATOR, CLIENT_BUFFERS)
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 * 1024, 1024 * 1024));
     }
+
+    /**
+     * The buffers of client connections: unpooled direct memory, freed as each buffer is released (decision 0018).
+     * Netty's pooling allocator keeps the chunks a burst made it take (11 MB after a pipelined load of 1M keys, 11 B a
+     * key of RSS) for good, and the server's CPU per request was the same either way. {@code -Dio.netty.allocator.type}
+     * chooses Netty's default allocator instead, that one. Only Tide's own connections: a host JVM's Netty is unaffected.
+     */
+    private static final io.netty.buffer.ByteBufAllocator CLIENT_BUFFERS =
+            System.getProperty("io.netty.allocator.type") == null
+                    ? io.netty.buffer.UnpooledByteBufAllocator.DEFAULT
+                    : io.netty.buffer.ByteBufAllocator.DEFAULT;
 
     private void keepalive(SocketChannel ch, ConfigRegistry config) {
         int keepalive = config.getInt("tcp-keepalive");
