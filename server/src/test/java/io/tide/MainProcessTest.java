@@ -81,7 +81,8 @@ class MainProcessTest {
         try {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
             String pong = null;
-            while (pong == null && System.nanoTime() < deadline) {
+            // Until the dataset is loaded the server answers -LOADING, as Redis does, from the moment its port opens.
+            while ((pong == null || pong.startsWith("-LOADING")) && System.nanoTime() < deadline) {
                 try (RawClient c = new RawClient(port)) {
                     pong = c.call("PING");
                 } catch (IOException e) {

@@ -1117,6 +1117,10 @@ public final class Database {
                 }
                 compactSlab = idx;
                 compactPos = 4;
+            } else if (!h.isQueued(idx)) {
+                // Its last live entry moved when the budget ran out: the slab is gone (its index may be reused).
+                compactSlab = -1;
+                continue;
             }
             byte[] s = h.arr[idx];
             int end = h.endOf(idx);

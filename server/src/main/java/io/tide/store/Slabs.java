@@ -139,6 +139,11 @@ final class Slabs {
         return -1;
     }
 
+    /** Whether slab {@code idx} waits for compaction (false once it has been emptied and dropped). */
+    boolean isQueued(int idx) {
+        return queued[idx];
+    }
+
     /** End of the entries appended to slab {@code idx}. */
     int endOf(int idx) {
         return idx == fill ? pos : end[idx];

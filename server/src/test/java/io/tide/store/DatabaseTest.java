@@ -860,6 +860,41 @@ class DatabaseTest {
         assertThat(db.slabBytes()).isLessThanOrEqualTo(Slabs.MAX_SLAB);
     }
 
+    /**
+     * Compaction in steps of one 64-byte entry each (the cron's budget of one slot), deletions by active expiry (which
+     * runs no step of its own), and shrinking tables draining at the same time: every sparse slab is compacted and
+     * dropped, the work ends, and every remaining key keeps its value.
+     */
+    @Test
+    void compactionStepsEndingAtASlabsLastLiveEntry_leaveEveryKeyIntact() {
+        Random rnd = new Random(3);
+        Database db = new Database(0);
+        Map<String, byte[]> values = new HashMap<>();
+        long far = NOW + 1_000_000;
+        for (int i = 0; i < 20_000; i++) {
+            String key = String.format("key:%012d", i); // 16 bytes, with an expiry and a 35-byte value: 64 bytes
+            byte[] v = bytes(35, i);
+            db.put(k(key), v, far, NOW);
+            values.put(key, v);
+        }
+        List<String> keys = new ArrayList<>(values.keySet());
+        java.util.Collections.shuffle(keys, rnd);
+        for (String key : keys.subList(0, keys.size() * 9 / 10)) {
+            assertThat(db.setExpireAt(k(key), NOW + 1)).isTrue();
+            values.remove(key);
+        }
+        while (db.volatileCount() > values.size()) {
+            db.activeExpireCycle(NOW + 10, 1000); // walks the new table only: the frozen one drains with the steps
+            db.rehashStep(1);
+        }
+        int steps = 0;
+        while (db.rehashStep(1) && steps < 200_000) steps++;
+        assertThat(steps).isLessThan(200_000); // the work ends (a step walking a dropped slab chased the fill slab)
+        assertThat(db.slabBytes()).isLessThan(2L * Slabs.MAX_SLAB); // every sparse slab was compacted and dropped
+        assertThat(db.size()).isEqualTo(values.size());
+        values.forEach((key, v) -> assertThat((byte[]) db.peek(k(key), NOW)).isEqualTo(v));
+    }
+
     @Test
     void overwriteOfEmbeddedValue_withSameSize_isInvisibleToEarlierReaders() {
         Database db = new Database(0);
