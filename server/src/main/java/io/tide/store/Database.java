@@ -908,7 +908,7 @@ public final class Database {
         if (old != null) {
             migrate(maxSlots, maxSlots);
         }
-        boolean sparse = (compactSlab >= 0 || heap.nextSparse() >= 0) && compact(maxSlots * 64);
+        boolean sparse = compactionPending() && compact(maxSlots * 64);
         return old != null || sparse;
     }
 
@@ -1096,9 +1096,14 @@ public final class Database {
         if (old != null) {
             migrate(STEP_MOVES, STEP_VISITS);
         }
-        if (compactSlab >= 0 || heap.nextSparse() >= 0) {
+        if (compactionPending()) {
             compact(COMPACT_STEP_BYTES);
         }
+    }
+
+    /** Whether a slab is being compacted or waits for it. */
+    private boolean compactionPending() {
+        return compactSlab >= 0 || heap.nextSparse() >= 0;
     }
 
     /**
@@ -1142,7 +1147,7 @@ public final class Database {
                 compactSlab = -1;
             }
         }
-        return compactSlab >= 0 || h.nextSparse() >= 0;
+        return compactionPending();
     }
 
     /** Moves the live entry {@code ref} (at {@code s[p]}, {@code size} bytes) to the fill slab. */
