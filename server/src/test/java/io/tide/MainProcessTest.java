@@ -90,6 +90,8 @@ class MainProcessTest {
                 }
             }
             assertThat(pong).isEqualTo("+PONG\r\n");
+            // Main writes the pidfile once the server has started, which may be just after the first PONG.
+            while (!Files.exists(pid) && System.nanoTime() < deadline) Thread.sleep(20);
             assertThat(Files.readString(pid).strip()).isEqualTo(Long.toString(p.pid()));
             p.destroy(); // SIGTERM
             assertThat(finish(p)).isZero();
