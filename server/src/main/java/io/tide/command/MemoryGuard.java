@@ -36,10 +36,9 @@ public final class MemoryGuard {
     private final ConfigRegistry config;
     private final ShardSet shards;
     private final java.util.Map<Long, ClientSession> clients;
-    private volatile AccessPolicy access = AccessPolicy.LRU;
+    /** What every database keys its access fields by, published before CONFIG SET replies. */
+    private final AccessPolicy.Setting accessSetting = new AccessPolicy.Setting(AccessPolicy.LRU);
     private final long implicitLimit;
-    /** Set once the constructor has handed the databases their first policy (later changes go through the shards). */
-    private volatile boolean constructed;
     private volatile long maxmemory;
     private volatile Eviction.Policy policy;
     private volatile int samples;
@@ -62,12 +61,13 @@ public final class MemoryGuard {
         this.clients = clients;
         this.implicitLimit = Runtime.getRuntime().maxMemory() / 100 * IMPLICIT_HEAP_SHARE_PERCENT;
         read();
-        constructed = true;
         for (String p : List.of("maxmemory", "maxmemory-policy", "maxmemory-samples", "maxmemory-eviction-tenacity",
                 "lfu-log-factor", "lfu-decay-time", "maxmemory-protect-prefix", "maxmemory-clients")) {
             config.onChange(p, v -> read());
         }
-        applyAccess(true);
+        for (Shard s : shards.all()) {
+            for (int i = 0; i < s.databases(); i++) s.db(i).followAccessPolicy(accessSetting); // before the loops run
+        }
     }
 
     /** Tells the guard how to know whether the server is a replica (for replica-ignore-maxmemory). */
@@ -81,18 +81,6 @@ public final class MemoryGuard {
      */
     private boolean ignoring() {
         return replica.getAsBoolean() && config.getBool("replica-ignore-maxmemory");
-    }
-
-    /** Hands every database the access policy: directly at construction (before the loops run), else on its shard. */
-    private void applyAccess(boolean now) {
-        AccessPolicy a = access;
-        for (Shard s : shards.all()) {
-            Runnable set = () -> {
-                for (int i = 0; i < s.databases(); i++) s.db(i).setAccessPolicy(a);
-            };
-            if (now) set.run();
-            else s.executeOnData(set);
-        }
     }
 
     private void read() {
@@ -122,8 +110,7 @@ public final class MemoryGuard {
         protectedPrefixes = List.copyOf(prefixes);
         AccessPolicy a = new AccessPolicy(name.endsWith("-lfu"), config.getInt("lfu-log-factor"),
                 config.getInt("lfu-decay-time"));
-        access = a;
-        if (constructed) applyAccess(false);
+        accessSetting.set(a);
         maxmemory = config.getLong("maxmemory");
         String clients = config.get("maxmemory-clients"); // canonical: bytes, or N%
         clientsPercent = clients.endsWith("%") ? Integer.parseInt(clients.substring(0, clients.length() - 1)) : -1;
@@ -144,7 +131,7 @@ public final class MemoryGuard {
 
     /** Whether the policy is an LFU one (OBJECT FREQ works, OBJECT IDLETIME does not). */
     public boolean lfu() {
-        return access.lfu();
+        return accessSetting.get().lfu();
     }
 
     /** Bytes of every shard's databases: keys, values and tables, kept incrementally (read without locks). */

@@ -119,7 +119,7 @@ public final class Database {
     private int lastExpireChecks;
     private KeyspaceObserver observer = NO_OBSERVER;
     private Freer freer = Freer.INLINE;
-    private AccessPolicy access = AccessPolicy.LRU;
+    private AccessPolicy.Setting access = new AccessPolicy.Setting(AccessPolicy.LRU);
     private static final KeyspaceObserver NO_OBSERVER = new KeyspaceObserver() {};
     /** Keys whose values have elements with their own expiry (see {@link FieldExpiring}); null until one does. */
     private ByteMap fieldExpiryKeys;
@@ -159,15 +159,21 @@ public final class Database {
         this.freer = f == null ? Freer.INLINE : f;
     }
 
-    /** How the access field is kept (LRU clock or LFU counter); LRU by default. Set on this shard's thread. */
+    /** How the access field is kept (LRU clock or LFU counter), for this database alone; LRU by default. */
     public void setAccessPolicy(AccessPolicy a) {
-        this.access = a == null ? AccessPolicy.LRU : a;
+        this.access = new AccessPolicy.Setting(a == null ? AccessPolicy.LRU : a);
     }
 
-    /** The access policy in force (immutable; read from another thread it may be the one before a change). */
-    public AccessPolicy accessPolicy() {
+    /** Keeps the access field as {@code shared} says from now on (a server's databases share one; before use). */
+    public void followAccessPolicy(AccessPolicy.Setting shared) {
+        this.access = shared;
+    }
+
+    /** Where this database reads its access policy. */
+    public AccessPolicy.Setting accessPolicySetting() {
         return access;
     }
+
 
     // ---------------------------------------------------------------- lookups
 
@@ -306,13 +312,14 @@ public final class Database {
      */
     public int frequency(byte[] key, long nowMs) {
         int i = locate(key, hash(key));
-        return i < 0 ? -1 : access.decayed(access(found, i), nowMs);
+        return i < 0 ? -1 : access.get().decayed(access(found, i), nowMs);
     }
 
     /** RESTORE ... FREQ: sets the key's LFU counter (under an LFU policy; ignored otherwise). */
     public void setFrequency(byte[] key, int freq, long nowMs) {
         int i = locate(key, hash(key));
-        if (i >= 0 && access.lfu()) setAccess(found, i, access.pack(nowMs, freq));
+        AccessPolicy a = access.get();
+        if (i >= 0 && a.lfu()) setAccess(found, i, a.pack(nowMs, freq));
     }
 
     // ---------------------------------------------------------------- writes
@@ -351,7 +358,7 @@ public final class Database {
             i = locate(key, h);
         }
         // An overwrite keeps its LFU counter (Redis's dbSetValue); LRU restarts the clock.
-        int clock = i >= 0 && access.lfu() ? access(found, i) : fresh(nowMs);
+        int clock = i >= 0 && access.get().lfu() ? access(found, i) : fresh(nowMs);
         boolean embed = mayEmbed && value instanceof byte[] b && b.length <= INLINE_LIMIT;
         if (!embed && value == null) {
             throw new IllegalArgumentException("null value");
@@ -784,7 +791,7 @@ public final class Database {
                 if (r != EMPTY && r != MOVED && (!volatileOnly || (t.ctrl[i] & VOLATILE) != 0)) {
                     long s = switch (score) {
                         case IDLE -> (clock(nowMs) - access(t, i)) & CLOCK_MASK;
-                        case RARITY -> 255 - access.decayed(access(t, i), nowMs);
+                        case RARITY -> 255 - access.get().decayed(access(t, i), nowMs);
                         case EXPIRY -> Long.MAX_VALUE - expiry(t, i);
                         case RANDOM -> rnd.nextLong(Long.MAX_VALUE);
                     };
@@ -1384,7 +1391,8 @@ public final class Database {
 
     /** The access field of a key just created: the clock, or LFU's initial counter. */
     private int fresh(long nowMs) {
-        return access.lfu() ? access.pack(nowMs, AccessPolicy.LFU_INIT) : clock(nowMs);
+        AccessPolicy a = access.get();
+        return a.lfu() ? a.pack(nowMs, AccessPolicy.LFU_INIT) : clock(nowMs);
     }
 
     /**
@@ -1396,7 +1404,7 @@ public final class Database {
         byte[] e = Slabs.slab(t.heap.arr, r);
         int p = accessAt(e, Slabs.offset(r));
         int was = readAccess(e, p);
-        AccessPolicy a = access;
+        AccessPolicy a = access.get();
         int now = a.lfu() ? a.pack(nowMs, a.increment(a.decayed(was, nowMs))) : clock(nowMs);
         if (now != was) writeAccess(e, p, now);
     }

@@ -185,6 +185,29 @@ class EvictionTest {
         }
     }
 
+    /**
+     * A policy switch holds for the very next command, even one read from the same socket in the same batch and run
+     * on another shard: keys a pipelined SET creates right after CONFIG SET allkeys-lfu start at LFU_INIT_VAL (5);
+     * keyed by the old LRU policy their field reads as a counter of 0.
+     */
+    @ParameterizedTest(name = "{0} shards")
+    @ValueSource(ints = {1, 2})
+    void aPolicySwitchHoldsForTheNextPipelinedCommand(int shards) throws Exception {
+        try (Server s = TestServers.start(shards); io.tide.testing.RawClient c = new io.tide.testing.RawClient(s.port())) {
+            for (int i = 0; i < 200; i++) {
+                java.io.ByteArrayOutputStream batch = new java.io.ByteArrayOutputStream();
+                batch.writeBytes(io.tide.testing.RawClient.encode("CONFIG", "SET", "maxmemory-policy", "allkeys-lfu"));
+                batch.writeBytes(io.tide.testing.RawClient.encode("SET", "k" + i, "v"));
+                batch.writeBytes(io.tide.testing.RawClient.encode("OBJECT", "FREQ", "k" + i));
+                c.send(batch.toByteArray());
+                List<String> replies = List.of(c.readReply(), c.readReply(), c.readReply());
+                assertThat(replies).as("round " + i).containsExactly("+OK\r\n", "+OK\r\n", ":5\r\n");
+                // Not in the batch: a keyless command may run before an earlier one that hopped to another shard.
+                assertThat(c.call("CONFIG", "SET", "maxmemory-policy", "allkeys-lru")).isEqualTo("+OK\r\n");
+            }
+        }
+    }
+
     @Test
     void protectedPrefixesAreNeverEvicted() {
         try (Server s = TestServers.start(2); Jedis j = TestServers.jedis(s.port(), 2)) {
