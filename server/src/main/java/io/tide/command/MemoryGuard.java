@@ -37,7 +37,7 @@ public final class MemoryGuard {
     private final ShardSet shards;
     private final java.util.Map<Long, ClientSession> clients;
     /** What every database keys its access fields by, published before CONFIG SET replies. */
-    private final AccessPolicy.Setting accessSetting = new AccessPolicy.Setting(AccessPolicy.LRU);
+    private volatile AccessPolicy access = AccessPolicy.LRU;
     private final long implicitLimit;
     private volatile long maxmemory;
     private volatile Eviction.Policy policy;
@@ -66,7 +66,7 @@ public final class MemoryGuard {
             config.onChange(p, v -> read());
         }
         for (Shard s : shards.all()) {
-            for (int i = 0; i < s.databases(); i++) s.db(i).followAccessPolicy(accessSetting); // before the loops run
+            for (int i = 0; i < s.databases(); i++) s.db(i).followAccessPolicy(this::accessPolicy); // before the loops run
         }
     }
 
@@ -81,6 +81,11 @@ public final class MemoryGuard {
      */
     private boolean ignoring() {
         return replica.getAsBoolean() && config.getBool("replica-ignore-maxmemory");
+    }
+
+    /** The access policy every database keys by. */
+    private AccessPolicy accessPolicy() {
+        return access;
     }
 
     private void read() {
@@ -110,7 +115,7 @@ public final class MemoryGuard {
         protectedPrefixes = List.copyOf(prefixes);
         AccessPolicy a = new AccessPolicy(name.endsWith("-lfu"), config.getInt("lfu-log-factor"),
                 config.getInt("lfu-decay-time"));
-        accessSetting.set(a);
+        access = a;
         maxmemory = config.getLong("maxmemory");
         String clients = config.get("maxmemory-clients"); // canonical: bytes, or N%
         clientsPercent = clients.endsWith("%") ? Integer.parseInt(clients.substring(0, clients.length() - 1)) : -1;
@@ -131,7 +136,7 @@ public final class MemoryGuard {
 
     /** Whether the policy is an LFU one (OBJECT FREQ works, OBJECT IDLETIME does not). */
     public boolean lfu() {
-        return accessSetting.get().lfu();
+        return access.lfu();
     }
 
     /** Bytes of every shard's databases: keys, values and tables, kept incrementally (read without locks). */

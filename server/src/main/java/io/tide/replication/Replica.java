@@ -459,7 +459,7 @@ public final class Replica implements AutoCloseable {
             for (int i = 0; i < s.databases(); i++) {
                 // Loaded keys get their access fields as the live policy keeps them (an LFU counter or an LRU clock).
                 fresh[s.id()][i] = new io.tide.store.Database(i);
-                fresh[s.id()][i].followAccessPolicy(s.db(i).accessPolicySetting());
+                fresh[s.id()][i].followAccessPolicy(s.db(i).accessPolicySource());
             }
         }
         List<byte[]> functions = new ArrayList<>();

@@ -34,28 +34,6 @@ public final class AccessPolicy {
         return lfu;
     }
 
-    /**
-     * The policy in force, shared by every database of a server: a CONFIG SET publishes the new policy here on its
-     * own thread before it replies, so the next command (pipelined, on any shard) keys by it, as Redis's one global
-     * does. Handing each shard a copy through its task queue let a command read from the same socket before the task
-     * ran key by the old one.
-     */
-    public static final class Setting {
-        private volatile AccessPolicy current;
-
-        public Setting(AccessPolicy initial) {
-            this.current = initial;
-        }
-
-        public AccessPolicy get() {
-            return current;
-        }
-
-        public void set(AccessPolicy a) {
-            this.current = a == null ? LRU : a;
-        }
-    }
-
     private static int minutes(long nowMs) {
         return (int) ((nowMs / 60_000) & MINUTE_MASK);
     }

@@ -119,7 +119,7 @@ public final class Database {
     private int lastExpireChecks;
     private KeyspaceObserver observer = NO_OBSERVER;
     private Freer freer = Freer.INLINE;
-    private AccessPolicy.Setting access = new AccessPolicy.Setting(AccessPolicy.LRU);
+    private java.util.function.Supplier<AccessPolicy> access = () -> AccessPolicy.LRU;
     private static final KeyspaceObserver NO_OBSERVER = new KeyspaceObserver() {};
     /** Keys whose values have elements with their own expiry (see {@link FieldExpiring}); null until one does. */
     private ByteMap fieldExpiryKeys;
@@ -161,16 +161,22 @@ public final class Database {
 
     /** How the access field is kept (LRU clock or LFU counter), for this database alone; LRU by default. */
     public void setAccessPolicy(AccessPolicy a) {
-        this.access = new AccessPolicy.Setting(a == null ? AccessPolicy.LRU : a);
+        AccessPolicy fixed = a == null ? AccessPolicy.LRU : a;
+        this.access = () -> fixed;
     }
 
-    /** Keeps the access field as {@code shared} says from now on (a server's databases share one; before use). */
-    public void followAccessPolicy(AccessPolicy.Setting shared) {
-        this.access = shared;
+    /**
+     * Keeps the access field by whatever policy {@code current} gives at each access from now on (a server's
+     * databases all follow the one CONFIG SET publishes before it replies, so that the next command, pipelined or on
+     * another shard, keys by it as by Redis's one global; handing each shard a copy through its task queue let a
+     * command read from the socket before the task ran key by the old one). Before use.
+     */
+    public void followAccessPolicy(java.util.function.Supplier<AccessPolicy> current) {
+        this.access = current;
     }
 
     /** Where this database reads its access policy. */
-    public AccessPolicy.Setting accessPolicySetting() {
+    public java.util.function.Supplier<AccessPolicy> accessPolicySource() {
         return access;
     }
 
