@@ -1146,7 +1146,7 @@ public final class Database {
             while (p < end && budget > 0) {
                 int size = entrySize(s, p);
                 if ((s[p] & DEAD) == 0) {
-                    relocate(idx << 16 | p >>> 2, s, p, size);
+                    relocate(Slabs.ref(idx, p), s, p, size);
                     budget -= size;
                 }
                 p += size;

@@ -5,7 +5,7 @@ import java.util.Arrays;
 /**
  * Confined to the owning database's shard thread. Where a {@link Database}'s entries live (decision 0018): byte
  * arrays of up to {@link #MAX_SLAB} bytes that entries are appended to, each entry found by an {@code int} reference
- * ({@code slab index << 16 | offset / 4}). The collector sees a few arrays without references instead of one object
+ * ({@code slab index << OFFSET_BITS | offset / 4}). The collector sees a few arrays without references instead of one object
  * per key, so its work no longer grows with the number of keys, and an entry costs no object header.
  *
  * <p>Entries are appended to the <em>fill</em> slab. A freed entry leaves a hole ({@link #release}); a slab whose
@@ -19,20 +19,27 @@ import java.util.Arrays;
  */
 final class Slabs {
 
-    /**
-     * Largest slab: offsets (in 4-byte units) must fit 16 bits. Each slab is a power of two less {@link #HEADROOM}, so
-     * that with the array header it packs the collector's regions (1 MB and up) exactly: four arrays of a full 256 KB
-     * would not fit a 1 MB region, which would then keep only three.
-     */
-    static final int MAX_SLAB = (1 << 18) - 16;
     /** Room left for the array's header in a slab's power of two (the header is 12 or 16 bytes). */
     private static final int HEADROOM = 16;
+    /**
+     * log2 of the largest slab with its header: G1's region size (decision 0018). A full slab is then a humongous
+     * object that fills its region exactly: G1 allocates it straight in the old generation and never copies it, where
+     * a smaller slab was allocated young and copied once or twice on its way to the old generation, and entries
+     * rewritten elsewhere (a value that changed size, compaction) went through the young collections' copying again.
+     * Each slab is a power of two less {@link #HEADROOM}, so that with the array header it fills regions exactly.
+     */
+    static final int SLAB_BITS = slabBits(System.getProperty("tide.slab-size"), Runtime.getRuntime().maxMemory());
+    /** Bits of a reference that hold the offset, in 4-byte units; the rest hold the slab's index. */
+    private static final int OFFSET_BITS = SLAB_BITS - 2;
+    private static final int OFFSET_MASK = (1 << OFFSET_BITS) - 1;
+    /** Largest slab. */
+    static final int MAX_SLAB = (1 << SLAB_BITS) - HEADROOM;
     /** Size of a database's first slab (plus {@link #HEADROOM}); each new one doubles, up to {@link #MAX_SLAB}. */
     private static final int FIRST_SLAB = 1 << 12;
     /** Entries larger than this get a slab of their own. */
     static final int OWN_SLAB_ABOVE = 1 << 14;
-    /** At most 2^16 slabs: 16 GB of entries per database on one shard. */
-    private static final int MAX_SLABS = 1 << 16;
+    /** As many slabs as the references' index bits count: 16 GB of entries per database on one shard. */
+    private static final int MAX_SLABS = 1 << (32 - OFFSET_BITS);
     /** Where entries of a fresh slab begin (offset 0 would make the reference 0). */
     private static final int START = 4;
 
@@ -59,12 +66,29 @@ final class Slabs {
     private long heldBytes;
     private long liveBytes;
 
+    /**
+     * {@link #SLAB_BITS} for a {@code tide.slab-size} property (bytes, or null) and the JVM's maximum heap: the
+     * property's power of two, else the region size G1 chooses for that heap when it is left to choose (the heap over
+     * 2048, rounded up to a power of two, between 1 MB and 32 MB); a property's between 256 KB and 32 MB. With another collector,
+     * or with {@code -XX:G1HeapRegionSize} set to another size, slabs of this size are still correct, only copied.
+     */
+    static int slabBits(String property, long maxHeap) {
+        long size = property != null ? Long.parseLong(property.trim()) : maxHeap / 2048;
+        int bits = 64 - Long.numberOfLeadingZeros(Math.max(1, size) - 1); // rounded up to a power of two
+        return Math.clamp(bits, property != null ? 18 : 20, 25);
+    }
+
     static byte[] slab(byte[][] arr, int ref) {
-        return arr[ref >>> 16];
+        return arr[ref >>> OFFSET_BITS];
     }
 
     static int offset(int ref) {
-        return (ref & 0xFFFF) << 2;
+        return (ref & OFFSET_MASK) << 2;
+    }
+
+    /** The reference of the entry at {@code offset} of slab {@code idx}. */
+    static int ref(int idx, int offset) {
+        return idx << OFFSET_BITS | offset >>> 2;
     }
 
     /** {@code n} rounded up to the entries' 4-byte alignment. */
@@ -93,19 +117,19 @@ final class Slabs {
             end[idx] = START + size;
             live[idx] = size;
             liveBytes += size;
-            return idx << 16 | START >>> 2;
+            return ref(idx, START);
         }
         if (fill < 0 || pos + size > arr[fill].length) {
             retireFill();
             int idx = newIndex();
             int len = nextSize;
-            while (len - HEADROOM < START + size) len <<= 1; // at most 256 KB: larger entries have their own
-            nextSize = Math.min(1 << 18, len << 1);
+            while (len - HEADROOM < START + size) len <<= 1; // at most 32 KB: larger entries have their own
+            nextSize = Math.min(1 << SLAB_BITS, len << 1);
             install(idx, new byte[len - HEADROOM]);
             fill = idx;
             pos = START;
         }
-        int ref = fill << 16 | pos >>> 2;
+        int ref = ref(fill, pos);
         pos += size;
         live[fill] += size;
         liveBytes += size;
@@ -114,7 +138,7 @@ final class Slabs {
 
     /** Frees the {@code size} bytes of the entry at {@code ref}; an emptied slab is dropped, a sparse one queued. */
     void release(int ref, int size) {
-        int idx = ref >>> 16;
+        int idx = ref >>> OFFSET_BITS;
         int l = live[idx] -= size;
         liveBytes -= size;
         if (idx == fill) {
