@@ -170,7 +170,7 @@ public final class CommandSpec {
      * A read of an ALL_SHARDS command that needs no single instant across shards (DBSIZE, KEYS, SCAN): instead of
      * parking every shard on the coordinator, the dispatcher visits the shards on their own threads, each running
      * {@link #part} for its own data, and answers from the parts once the walk ends. Shards are visited one after
-     * another, from {@link #first}; a part says whether to go on to the next shard.
+     * another, from {@link #first} on by {@link #next}; a part says whether to go on.
      */
     public interface Gather {
         /**
@@ -183,9 +183,12 @@ public final class CommandSpec {
         /** The shard the walk starts on (0 for all of them in order). */
         default int first(Object plan, int shards) { return 0; }
 
+        /** The shard to visit after {@code shard} when its part asked to go on, or -1: by default the next one up. */
+        default int next(Object plan, int shard, int shards) { return shard + 1 < shards ? shard + 1 : -1; }
+
         /**
          * On the visited shard's thread, with {@code ctx} running there alone: that shard's part. Returns true to go
-         * on to the next shard (when there is one), false when the walk is complete.
+         * on to the {@link #next} shard (when there is one), false when the walk is complete.
          */
         boolean part(CommandContext ctx, Object plan, int shard, int shards);
 

@@ -18,7 +18,7 @@ import org.slf4j.LoggerFactory;
  * inline; all on one other shard, <em>hop</em> there (post the command to that shard's loop, post the
  * reply back); on several shards, or for an ALL_SHARDS command, the {@link io.tide.shard.Coordinator}
  * parks the shards involved and runs the command against all of them at once, so it is atomic. ALL_SHARDS reads
- * that need no single instant (DBSIZE, KEYS, SCAN, CLIENT LIST: a {@link CommandSpec.Gather}) are instead gathered
+ * that need no single instant (DBSIZE, KEYS, SCAN, RANDOMKEY, CLIENT LIST: a {@link CommandSpec.Gather}) are instead gathered
  * shard by shard on the shards' own threads, parking none of them.
  *
  * <p>Batching. Hops are not posted one by one: during an event-loop iteration the home shard collects
@@ -499,8 +499,9 @@ public final class Dispatcher {
         }
         serveReady(s);
         if (journal.records() != recorded) journal.flush();
-        if (more && s.id() + 1 < shards.size()) {
-            visit(w, s.id() + 1);
+        int next = more ? w.spec.gather().next(w.plan, s.id(), shards.size()) : -1;
+        if (next >= 0) {
+            visit(w, next);
             return;
         }
         Shard home = w.client.home();

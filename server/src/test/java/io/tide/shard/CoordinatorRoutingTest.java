@@ -118,7 +118,33 @@ class CoordinatorRoutingTest {
             assertThat(scanned).isEqualTo(keys);
             assertThat(calls).isGreaterThan(2);
             assertThat(j.dbSize()).isEqualTo(300);
-            assertThat(coordinatorOps(j)).as("DBSIZE, KEYS and SCAN are gathered").isEqualTo(before);
+            for (int i = 0; i < 20; i++) assertThat(keys).contains(j.randomKey());
+            assertThat(coordinatorOps(j)).as("DBSIZE, KEYS, SCAN and RANDOMKEY are gathered").isEqualTo(before);
+        }
+    }
+
+    /**
+     * RANDOMKEY's walk starts on a random shard and goes round: keys on one shard only are found from either start;
+     * expired keys are never the answer; an empty keyspace answers nil.
+     */
+    @Test
+    void randomKey_findsKeysOnAnyShard_neverAnExpiredOne_andIsNilWhenEmpty() throws Exception {
+        try (Jedis j = jedis()) {
+            assertThat(j.randomKey()).isNull();
+            for (int shard = 0; shard < SHARDS; shard++) {
+                j.flushAll();
+                String only = keyOn(shard, "only");
+                j.set(only, "v");
+                for (int i = 0; i < 20; i++) assertThat(j.randomKey()).as("keys on shard " + shard).isEqualTo(only);
+            }
+            j.flushAll();
+            for (int i = 0; i < 50; i++) j.psetex(keyOn(i % SHARDS, "gone" + i + ":"), 1, "v");
+            String live = keyOn(1, "live");
+            j.set(live, "v");
+            Thread.sleep(20);
+            for (int i = 0; i < 10; i++) assertThat(j.randomKey()).isEqualTo(live);
+            j.del(live);
+            assertThat(j.randomKey()).isNull();
         }
     }
 

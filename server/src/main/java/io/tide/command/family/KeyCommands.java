@@ -74,7 +74,7 @@ public final class KeyCommands {
         t.add("scan", -2, "readonly allshards", 0, 0, 0, "@keyspace", "2.8.0",
                 "Incrementally iterate the keys space", Handler.SCAN).gatherBy(SCAN_GATHER);
         t.add("randomkey", 1, "readonly allshards", 0, 0, 0, "@keyspace", "1.0.0",
-                "Return a random key from the keyspace", Handler.RANDOMKEY);
+                "Return a random key from the keyspace", Handler.RANDOMKEY).gatherBy(RANDOMKEY_GATHER);
         t.add("dbsize", 1, "readonly fast allshards", 0, 0, 0, "@keyspace", "1.0.0",
                 "Return the number of keys in the selected database", Handler.DBSIZE).gatherBy(DBSIZE_GATHER);
         t.add("flushdb", -1, "write allshards", 0, 0, 0, "@keyspace @dangerous", "1.0.0",
@@ -400,6 +400,54 @@ public final class KeyCommands {
         @Override
         public Reply reply(Object plan) {
             return Reply.array(((Plan) plan).out);
+        }
+    };
+
+    /**
+     * RANDOMKEY, shard by shard: the walk starts on a random shard and the first shard with a live key answers with
+     * one of them (keys spread evenly over the shards, so each key is about as likely as with {@link #randomkey}'s
+     * draw weighted by the shards' sizes); a shard whose draws keep meeting expired keys (deleted as they are met)
+     * passes the walk on, and after every shard the answer is nil.
+     */
+    static final CommandSpec.Gather RANDOMKEY_GATHER = new CommandSpec.Gather() {
+        private static final class Plan {
+            int visited;
+            byte[] key;
+        }
+
+        @Override
+        public Object begin(CommandContext ctx, byte[][] argv) {
+            return new Plan();
+        }
+
+        @Override
+        public int first(Object plan, int shards) {
+            return ThreadLocalRandom.current().nextInt(shards);
+        }
+
+        @Override
+        public int next(Object plan, int shard, int shards) {
+            return (shard + 1) % shards;
+        }
+
+        @Override
+        public boolean part(CommandContext ctx, Object plan, int shard, int shards) {
+            Plan p = (Plan) plan;
+            Database d = ctx.shards().get(shard).db(ctx.dbIndex());
+            for (int tries = 0; tries < 16 && d.size() > 0; tries++) {
+                byte[] k = d.randomKey(ctx.now());
+                if (k != null) {
+                    p.key = k;
+                    return false;
+                }
+            }
+            return ++p.visited < shards;
+        }
+
+        @Override
+        public Reply reply(Object plan) {
+            byte[] k = ((Plan) plan).key;
+            return k == null ? Reply.NULL : Reply.bulk(k);
         }
     };
 
