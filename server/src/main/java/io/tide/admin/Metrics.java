@@ -5,12 +5,12 @@ import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.tide.command.CommandFigures;
 import io.tide.command.CommandSpec;
 import io.tide.command.MemoryGuard;
 import io.tide.command.ServerContext;
+import io.tide.command.ShardSnapshot;
 import io.tide.shard.Shard;
-import io.tide.shard.ShardStats;
-import io.tide.store.Database;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Path;
@@ -33,38 +33,18 @@ import java.util.function.Consumer;
  */
 final class Metrics {
 
-    /** Every command's statistics on one thread (a shard's or the coordinator's), read on that thread. */
-    private record CommandFigures(long[] calls, long[] micros, long[] rejected, long[] failed,
-                                  org.HdrHistogram.Histogram[] latency) {}
-
-    /** One shard's figures, read on its thread. */
-    private record ShardFigures(int id, long commands, long executed, long netIn, long netOut, long expired,
-                                long evicted, long hits, long misses, long usedBytes, long pendingTasks, long[] keys,
-                                long[] expires,
-                                CommandFigures cmd, java.util.Map<String, Long> errors) {
-        /** Keys in every database of the shard. */
-        long allKeys() {
-            long k = 0;
-            for (long x : keys) k += x;
-            return k;
-        }
-    }
-
     /** What one scrape reports: the shards' figures and the coordinator's share of the command statistics. */
-    private record Snapshot(List<ShardFigures> shards, List<CommandSpec> commands, CommandFigures coordinator) {}
+    private record Snapshot(List<ShardSnapshot> shards, List<CommandSpec> commands, CommandFigures coordinator) {}
 
     private final ServerContext server;
     private final PrometheusRegistry registry = new PrometheusRegistry();
     private final PrometheusTextFormatWriter writer = PrometheusTextFormatWriter.create();
-    private final List<CommandSpec> commands = new ArrayList<>();
+    private final List<CommandSpec> commands;
     private Snapshot snap;
 
     Metrics(ServerContext server) {
         this.server = server;
-        for (CommandSpec spec : server.table().all()) {
-            commands.add(spec);
-            commands.addAll(spec.subcommands().values());
-        }
+        this.commands = CommandFigures.specs(server.table());
         register();
         JvmMetrics.builder().register(registry);
     }
@@ -89,19 +69,19 @@ final class Metrics {
         MemoryGuard memory = server.memory();
         StringBuilder sb = new StringBuilder(512);
         sb.append("{\"time\":").append(System.currentTimeMillis());
-        sb.append(",\"commands\":").append(sum(ShardFigures::commands));
-        sb.append(",\"netInput\":").append(sum(ShardFigures::netIn));
-        sb.append(",\"netOutput\":").append(sum(ShardFigures::netOut));
+        sb.append(",\"commands\":").append(sum(f -> f.stats().commandsProcessed));
+        sb.append(",\"netInput\":").append(sum(f -> f.stats().netInputBytes));
+        sb.append(",\"netOutput\":").append(sum(f -> f.stats().netOutputBytes));
         sb.append(",\"usedMemory\":").append(memory.used());
         sb.append(",\"rss\":").append((long) rssBytes());
         sb.append(",\"maxmemory\":").append(server.config().getLong("maxmemory"));
         sb.append(",\"clients\":").append(server.clients().size());
-        sb.append(",\"keys\":").append(sum(ShardFigures::allKeys));
+        sb.append(",\"keys\":").append(sum(ShardSnapshot::allKeys));
         sb.append(",\"shards\":[");
-        for (ShardFigures f : snap.shards()) {
+        for (ShardSnapshot f : snap.shards()) {
             if (f.id() > 0) sb.append(',');
-            sb.append("{\"id\":").append(f.id()).append(",\"commands\":").append(f.commands())
-                    .append(",\"executed\":").append(f.executed()).append(",\"keys\":")
+            sb.append("{\"id\":").append(f.id()).append(",\"commands\":").append(f.stats().commandsProcessed)
+                    .append(",\"executed\":").append(f.stats().commandsExecuted).append(",\"keys\":")
                     .append(f.allKeys()).append(",\"usedMemory\":").append(f.usedBytes()).append(",\"pendingTasks\":")
                     .append(f.pendingTasks()).append('}');
         }
@@ -141,12 +121,12 @@ final class Metrics {
 
     private Snapshot gather(long timeoutMs) throws IOException {
         Shard[] all = server.shards().all();
-        List<CompletableFuture<ShardFigures>> futures = new ArrayList<>();
+        List<CompletableFuture<ShardSnapshot>> futures = new ArrayList<>();
         for (Shard s : all) {
-            CompletableFuture<ShardFigures> f = new CompletableFuture<>();
+            CompletableFuture<ShardSnapshot> f = new CompletableFuture<>();
             s.executeOnData(() -> {
                 try {
-                    f.complete(figures(s));
+                    f.complete(ShardSnapshot.of(s, commands, System.currentTimeMillis()));
                 } catch (RuntimeException e) {
                     f.completeExceptionally(e);
                 }
@@ -155,12 +135,12 @@ final class Metrics {
         }
         CompletableFuture<CommandFigures> coord = new CompletableFuture<>();
         int coordinatorSlot = all.length; // CommandSpec keeps the coordinator's statistics after the shards'
-        server.shards().coordinator().run(new Shard[0], () -> coord.complete(commandFigures(coordinatorSlot)),
+        server.shards().coordinator().run(new Shard[0], () -> coord.complete(CommandFigures.of(commands, coordinatorSlot)),
                 () -> coord.completeExceptionally(new IOException("the server is stopping")));
-        List<ShardFigures> out = new ArrayList<>();
+        List<ShardSnapshot> out = new ArrayList<>();
         CommandFigures coordinator;
         try {
-            for (CompletableFuture<ShardFigures> f : futures) out.add(f.get(timeoutMs, TimeUnit.MILLISECONDS));
+            for (CompletableFuture<ShardSnapshot> f : futures) out.add(f.get(timeoutMs, TimeUnit.MILLISECONDS));
             coordinator = coord.get(timeoutMs, TimeUnit.MILLISECONDS);
         } catch (java.util.concurrent.TimeoutException e) {
             throw new IOException("a shard did not answer within " + timeoutMs + " ms (a busy script?)");
@@ -173,51 +153,13 @@ final class Metrics {
         return new Snapshot(out, commands, coordinator);
     }
 
-    /** On {@code s}'s thread. */
-    private ShardFigures figures(Shard s) {
-        ShardStats st = s.stats();
-        int dbs = s.databases();
-        long[] keys = new long[dbs];
-        long[] expires = new long[dbs];
-        for (int i = 0; i < dbs; i++) {
-            Database d = s.db(i);
-            keys[i] = d.size();
-            expires[i] = d.volatileCount();
-        }
-        long pending = s.pendingTasks();
-        java.util.Map<String, Long> errors = new java.util.HashMap<>();
-        st.errorCodes.forEach((code, n) -> errors.put(code, n[0]));
-        return new ShardFigures(s.id(), st.commandsProcessed, st.commandsExecuted, st.netInputBytes,
-                st.netOutputBytes, st.expiredKeys, st.evictedKeys, st.keyspaceHits, st.keyspaceMisses, s.usedBytes(), pending, keys, expires,
-                commandFigures(s.id()), errors);
-    }
-
-    /** On the thread that owns slot {@code slot} of every command's statistics (histograms copied). */
-    private CommandFigures commandFigures(int slot) {
-        int n = commands.size();
-        long[] calls = new long[n];
-        long[] micros = new long[n];
-        long[] rejected = new long[n];
-        long[] failed = new long[n];
-        org.HdrHistogram.Histogram[] latency = new org.HdrHistogram.Histogram[n];
-        for (int c = 0; c < n; c++) {
-            CommandSpec.CommandStats cs = commands.get(c).allStats()[slot];
-            calls[c] = cs.calls;
-            micros[c] = cs.micros;
-            rejected[c] = cs.rejectedCalls;
-            failed[c] = cs.failedCalls;
-            if (cs.latency != null && cs.latency.getTotalCount() > 0) latency[c] = cs.latency.copy();
-        }
-        return new CommandFigures(calls, micros, rejected, failed, latency);
-    }
-
     private interface ShardSum {
-        long of(ShardFigures f);
+        long of(ShardSnapshot f);
     }
 
     private long sum(ShardSum what) {
         long t = 0;
-        for (ShardFigures f : snap.shards()) t += what.of(f);
+        for (ShardSnapshot f : snap.shards()) t += what.of(f);
         return t;
     }
 
@@ -251,14 +193,14 @@ final class Metrics {
         counter("redis_rejected_connections_total", "Connections refused (maxclients).",
                 () -> s.rejectedConnections().get());
         counter("redis_commands_processed_total", "Commands processed (INFO total_commands_processed).",
-                ShardFigures::commands);
-        counter("redis_net_input_bytes_total", "Bytes read from clients.", ShardFigures::netIn);
-        counter("redis_net_output_bytes_total", "Bytes written to clients.", ShardFigures::netOut);
-        counter("redis_expired_keys_total", "Keys deleted because their TTL passed.", ShardFigures::expired);
-        counter("redis_evicted_keys_total", "Keys evicted for maxmemory.", ShardFigures::evicted);
+                f -> f.stats().commandsProcessed);
+        counter("redis_net_input_bytes_total", "Bytes read from clients.", f -> f.stats().netInputBytes);
+        counter("redis_net_output_bytes_total", "Bytes written to clients.", f -> f.stats().netOutputBytes);
+        counter("redis_expired_keys_total", "Keys deleted because their TTL passed.", f -> f.stats().expiredKeys);
+        counter("redis_evicted_keys_total", "Keys evicted for maxmemory.", f -> f.stats().evictedKeys);
         counter("redis_evicted_clients_total", "Clients closed by maxmemory-clients.", memory::evictedClients);
-        counter("redis_keyspace_hits_total", "Key lookups that found the key.", ShardFigures::hits);
-        counter("redis_keyspace_misses_total", "Key lookups that did not.", ShardFigures::misses);
+        counter("redis_keyspace_hits_total", "Key lookups that found the key.", f -> f.stats().keyspaceHits);
+        counter("redis_keyspace_misses_total", "Key lookups that did not.", f -> f.stats().keyspaceMisses);
         gauge("redis_memory_used_bytes", "INFO used_memory: dataset and client buffers, kept incrementally.",
                 () -> memory.used());
         gauge("redis_memory_used_dataset_bytes", "INFO used_memory_dataset.", () -> memory.datasetBytes());
@@ -298,7 +240,7 @@ final class Metrics {
                 .help("Error replies by code (INFO errorstats), the first word of the error.").labelNames("err")
                 .callback(cb -> {
                     java.util.TreeMap<String, Long> codes = new java.util.TreeMap<>();
-                    for (ShardFigures f : snap.shards()) f.errors().forEach((k, v) -> codes.merge(k, v, Long::sum));
+                    for (ShardSnapshot f : snap.shards()) f.errors().forEach((k, v) -> codes.merge(k, v, Long::sum));
                     codes.forEach((k, v) -> cb.call(v, k));
                 }).register(registry);
         io.prometheus.metrics.core.metrics.SummaryWithCallback.builder().name("redis_latency_percentiles_usec")
@@ -308,21 +250,21 @@ final class Metrics {
         String[] shard = {"shard"};
         CounterWithCallback.builder().name("tide_shard_commands_processed_total").help("Commands processed per shard.")
                 .labelNames(shard).callback(cb -> {
-                    for (ShardFigures f : snap.shards()) cb.call(f.commands(), Integer.toString(f.id()));
+                    for (ShardSnapshot f : snap.shards()) cb.call(f.stats().commandsProcessed, Integer.toString(f.id()));
                 }).register(registry);
         CounterWithCallback.builder().name("tide_shard_commands_executed_total")
                 .help("Commands run on each shard's thread alone (its load), whichever shard their connection has.")
                 .labelNames(shard).callback(cb -> {
-                    for (ShardFigures f : snap.shards()) cb.call(f.executed(), Integer.toString(f.id()));
+                    for (ShardSnapshot f : snap.shards()) cb.call(f.stats().commandsExecuted, Integer.toString(f.id()));
                 }).register(registry);
         labelled("tide_shard_used_memory_bytes", "Each shard's dataset bytes.", shard, cb -> {
-            for (ShardFigures f : snap.shards()) cb.call(f.usedBytes(), Integer.toString(f.id()));
+            for (ShardSnapshot f : snap.shards()) cb.call(f.usedBytes(), Integer.toString(f.id()));
         });
         labelled("tide_shard_keys", "Keys per shard, all databases.", shard, cb -> {
-            for (ShardFigures f : snap.shards()) cb.call(f.allKeys(), Integer.toString(f.id()));
+            for (ShardSnapshot f : snap.shards()) cb.call(f.allKeys(), Integer.toString(f.id()));
         });
         labelled("tide_shard_pending_tasks", "Tasks queued on each shard's event loop at the scrape.", shard, cb -> {
-            for (ShardFigures f : snap.shards()) cb.call(f.pendingTasks(), Integer.toString(f.id()));
+            for (ShardSnapshot f : snap.shards()) cb.call(f.pendingTasks(), Integer.toString(f.id()));
         });
         gauge("tide_shards", "Shards (event-loop threads owning a part of the keyspace).", () -> s.shards().size());
         counter("tide_coordinator_operations_total", "Multi-shard operations the coordinator ran (INFO tide).",
@@ -333,11 +275,11 @@ final class Metrics {
     }
 
     private void perDb(GaugeWithCallback.Callback cb, boolean expiring) {
-        List<ShardFigures> all = snap.shards();
+        List<ShardSnapshot> all = snap.shards();
         int dbs = all.get(0).keys().length;
         for (int i = 0; i < dbs; i++) {
             long n = 0;
-            for (ShardFigures f : all) n += expiring ? f.expires()[i] : f.keys()[i];
+            for (ShardSnapshot f : all) n += expiring ? f.expires()[i] : f.keys()[i];
             if (n > 0 || i == 0) cb.call(n, "db" + i); // db0 always, the others once they hold keys (as INFO)
         }
     }
@@ -349,7 +291,7 @@ final class Metrics {
     /** The command statistics of every thread: the shards' and the coordinator's. */
     private List<CommandFigures> allCommandFigures() {
         List<CommandFigures> all = new ArrayList<>();
-        for (ShardFigures f : snap.shards()) all.add(f.cmd());
+        for (ShardSnapshot f : snap.shards()) all.add(f.commandFigures());
         all.add(snap.coordinator());
         return all;
     }

@@ -167,7 +167,7 @@ public final class CommandSpec {
     private Gather gather;
 
     /**
-     * A read of an ALL_SHARDS command that needs no single instant across shards (DBSIZE, KEYS, SCAN): instead of
+     * A read of an ALL_SHARDS command that needs no single instant across shards (DBSIZE, KEYS, SCAN, INFO): instead of
      * parking every shard on the coordinator, the dispatcher visits the shards on their own threads, each running
      * {@link #part} for its own data, and answers from the parts once the walk ends. Shards are visited one after
      * another, from {@link #first} on by {@link #next}; a part says whether to go on.

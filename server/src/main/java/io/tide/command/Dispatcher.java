@@ -18,7 +18,7 @@ import org.slf4j.LoggerFactory;
  * inline; all on one other shard, <em>hop</em> there (post the command to that shard's loop, post the
  * reply back); on several shards, or for an ALL_SHARDS command, the {@link io.tide.shard.Coordinator}
  * parks the shards involved and runs the command against all of them at once, so it is atomic. ALL_SHARDS reads
- * that need no single instant (DBSIZE, KEYS, SCAN, RANDOMKEY, CLIENT LIST: a {@link CommandSpec.Gather}) are instead gathered
+ * that need no single instant (DBSIZE, KEYS, SCAN, RANDOMKEY, INFO, CLIENT LIST: a {@link CommandSpec.Gather}) are instead gathered
  * shard by shard on the shards' own threads, parking none of them.
  *
  * <p>Batching. Hops are not posted one by one: during an event-loop iteration the home shard collects
@@ -446,7 +446,7 @@ public final class Dispatcher {
     // ---------------------------------------------------------------- gathered reads
 
     /**
-     * An ALL_SHARDS read with a {@link CommandSpec.Gather} (DBSIZE, KEYS, SCAN): the shards are visited one after
+     * An ALL_SHARDS read with a {@link CommandSpec.Gather} (DBSIZE, KEYS, SCAN, ...): the shards are visited one after
      * another, each on its own thread, without parking any of them or passing through the coordinator; the reply is
      * made on the home shard once the walk ends. As for a coordinated command, the client's later requests wait for
      * it, and hops it sent before reach their shards first (each loop is FIFO), so it sees the client's earlier writes.

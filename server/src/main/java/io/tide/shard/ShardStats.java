@@ -1,6 +1,9 @@
 package io.tide.shard;
 
-/** Counters one shard keeps for INFO. Confined to its shard thread; read by INFO while shards are parked. */
+/**
+ * Counters one shard keeps for INFO. Confined to its shard thread: INFO and /metrics read a {@link #counters} copy taken
+ * there (io.tide.command.ShardSnapshot).
+ */
 public final class ShardStats {
 
     public long keyspaceHits;
@@ -79,6 +82,26 @@ public final class ShardStats {
     /** Average output bytes per second over the last samples. */
     public long instantaneousOutputBytesPerSec() {
         return outputRate.perSecond();
+    }
+
+    /** A copy of the counters (not the error codes, peaks or rate samples), for a reader on another thread. */
+    public ShardStats counters() {
+        ShardStats c = new ShardStats();
+        c.keyspaceHits = keyspaceHits;
+        c.keyspaceMisses = keyspaceMisses;
+        c.expiredKeys = expiredKeys;
+        c.evictedKeys = evictedKeys;
+        c.netInputBytes = netInputBytes;
+        c.netOutputBytes = netOutputBytes;
+        c.commandsProcessed = commandsProcessed;
+        c.commandsExecuted = commandsExecuted;
+        c.errorReplies = errorReplies;
+        c.readsProcessed = readsProcessed;
+        c.writesProcessed = writesProcessed;
+        c.expiredStalePerc = expiredStalePerc;
+        c.expiredTimeCapReached = expiredTimeCapReached;
+        c.expireCycleNanos = expireCycleNanos;
+        return c;
     }
 
     /** CONFIG RESETSTAT: zero every counter and sample. */

@@ -3,12 +3,14 @@ package io.tide.command.family;
 import io.tide.command.Args;
 import io.tide.command.ClientSession;
 import io.tide.command.CommandContext;
+import io.tide.command.CommandFigures;
 import io.tide.command.CommandHandler;
 import io.tide.command.CommandSpec;
 import io.tide.command.CommandTable;
 import io.tide.command.Errors;
 import io.tide.command.KeySpec;
 import io.tide.command.ServerContext;
+import io.tide.command.ShardSnapshot;
 import io.tide.config.ConfigException;
 import io.tide.config.ConfigRegistry;
 import io.tide.protocol.Reply;
@@ -73,7 +75,7 @@ public final class ServerCommands {
     public static void register(CommandTable t) {
         t.group("server");
         t.add("info", -1, "loading stale allshards", 0, 0, 0, "@dangerous", "1.0.0",
-                "Returns information and statistics about the server.", Handler.INFO);
+                "Returns information and statistics about the server.", Handler.INFO).gatherBy(INFO_GATHER);
         t.add("time", 1, "loading stale fast", 0, 0, 0, "", "2.6.0",
                 "Returns the server time.", Handler.TIME);
         t.add("shutdown", -1, "admin noscript loading stale no_multi allow_busy", 0, 0, 0, "", "1.0.0",
@@ -139,7 +141,66 @@ public final class ServerCommands {
 
     // ------------------------------------------------------------------------------------------ INFO
 
+    /**
+     * What INFO renders from: the server, the asking client (null outside one), each shard's figures taken on its own
+     * thread or with it parked, and, when commandstats or latencystats are asked for, the commands they list and the
+     * coordinator's share of their statistics.
+     */
+    private record InfoInput(ServerContext server, ClientSession client, List<ShardSnapshot> shards,
+                             List<CommandSpec> specs, CommandFigures coordinator) {}
+
+    /** INFO where the shards are parked or this thread owns them (MULTI, scripts, a one-shard server). */
     static Reply info(CommandContext ctx, byte[][] argv) {
+        Set<String> wanted = infoSections(argv);
+        List<CommandSpec> specs = wantsCommandFigures(wanted) ? CommandFigures.specs(ctx.server().table()) : null;
+        List<ShardSnapshot> shards = new ArrayList<>();
+        long now = System.currentTimeMillis();
+        for (Shard sh : ctx.shards().all()) shards.add(ShardSnapshot.of(sh, specs, now));
+        CommandFigures coordinator = specs == null ? null : CommandFigures.of(specs, ctx.shards().size());
+        return renderInfo(wanted, new InfoInput(ctx.server(), ctx.client(), shards, specs, coordinator));
+    }
+
+    /**
+     * INFO from a client on a server of several shards: gathered, so no shard is parked. Each shard's figures are
+     * taken on its own thread, one shard after another; the coordinator's share of the command statistics (commands
+     * that ran across shards) is read as it stands, without stopping the coordinator.
+     */
+    static final CommandSpec.Gather INFO_GATHER = new CommandSpec.Gather() {
+        private static final class Plan {
+            Set<String> wanted;
+            ServerContext server;
+            ClientSession client;
+            List<CommandSpec> specs;
+            ShardSnapshot[] shards;
+        }
+
+        @Override
+        public Object begin(CommandContext ctx, byte[][] argv) {
+            Plan p = new Plan();
+            p.wanted = infoSections(argv);
+            p.server = ctx.server();
+            p.client = ctx.client();
+            p.specs = wantsCommandFigures(p.wanted) ? CommandFigures.specs(ctx.server().table()) : null;
+            p.shards = new ShardSnapshot[ctx.shards().size()];
+            return p;
+        }
+
+        @Override
+        public boolean part(CommandContext ctx, Object plan, int shard, int shards) {
+            Plan p = (Plan) plan;
+            p.shards[shard] = ShardSnapshot.of(ctx.shards().get(shard), p.specs, System.currentTimeMillis());
+            return true;
+        }
+
+        @Override
+        public Reply reply(Object plan) {
+            Plan p = (Plan) plan;
+            CommandFigures coordinator = p.specs == null ? null : CommandFigures.of(p.specs, p.shards.length);
+            return renderInfo(p.wanted, new InfoInput(p.server, p.client, List.of(p.shards), p.specs, coordinator));
+        }
+    };
+
+    private static Set<String> infoSections(byte[][] argv) {
         Set<String> wanted = new LinkedHashSet<>();
         if (argv.length == 1) wanted.addAll(DEFAULT_SECTIONS);
         for (int i = 1; i < argv.length; i++) {
@@ -150,26 +211,34 @@ public final class ServerCommands {
                 default -> wanted.add(s);
             }
         }
+        return wanted;
+    }
+
+    private static boolean wantsCommandFigures(Set<String> wanted) {
+        return wanted.contains("commandstats") || wanted.contains("latencystats");
+    }
+
+    private static Reply renderInfo(Set<String> wanted, InfoInput in) {
         StringBuilder sb = new StringBuilder(2048);
         int n = 0;
         for (String section : SECTIONS) {
             if (!wanted.contains(section)) continue;
             if (n++ > 0) sb.append("\r\n");
             switch (section) {
-                case "server" -> serverSection(ctx, sb);
-                case "clients" -> clientsSection(ctx, sb);
-                case "memory" -> memorySection(ctx, sb);
-                case "persistence" -> persistenceSection(ctx, sb);
-                case "stats" -> statsSection(ctx, sb);
-                case "replication" -> replicationSection(ctx, sb);
+                case "server" -> serverSection(in.server(), sb);
+                case "clients" -> clientsSection(in, sb);
+                case "memory" -> memorySection(in.server(), sb);
+                case "persistence" -> persistenceSection(in, sb);
+                case "stats" -> statsSection(in, sb);
+                case "replication" -> replicationSection(in.server(), sb);
                 case "cpu" -> cpuSection(sb);
                 case "modules" -> sb.append("# Modules\r\n"); // Tide loads no modules (MODULE LOAD is refused)
-                case "commandstats" -> commandStatsSection(ctx, sb);
-                case "errorstats" -> errorStatsSection(ctx, sb);
-                case "latencystats" -> latencyStatsSection(ctx, sb);
+                case "commandstats" -> commandStatsSection(in, sb);
+                case "errorstats" -> errorStatsSection(in, sb);
+                case "latencystats" -> latencyStatsSection(in, sb);
                 case "cluster" -> sb.append("# Cluster\r\ncluster_enabled:0\r\n"); // standalone only
-                case "keyspace" -> keyspaceSection(ctx, sb);
-                case "tide" -> tideSection(ctx, sb);
+                case "keyspace" -> keyspaceSection(in, sb);
+                case "tide" -> tideSection(in, sb);
                 default -> throw new IllegalStateException(section);
             }
         }
@@ -180,8 +249,7 @@ public final class ServerCommands {
         sb.append(key).append(':').append(value).append("\r\n");
     }
 
-    private static void serverSection(CommandContext ctx, StringBuilder sb) {
-        ServerContext s = ctx.server();
+    private static void serverSection(ServerContext s, StringBuilder sb) {
         sb.append("# Server\r\n");
         line(sb, "redis_version", ConnectionCommands.REDIS_COMPAT_VERSION);
         line(sb, "tide_version", s.version());
@@ -203,7 +271,7 @@ public final class ServerCommands {
         line(sb, "configured_hz", hz);
         line(sb, "lru_clock", io.tide.store.Database.accessClock(System.currentTimeMillis()));
         line(sb, "executable", ProcessHandle.current().info().command().orElse(""));
-        line(sb, "config_file", configFile(ctx));
+        line(sb, "config_file", configFile(s));
         // Every shard's event loop reads and writes its own connections: more than one I/O thread with two shards or more.
         line(sb, "io_threads_active", s.shards().size() > 1 ? 1 : 0);
         line(sb, "tide_shards", s.shards().size());
@@ -211,35 +279,34 @@ public final class ServerCommands {
         line(sb, "java_version", Runtime.version());
     }
 
-    private static void clientsSection(CommandContext ctx, StringBuilder sb) {
+    private static void clientsSection(InfoInput in, StringBuilder sb) {
         sb.append("# Clients\r\n");
-        line(sb, "connected_clients", ctx.server().clients().size());
-        line(sb, "maxclients", ctx.server().config().get("maxclients"));
-        long nowSec = System.currentTimeMillis() / 1000;
+        line(sb, "connected_clients", in.server().clients().size());
+        line(sb, "maxclients", in.server().config().get("maxclients"));
         long maxInput = 0;
         long maxOutput = 0;
         int blockingKeys = 0;
-        for (Shard sh : ctx.shards().all()) {
-            maxInput = Math.max(maxInput, sh.stats().clientInputPeak.max(nowSec));
-            maxOutput = Math.max(maxOutput, sh.stats().clientOutputPeak.max(nowSec));
-            blockingKeys += sh.blocking().keyCount();
+        for (ShardSnapshot sh : in.shards()) {
+            maxInput = Math.max(maxInput, sh.inputPeak());
+            maxOutput = Math.max(maxOutput, sh.outputPeak());
+            blockingKeys += sh.blockingKeys();
         }
         line(sb, "client_recent_max_input_buffer", maxInput);
         line(sb, "client_recent_max_output_buffer", maxOutput);
         long blocked = 0;
         long inTimeoutTable = 0;
-        for (ClientSession c : ctx.server().clients().values()) {
+        for (ClientSession c : in.server().clients().values()) {
             if (c.isBlocked()) blocked++;
             if (c.blockedWithTimeout()) inTimeoutTable++;
         }
         line(sb, "blocked_clients", blocked);
-        line(sb, "tracking_clients", ctx.server().tracking().clientCount());
+        line(sb, "tracking_clients", in.server().tracking().clientCount());
         line(sb, "clients_in_timeout_table", inTimeoutTable);
         line(sb, "total_blocking_keys", blockingKeys);
     }
 
-    private static void memorySection(CommandContext ctx, StringBuilder sb) {
-        io.tide.command.MemoryGuard memory = ctx.server().memory();
+    private static void memorySection(ServerContext server, StringBuilder sb) {
+        io.tide.command.MemoryGuard memory = server.memory();
         long dataset = memory.datasetBytes();
         long clientBuffers = memory.clientBufferBytes();
         long used = dataset + clientBuffers;
@@ -256,7 +323,7 @@ public final class ServerCommands {
         line(sb, "used_memory_peak_human", human(peak));
         line(sb, "used_memory_peak_perc", percent(used, peak));
         line(sb, "used_memory_overhead", clientBuffers);
-        line(sb, "used_memory_startup", ctx.server().startupMemory());
+        line(sb, "used_memory_startup", server.startupMemory());
         line(sb, "used_memory_dataset", dataset);
         line(sb, "used_memory_dataset_perc", percent(dataset, used));
         long total = procKilobytes(Path.of("/proc/meminfo"), "MemTotal:");
@@ -264,25 +331,25 @@ public final class ServerCommands {
             line(sb, "total_system_memory", total);
             line(sb, "total_system_memory_human", human(total));
         }
-        scriptingMemory(ctx, sb);
+        scriptingMemory(server, sb);
         List<String> gcs = new ArrayList<>();
         for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) gcs.add(gc.getName());
-        long maxmemory = ctx.server().config().getLong("maxmemory");
+        long maxmemory = server.config().getLong("maxmemory");
         line(sb, "maxmemory", maxmemory);
         line(sb, "maxmemory_human", human(maxmemory));
-        line(sb, "maxmemory_policy", ctx.server().config().get("maxmemory-policy"));
+        line(sb, "maxmemory_policy", server.config().get("maxmemory-policy"));
         if (rss >= 0 && used > 0) {
             line(sb, "mem_fragmentation_ratio", String.format(Locale.ROOT, "%.2f", (double) rss / used));
             line(sb, "mem_fragmentation_bytes", rss - used);
         }
-        io.tide.replication.Primary.Info repl = ctx.server().replication().info();
+        io.tide.replication.Primary.Info repl = server.replication().info();
         // The backlog's ring, allocated whole while active; unlike Redis's, it is not in used_memory (the limit is
         // the dataset's and the clients' buffers).
         line(sb, "mem_replication_backlog", repl.backlogActive() ? repl.backlogSize() : 0);
         line(sb, "mem_clients_normal", clientBuffers);
         line(sb, "mem_allocator", "jvm " + String.join(" + ", gcs));
-        line(sb, "lazyfree_pending_objects", ctx.server().lazyFree().pendingObjects());
-        line(sb, "lazyfreed_objects", ctx.server().lazyFree().freedObjects());
+        line(sb, "lazyfree_pending_objects", server.lazyFree().pendingObjects());
+        line(sb, "lazyfreed_objects", server.lazyFree().freedObjects());
         // The JVM's side: used_memory counts what Tide keeps (incrementally); the heap also holds garbage and
         // the JVM's own structures. tide_memory_limit is maxmemory, or the implicit limit when it is 0.
         Runtime rt = Runtime.getRuntime();
@@ -290,7 +357,7 @@ public final class ServerCommands {
         line(sb, "tide_heap_committed", rt.totalMemory());
         line(sb, "tide_heap_max", rt.maxMemory());
         line(sb, "tide_memory_limit", memory.limit());
-        io.tide.util.HeapGovernor governor = ctx.server().heapGovernor();
+        io.tide.util.HeapGovernor governor = server.heapGovernor();
         if (governor != null) line(sb, "tide_heap_governor_cycles", governor.requests());
     }
 
@@ -305,8 +372,8 @@ public final class ServerCommands {
      * entries); both are estimated object by object ({@link io.tide.script.ScriptMemory} describes the method).
      * Unlike Redis's, the vm figures leave out the Lua environment all scripts share.
      */
-    private static void scriptingMemory(CommandContext ctx, StringBuilder sb) {
-        io.tide.script.Scripting scripting = ctx.server().scripting();
+    private static void scriptingMemory(ServerContext server, StringBuilder sb) {
+        io.tide.script.Scripting scripting = server.scripting();
         io.tide.script.FunctionLibraries libs = scripting.functions();
         long vmEval = scripting.cachedCompiledBytes();
         long scriptsEval = scripting.cachedOverheadBytes();
@@ -359,8 +426,8 @@ public final class ServerCommands {
      * Redis 7.0's persistence fields that mean something without a fork (the copy-on-write and fork fields do not
      * exist here and are left out rather than reported as zeros).
      */
-    private static void persistenceSection(CommandContext ctx, StringBuilder sb) {
-        io.tide.persistence.Persistence p = ctx.server().persistence();
+    private static void persistenceSection(InfoInput in, StringBuilder sb) {
+        io.tide.persistence.Persistence p = in.server().persistence();
         sb.append("# Persistence\r\n");
         line(sb, "loading", p.loading() ? 1 : 0);
         line(sb, "async_loading", p.asyncLoading() ? 1 : 0);
@@ -377,7 +444,7 @@ public final class ServerCommands {
             line(sb, "loading_eta_seconds", loaded == 0 ? 1 : (total - loaded) * elapsed / loaded);
         }
         long dirty = 0;
-        for (Shard shard : ctx.shards().all()) dirty += shard.writes().dirty();
+        for (ShardSnapshot shard : in.shards()) dirty += shard.dirty();
         line(sb, "rdb_changes_since_last_save", dirty);
         line(sb, "rdb_bgsave_in_progress", p.bgsaveInProgress() ? 1 : 0);
         line(sb, "rdb_last_save_time", p.lastSaveSeconds());
@@ -387,7 +454,7 @@ public final class ServerCommands {
         line(sb, "rdb_saves", p.saves());
         line(sb, "rdb_last_load_keys_expired", p.lastLoadKeysExpired());
         line(sb, "rdb_last_load_keys_loaded", p.lastLoadKeysLoaded());
-        io.tide.persistence.AppendOnly aof = ctx.server().appendOnly();
+        io.tide.persistence.AppendOnly aof = in.server().appendOnly();
         line(sb, "aof_enabled", aof.enabled() ? 1 : 0);
         line(sb, "aof_rewrite_in_progress", aof.rewriting() ? 1 : 0);
         line(sb, "aof_rewrite_scheduled", aof.rewriteScheduled() ? 1 : 0);
@@ -402,17 +469,17 @@ public final class ServerCommands {
         }
     }
 
-    private static void statsSection(CommandContext ctx, StringBuilder sb) {
+    private static void statsSection(InfoInput in, StringBuilder sb) {
         ShardStats sum = new ShardStats();
         long opsPerSec = 0;
         long inPerSec = 0;
         long outPerSec = 0;
         double stalePerc = 0;
-        for (Shard shard : ctx.shards().all()) {
+        for (ShardSnapshot shard : in.shards()) {
             ShardStats st = shard.stats();
-            opsPerSec += st.instantaneousOpsPerSec();
-            inPerSec += st.instantaneousInputBytesPerSec();
-            outPerSec += st.instantaneousOutputBytesPerSec();
+            opsPerSec += shard.opsPerSec();
+            inPerSec += shard.inputPerSec();
+            outPerSec += shard.outputPerSec();
             sum.commandsProcessed += st.commandsProcessed;
             sum.netInputBytes += st.netInputBytes;
             sum.netOutputBytes += st.netOutputBytes;
@@ -427,46 +494,46 @@ public final class ServerCommands {
             sum.expireCycleNanos += st.expireCycleNanos;
             stalePerc += st.expiredStalePerc;
         }
-        stalePerc /= ctx.shards().size();
+        stalePerc /= in.shards().size();
         sb.append("# Stats\r\n");
-        line(sb, "total_connections_received", ctx.server().connectionsReceived().get());
+        line(sb, "total_connections_received", in.server().connectionsReceived().get());
         // Tide counts a command as it starts, Redis once it returns: the INFO (or EXEC, EVAL) reading it is not in yet.
-        line(sb, "total_commands_processed", Math.max(0, sum.commandsProcessed - (ctx.client() != null ? 1 : 0)));
+        line(sb, "total_commands_processed", Math.max(0, sum.commandsProcessed - (in.client() != null ? 1 : 0)));
         line(sb, "instantaneous_ops_per_sec", opsPerSec);
         line(sb, "total_net_input_bytes", sum.netInputBytes);
         line(sb, "total_net_output_bytes", sum.netOutputBytes);
-        line(sb, "total_net_repl_input_bytes", ctx.server().replica().replInputBytes());
-        line(sb, "total_net_repl_output_bytes", ctx.server().replication().replOutputBytes());
+        line(sb, "total_net_repl_input_bytes", in.server().replica().replInputBytes());
+        line(sb, "total_net_repl_output_bytes", in.server().replication().replOutputBytes());
         line(sb, "instantaneous_input_kbps", kbps(inPerSec));
         line(sb, "instantaneous_output_kbps", kbps(outPerSec));
-        line(sb, "instantaneous_input_repl_kbps", kbps(ctx.server().replInputRate().perSecond()));
-        line(sb, "instantaneous_output_repl_kbps", kbps(ctx.server().replOutputRate().perSecond()));
-        line(sb, "rejected_connections", ctx.server().rejectedConnections().get());
-        line(sb, "sync_full", ctx.server().replication().syncFull());
-        line(sb, "sync_partial_ok", ctx.server().replication().syncPartialOk());
-        line(sb, "sync_partial_err", ctx.server().replication().syncPartialErr());
+        line(sb, "instantaneous_input_repl_kbps", kbps(in.server().replInputRate().perSecond()));
+        line(sb, "instantaneous_output_repl_kbps", kbps(in.server().replOutputRate().perSecond()));
+        line(sb, "rejected_connections", in.server().rejectedConnections().get());
+        line(sb, "sync_full", in.server().replication().syncFull());
+        line(sb, "sync_partial_ok", in.server().replication().syncPartialOk());
+        line(sb, "sync_partial_err", in.server().replication().syncPartialErr());
         line(sb, "expired_keys", sum.expiredKeys);
         line(sb, "expired_stale_perc", String.format(Locale.ROOT, "%.2f", stalePerc * 100));
         line(sb, "expired_time_cap_reached_count", sum.expiredTimeCapReached);
         line(sb, "expire_cycle_cpu_milliseconds", sum.expireCycleNanos / 1_000_000);
         line(sb, "evicted_keys", sum.evictedKeys);
-        line(sb, "evicted_clients", ctx.server().memory().evictedClients());
+        line(sb, "evicted_clients", in.server().memory().evictedClients());
         line(sb, "keyspace_hits", sum.keyspaceHits);
         line(sb, "keyspace_misses", sum.keyspaceMisses);
-        line(sb, "pubsub_channels", ctx.server().pubSub().size(io.tide.pubsub.PubSub.Kind.CHANNEL));
-        line(sb, "pubsub_patterns", ctx.server().pubSub().size(io.tide.pubsub.PubSub.Kind.PATTERN));
-        line(sb, "pubsubshard_channels", ctx.server().pubSub().size(io.tide.pubsub.PubSub.Kind.SHARD));
-        line(sb, "migrate_cached_sockets", ctx.server().migrateCachedSockets());
-        io.tide.pubsub.Tracking tracking = ctx.server().tracking();
+        line(sb, "pubsub_channels", in.server().pubSub().size(io.tide.pubsub.PubSub.Kind.CHANNEL));
+        line(sb, "pubsub_patterns", in.server().pubSub().size(io.tide.pubsub.PubSub.Kind.PATTERN));
+        line(sb, "pubsubshard_channels", in.server().pubSub().size(io.tide.pubsub.PubSub.Kind.SHARD));
+        line(sb, "migrate_cached_sockets", in.server().migrateCachedSockets());
+        io.tide.pubsub.Tracking tracking = in.server().tracking();
         line(sb, "tracking_total_keys", tracking.keyCount());
         line(sb, "tracking_total_items", tracking.itemCount());
         line(sb, "tracking_total_prefixes", tracking.prefixCount());
-        line(sb, "unexpected_error_replies", ctx.server().unexpectedErrorReplies().get());
+        line(sb, "unexpected_error_replies", in.server().unexpectedErrorReplies().get());
         line(sb, "total_error_replies", sum.errorReplies);
         line(sb, "total_reads_processed", sum.readsProcessed);
         line(sb, "total_writes_processed", sum.writesProcessed);
         // Redis 7.2's refusal counters (7.0 has only the ACL LOG): denied AUTH, commands, keys and channels.
-        io.tide.acl.AclLog log = ctx.server().aclLog();
+        io.tide.acl.AclLog log = in.server().aclLog();
         line(sb, "acl_access_denied_auth", log.denied(io.tide.acl.AclLog.Reason.AUTH));
         line(sb, "acl_access_denied_cmd", log.denied(io.tide.acl.AclLog.Reason.COMMAND));
         line(sb, "acl_access_denied_key", log.denied(io.tide.acl.AclLog.Reason.KEY));
@@ -479,12 +546,12 @@ public final class ServerCommands {
     }
 
     /** Redis 7.0's replication section of a primary, from the replication thread's last published state. */
-    private static void replicationSection(CommandContext ctx, StringBuilder sb) {
-        io.tide.replication.Primary p = ctx.server().replication();
+    private static void replicationSection(ServerContext server, StringBuilder sb) {
+        io.tide.replication.Primary p = server.replication();
         io.tide.replication.Primary.Info r = p.info();
-        ConfigRegistry config = ctx.server().config();
+        ConfigRegistry config = server.config();
         sb.append("# Replication\r\n");
-        io.tide.replication.Replica rep = ctx.server().replica();
+        io.tide.replication.Replica rep = server.replica();
         String host = rep.host();
         if (host == null) {
             line(sb, "role", "master");
@@ -560,39 +627,57 @@ public final class ServerCommands {
         }
     }
 
-    private static void commandStatsSection(CommandContext ctx, StringBuilder sb) {
+    private static void commandStatsSection(InfoInput in, StringBuilder sb) {
         sb.append("# Commandstats\r\n");
-        for (CommandSpec spec : ctx.server().table().all()) {
-            commandStatsLine(spec, sb);
-            for (CommandSpec sub : spec.subcommands().values()) commandStatsLine(sub, sb);
+        List<CommandFigures> parts = commandFigures(in);
+        for (int c = 0; c < in.specs().size(); c++) {
+            long calls = 0;
+            long usec = 0;
+            long rejected = 0;
+            long failed = 0;
+            for (CommandFigures f : parts) {
+                calls += f.calls()[c];
+                usec += f.micros()[c];
+                rejected += f.rejected()[c];
+                failed += f.failed()[c];
+            }
+            if (calls == 0 && rejected == 0 && failed == 0) continue;
+            sb.append("cmdstat_").append(in.specs().get(c).fullName()).append(":calls=").append(calls).append(",usec=")
+                    .append(usec).append(",usec_per_call=")
+                    .append(String.format(Locale.ROOT, "%.2f", calls == 0 ? 0.0 : (double) usec / calls))
+                    .append(",rejected_calls=").append(rejected).append(",failed_calls=").append(failed).append("\r\n");
         }
     }
 
+    /** Every shard's share of the command statistics, then the coordinator's. */
+    private static List<CommandFigures> commandFigures(InfoInput in) {
+        List<CommandFigures> parts = new ArrayList<>();
+        for (ShardSnapshot sh : in.shards()) parts.add(sh.commandFigures());
+        parts.add(in.coordinator());
+        return parts;
+    }
+
     /** Redis's errorstats: error replies by code, codes in byte order. */
-    private static void errorStatsSection(CommandContext ctx, StringBuilder sb) {
+    private static void errorStatsSection(InfoInput in, StringBuilder sb) {
         sb.append("# Errorstats\r\n");
         java.util.TreeMap<String, Long> codes = new java.util.TreeMap<>();
-        for (Shard shard : ctx.shards().all()) {
-            shard.stats().errorCodes.forEach((code, n) -> codes.merge(code, n[0], Long::sum));
-        }
+        for (ShardSnapshot shard : in.shards()) shard.errors().forEach((code, n) -> codes.merge(code, n, Long::sum));
         codes.forEach((code, n) -> sb.append("errorstat_").append(code).append(":count=").append(n).append("\r\n"));
     }
 
     /** Redis 7's latencystats: per command with samples, the percentiles of latency-tracking-info-percentiles. */
-    private static void latencyStatsSection(CommandContext ctx, StringBuilder sb) {
+    private static void latencyStatsSection(InfoInput in, StringBuilder sb) {
         sb.append("# Latencystats\r\n");
-        double[] percentiles = ctx.server().observability().percentiles();
-        for (CommandSpec spec : ctx.server().table().all()) {
-            latencyStatsLine(spec, percentiles, sb);
-            for (CommandSpec sub : spec.subcommands().values()) latencyStatsLine(sub, percentiles, sb);
+        double[] percentiles = in.server().observability().percentiles();
+        List<CommandFigures> parts = commandFigures(in);
+        for (int c = 0; c < in.specs().size(); c++) {
+            List<org.HdrHistogram.Histogram> hs = new ArrayList<>();
+            for (CommandFigures f : parts) hs.add(f.latency()[c]);
+            org.HdrHistogram.Histogram h = io.tide.metrics.LatencyHistograms.merge(hs);
+            if (h == null) continue;
+            sb.append("latency_percentiles_usec_").append(in.specs().get(c).fullName()).append(':')
+                    .append(io.tide.metrics.LatencyHistograms.percentilesLine(h, percentiles)).append("\r\n");
         }
-    }
-
-    private static void latencyStatsLine(CommandSpec spec, double[] percentiles, StringBuilder sb) {
-        org.HdrHistogram.Histogram h = mergedLatency(spec);
-        if (h == null) return;
-        sb.append("latency_percentiles_usec_").append(spec.fullName()).append(':')
-                .append(io.tide.metrics.LatencyHistograms.percentilesLine(h, percentiles)).append("\r\n");
     }
 
     /** The command's latency histogram over every thread's, or null when it has no sample. Shards parked. */
@@ -602,65 +687,40 @@ public final class ServerCommands {
         return io.tide.metrics.LatencyHistograms.merge(parts);
     }
 
-    private static void commandStatsLine(CommandSpec spec, StringBuilder sb) {
-        long calls = 0;
-        long usec = 0;
-        long rejected = 0;
-        long failed = 0;
-        for (CommandSpec.CommandStats st : spec.allStats()) {
-            calls += st.calls;
-            usec += st.micros;
-            rejected += st.rejectedCalls;
-            failed += st.failedCalls;
-        }
-        if (calls == 0 && rejected == 0 && failed == 0) return;
-        sb.append("cmdstat_").append(spec.fullName()).append(":calls=").append(calls).append(",usec=").append(usec)
-                .append(",usec_per_call=")
-                .append(String.format(Locale.ROOT, "%.2f", calls == 0 ? 0.0 : (double) usec / calls))
-                .append(",rejected_calls=").append(rejected).append(",failed_calls=").append(failed).append("\r\n");
-    }
-
-    /** Per database: keys and keys with an expiry. avg_ttl is left out: Tide does not track it. */
     /**
      * Tide's own section (in INFO all and everything, not in the default set): the shards, each one's keys (all
      * databases), keys with a TTL, commands processed (sent by its connections), commands executed (run on its
      * thread alone, the shard's load), dataset bytes and the tasks queued on its event loop, and the
-     * coordinator's multi-shard operations with the time they held shards parked. Read with the shards parked.
+     * coordinator's multi-shard operations with the time they held shards parked.
      */
-    private static void tideSection(CommandContext ctx, StringBuilder sb) {
-        ServerContext s = ctx.server();
+    private static void tideSection(InfoInput in, StringBuilder sb) {
+        ServerContext s = in.server();
         sb.append("# Tide\r\n");
         line(sb, "tide_shards", s.shards().size());
         line(sb, "tide_io_driver", s.ioDriver());
         line(sb, "tide_coordinator_operations", s.shards().coordinator().operations());
         line(sb, "tide_coordinator_usec", s.shards().coordinator().parkedMicros());
-        for (Shard sh : ctx.shards().all()) {
-            long keys = 0;
+        for (ShardSnapshot sh : in.shards()) {
             long expires = 0;
-            for (int i = 0; i < sh.databases(); i++) {
-                keys += sh.db(i).size();
-                expires += sh.db(i).volatileCount();
-            }
-            long pending = sh.pendingTasks();
-            sb.append("shard").append(sh.id()).append(":keys=").append(keys).append(",expires=").append(expires)
+            for (long e : sh.expires()) expires += e;
+            sb.append("shard").append(sh.id()).append(":keys=").append(sh.allKeys()).append(",expires=").append(expires)
                     .append(",ops=").append(sh.stats().commandsProcessed).append(",executed=")
                     .append(sh.stats().commandsExecuted).append(",used_memory=")
-                    .append(sh.usedBytes()).append(",pending_tasks=").append(pending).append("\r\n");
+                    .append(sh.usedBytes()).append(",pending_tasks=").append(sh.pendingTasks()).append("\r\n");
         }
     }
 
-    private static void keyspaceSection(CommandContext ctx, StringBuilder sb) {
+    private static void keyspaceSection(InfoInput in, StringBuilder sb) {
         sb.append("# Keyspace\r\n");
-        Shard[] shards = ctx.shards().all();
-        int dbs = shards[0].databases();
+        int dbs = in.shards().get(0).keys().length;
         for (int i = 0; i < dbs; i++) {
             long keys = 0;
             long expires = 0;
             double ttlWeighted = 0;
-            for (Database d : ctx.allDbs(i)) {
-                keys += d.size();
-                expires += d.volatileCount();
-                ttlWeighted += (double) d.avgTtlMillis() * d.volatileCount();
+            for (ShardSnapshot sh : in.shards()) {
+                keys += sh.keys()[i];
+                expires += sh.expires()[i];
+                ttlWeighted += (double) sh.avgTtlMs()[i] * sh.expires()[i];
             }
             long avgTtl = expires == 0 ? 0 : Math.round(ttlWeighted / expires); // shards weighted by their expiries
             if (keys > 0) sb.append("db").append(i).append(":keys=").append(keys).append(",expires=").append(expires)
@@ -723,7 +783,7 @@ public final class ServerCommands {
     }
 
     static Reply configRewrite(CommandContext ctx, byte[][] argv) {
-        String file = configFile(ctx);
+        String file = configFile(ctx.server());
         if (file.isEmpty()) throw Errors.error(Errors.NO_CONFIG_FILE);
         String error = ctx.server().config().rewrite(Path.of(file));
         if (error != null) throw Errors.error(error);
@@ -734,10 +794,10 @@ public final class ServerCommands {
      * The file the server was started from: the context's, else the one the configuration was loaded
      * from (the launcher records it only there for now); empty when there is none.
      */
-    private static String configFile(CommandContext ctx) {
-        String file = ctx.server().configFile();
+    private static String configFile(ServerContext server) {
+        String file = server.configFile();
         if (!file.isEmpty()) return file;
-        Path loaded = ctx.server().config().configFile();
+        Path loaded = server.config().configFile();
         return loaded == null ? "" : loaded.toAbsolutePath().toString();
     }
 

@@ -1,0 +1,41 @@
+package io.tide.command;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.HdrHistogram.Histogram;
+
+/**
+ * Every command's statistics on one thread (a shard's or the coordinator's), copied on that thread, indexed as
+ * {@link #specs} lists the commands: INFO commandstats and latencystats, and /metrics, add these up.
+ */
+public record CommandFigures(long[] calls, long[] micros, long[] rejected, long[] failed, Histogram[] latency) {
+
+    /** Every command of {@code table} and each of its subcommands, in the order INFO lists them. */
+    public static List<CommandSpec> specs(CommandTable table) {
+        List<CommandSpec> out = new ArrayList<>();
+        for (CommandSpec spec : table.all()) {
+            out.add(spec);
+            out.addAll(spec.subcommands().values());
+        }
+        return out;
+    }
+
+    /** On the thread that owns slot {@code slot} of every command's statistics (histograms copied). */
+    public static CommandFigures of(List<CommandSpec> specs, int slot) {
+        int n = specs.size();
+        long[] calls = new long[n];
+        long[] micros = new long[n];
+        long[] rejected = new long[n];
+        long[] failed = new long[n];
+        Histogram[] latency = new Histogram[n];
+        for (int c = 0; c < n; c++) {
+            CommandSpec.CommandStats cs = specs.get(c).allStats()[slot];
+            calls[c] = cs.calls;
+            micros[c] = cs.micros;
+            rejected[c] = cs.rejectedCalls;
+            failed[c] = cs.failedCalls;
+            if (cs.latency != null && cs.latency.getTotalCount() > 0) latency[c] = cs.latency.copy();
+        }
+        return new CommandFigures(calls, micros, rejected, failed, latency);
+    }
+}
