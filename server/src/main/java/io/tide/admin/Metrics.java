@@ -301,21 +301,9 @@ final class Metrics {
         List<CommandSpec> cmds = snap.commands();
         List<CommandFigures> all = allCommandFigures();
         for (int c = 0; c < cmds.size(); c++) {
-            long calls = 0, micros = 0, rejected = 0, failed = 0;
-            for (CommandFigures f : all) {
-                calls += f.calls()[c];
-                micros += f.micros()[c];
-                rejected += f.rejected()[c];
-                failed += f.failed()[c];
-            }
-            if (calls == 0 && rejected == 0 && failed == 0) continue;
-            long v = switch (figure) {
-                case 0 -> calls;
-                case 1 -> micros;
-                case 2 -> rejected;
-                default -> failed;
-            };
-            cb.call(v, cmds.get(c).fullName());
+            long[] t = CommandFigures.total(all, c);
+            if (t[0] == 0 && t[2] == 0 && t[3] == 0) continue;
+            cb.call(t[figure], cmds.get(c).fullName());
         }
     }
 

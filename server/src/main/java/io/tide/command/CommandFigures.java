@@ -38,4 +38,16 @@ public record CommandFigures(long[] calls, long[] micros, long[] rejected, long[
         }
         return new CommandFigures(calls, micros, rejected, failed, latency);
     }
+
+    /** Command {@code c}'s calls, microseconds, rejected and failed calls added up over {@code parts}. */
+    public static long[] total(List<CommandFigures> parts, int c) {
+        long[] t = new long[4];
+        for (CommandFigures f : parts) {
+            t[0] += f.calls[c];
+            t[1] += f.micros[c];
+            t[2] += f.rejected[c];
+            t[3] += f.failed[c];
+        }
+        return t;
+    }
 }

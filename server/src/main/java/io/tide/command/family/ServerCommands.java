@@ -631,16 +631,11 @@ public final class ServerCommands {
         sb.append("# Commandstats\r\n");
         List<CommandFigures> parts = commandFigures(in);
         for (int c = 0; c < in.specs().size(); c++) {
-            long calls = 0;
-            long usec = 0;
-            long rejected = 0;
-            long failed = 0;
-            for (CommandFigures f : parts) {
-                calls += f.calls()[c];
-                usec += f.micros()[c];
-                rejected += f.rejected()[c];
-                failed += f.failed()[c];
-            }
+            long[] t = CommandFigures.total(parts, c);
+            long calls = t[0];
+            long usec = t[1];
+            long rejected = t[2];
+            long failed = t[3];
             if (calls == 0 && rejected == 0 && failed == 0) continue;
             sb.append("cmdstat_").append(in.specs().get(c).fullName()).append(":calls=").append(calls).append(",usec=")
                     .append(usec).append(",usec_per_call=")
