@@ -44,7 +44,7 @@ final class Metrics {
 
     Metrics(ServerContext server) {
         this.server = server;
-        this.commands = CommandFigures.specs(server.table());
+        this.commands = server.table().allWithSubcommands();
         register();
         JvmMetrics.builder().register(registry);
     }

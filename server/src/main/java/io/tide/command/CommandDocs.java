@@ -21,11 +21,7 @@ public final class CommandDocs {
 
     /** The whole markdown page for {@code t}: one row per command and subcommand, sorted by name. */
     public static String markdown(CommandTable t) {
-        List<CommandSpec> rows = new ArrayList<>();
-        for (CommandSpec spec : t.all()) {
-            rows.add(spec);
-            rows.addAll(spec.subcommands().values());
-        }
+        List<CommandSpec> rows = t.allWithSubcommands();
         rows.sort(Comparator.comparing(CommandSpec::fullName));
         StringBuilder sb = new StringBuilder();
         sb.append("# Commands\n\n");

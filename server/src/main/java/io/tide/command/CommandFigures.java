@@ -1,24 +1,13 @@
 package io.tide.command;
 
-import java.util.ArrayList;
 import java.util.List;
 import org.HdrHistogram.Histogram;
 
 /**
  * Every command's statistics on one thread (a shard's or the coordinator's), copied on that thread, indexed as
- * {@link #specs} lists the commands: INFO commandstats and latencystats, and /metrics, add these up.
+ * {@link CommandTable#allWithSubcommands} lists the commands: INFO commandstats and latencystats, and /metrics, add these up.
  */
 public record CommandFigures(long[] calls, long[] micros, long[] rejected, long[] failed, Histogram[] latency) {
-
-    /** Every command of {@code table} and each of its subcommands, in the order INFO lists them. */
-    public static List<CommandSpec> specs(CommandTable table) {
-        List<CommandSpec> out = new ArrayList<>();
-        for (CommandSpec spec : table.all()) {
-            out.add(spec);
-            out.addAll(spec.subcommands().values());
-        }
-        return out;
-    }
 
     /** On the thread that owns slot {@code slot} of every command's statistics (histograms copied). */
     public static CommandFigures of(List<CommandSpec> specs, int slot) {

@@ -194,6 +194,17 @@ public final class CommandSpec {
 
         /** On the home shard once the walk ended: the reply. */
         Reply reply(Object plan);
+
+        /**
+         * The whole walk on this thread, for a context that holds every shard's data (the coordinator, with the shards
+         * parked, in MULTI and scripts; the only shard of a one-shard server): the command's handler there.
+         */
+        default Reply walkHere(CommandContext ctx, byte[][] argv) {
+            Object plan = begin(ctx, argv);
+            int n = ctx.shards().size();
+            for (int s = first(plan, n); s >= 0 && part(ctx, plan, s, n); s = next(plan, s, n)) { }
+            return reply(plan);
+        }
     }
 
     /** Lets the dispatcher gather this ALL_SHARDS read shard by shard without parking them ({@link Gather}). */

@@ -1,9 +1,11 @@
 package io.tide.command;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
@@ -80,6 +82,16 @@ public final class CommandTable {
 
     public Collection<CommandSpec> all() {
         return Collections.unmodifiableCollection(byName.values());
+    }
+
+    /** Every command, each container followed by its subcommands, in registration order (INFO commandstats' order). */
+    public List<CommandSpec> allWithSubcommands() {
+        List<CommandSpec> out = new ArrayList<>();
+        for (CommandSpec spec : byName.values()) {
+            out.add(spec);
+            out.addAll(spec.subcommands().values());
+        }
+        return out;
     }
 
     public int size() {

@@ -405,8 +405,8 @@ public final class KeyCommands {
 
     /**
      * RANDOMKEY, shard by shard: the walk starts on a random shard and the first shard with a live key answers with
-     * one of them (keys spread evenly over the shards, so each key is about as likely as with {@link #randomkey}'s
-     * draw weighted by the shards' sizes); a shard whose draws keep meeting expired keys (deleted as they are met)
+     * one of them (keys spread evenly over the shards by hash slot, so each key is about as likely as with a draw
+     * weighted by the shards' sizes); a shard whose draws keep meeting expired keys (deleted as they are met)
      * passes the walk on, and after every shard the answer is nil.
      */
     static final CommandSpec.Gather RANDOMKEY_GATHER = new CommandSpec.Gather() {
@@ -627,32 +627,9 @@ public final class KeyCommands {
         return b == ' ' || (b >= '\t' && b <= '\r');
     }
 
-    /** A random key, picking a shard with probability proportional to its size. */
+    /** RANDOMKEY where this thread holds every shard's data: {@link #RANDOMKEY_GATHER}'s walk, here. */
     static Reply randomkey(CommandContext ctx, byte[][] argv) {
-        Database[] dbs = ctx.allDbs(ctx.dbIndex());
-        long now = ctx.now();
-        ThreadLocalRandom rnd = ThreadLocalRandom.current();
-        for (int tries = 0; tries < 8 + 2 * dbs.length; tries++) {
-            long total = 0;
-            for (Database d : dbs) total += d.size();
-            if (total == 0) return Reply.NULL;
-            long r = rnd.nextLong(total);
-            Database pick = dbs[dbs.length - 1];
-            for (Database d : dbs) {
-                if (r < d.size()) {
-                    pick = d;
-                    break;
-                }
-                r -= d.size();
-            }
-            byte[] k = pick.randomKey(now);
-            if (k != null) return Reply.bulk(k);
-        }
-        for (Database d : dbs) {   // a shard full of expired keys kept missing: try each in turn
-            byte[] k = d.randomKey(now);
-            if (k != null) return Reply.bulk(k);
-        }
-        return Reply.NULL;
+        return RANDOMKEY_GATHER.walkHere(ctx, argv);
     }
 
     static Reply dbsize(CommandContext ctx, byte[][] argv) {

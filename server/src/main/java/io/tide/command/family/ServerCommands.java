@@ -151,19 +151,14 @@ public final class ServerCommands {
 
     /** INFO where the shards are parked or this thread owns them (MULTI, scripts, a one-shard server). */
     static Reply info(CommandContext ctx, byte[][] argv) {
-        Set<String> wanted = infoSections(argv);
-        List<CommandSpec> specs = wantsCommandFigures(wanted) ? CommandFigures.specs(ctx.server().table()) : null;
-        List<ShardSnapshot> shards = new ArrayList<>();
-        long now = System.currentTimeMillis();
-        for (Shard sh : ctx.shards().all()) shards.add(ShardSnapshot.of(sh, specs, now));
-        CommandFigures coordinator = specs == null ? null : CommandFigures.of(specs, ctx.shards().size());
-        return renderInfo(wanted, new InfoInput(ctx.server(), ctx.client(), shards, specs, coordinator));
+        return INFO_GATHER.walkHere(ctx, argv);
     }
 
     /**
      * INFO from a client on a server of several shards: gathered, so no shard is parked. Each shard's figures are
      * taken on its own thread, one shard after another; the coordinator's share of the command statistics (commands
-     * that ran across shards) is read as it stands, without stopping the coordinator.
+     * that ran across shards) is read as it stands, without stopping the coordinator (on the coordinator's thread
+     * when {@link #info} runs the walk there).
      */
     static final CommandSpec.Gather INFO_GATHER = new CommandSpec.Gather() {
         private static final class Plan {
@@ -180,7 +175,7 @@ public final class ServerCommands {
             p.wanted = infoSections(argv);
             p.server = ctx.server();
             p.client = ctx.client();
-            p.specs = wantsCommandFigures(p.wanted) ? CommandFigures.specs(ctx.server().table()) : null;
+            p.specs = wantsCommandFigures(p.wanted) ? ctx.server().table().allWithSubcommands() : null;
             p.shards = new ShardSnapshot[ctx.shards().size()];
             return p;
         }
