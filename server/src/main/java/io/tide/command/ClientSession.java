@@ -69,6 +69,11 @@ public final class ClientSession {
     boolean barrierInFlight;
     /** The blocking command this client is parked on, or null. */
     BlockedCommand blockedOn;
+    /** Commands of this client sent to another shard and not yet answered; all go to {@link #hopTarget}. */
+    int hopsInFlight;
+    io.tide.shard.Shard hopTarget;
+    /** Its next request would run elsewhere than its hops in flight, so it waits for them (barrierInFlight too). */
+    boolean awaitingHops;
     /** Pub/sub state, created by the first subscription (or by tracking, from any thread). */
     private volatile Subscriber subscriber;
     /** CLIENT TRACKING options while on, else null; and the registry they were given to. */

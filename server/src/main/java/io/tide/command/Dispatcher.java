@@ -29,7 +29,9 @@ import org.slf4j.LoggerFactory;
  * <p>Order. Replies leave in request order: a command that completes later reserves its place in the
  * session's reply queue. Commands that hop to the same shard run in order because each loop is FIFO.
  * While a coordinated command of a client is in flight, that client's next requests wait on its home
- * shard, so a later single-shard command can never overtake it.
+ * shard, so a later single-shard command can never overtake it; likewise a command that would run elsewhere than
+ * the client's hops still in flight waits for them ({@link #followsHops}), so that a client's commands take effect
+ * in the order it sent them, as in Redis.
  */
 public final class Dispatcher {
 
@@ -228,6 +230,15 @@ public final class Dispatcher {
                 return;
             }
         }
+        if (c.hopsInFlight > 0 && !followsHops(c, spec, argv)) {
+            // Redis runs a client's commands one after the other. One that would run elsewhere than the client's
+            // commands still on their way to another shard could take effect (or read) before them, so it waits.
+            if (silent && c.replyMode() != ClientSession.ReplyMode.OFF) c.skipNextReply(); // SKIP applies when it runs
+            c.defer(argv, true);
+            c.barrierInFlight = true;
+            c.awaitingHops = true;
+            return;
+        }
         c.lastCommand = spec.fullName();
         long argvBytes = 0;
         for (byte[] a : argv) argvBytes += a.length;
@@ -325,7 +336,23 @@ public final class Dispatcher {
         if (!home.dataLent()) serveReady(home); // while a busy script holds the data, the coordinator serves later
     }
 
+    /**
+     * Whether a command may start while {@code c}'s hops to {@link ClientSession#hopTarget} are unanswered without
+     * running before them: a hop to that same shard (its loop runs them in order), or a coordinated or gathered command
+     * that involves that shard (its barrier or walk waits there behind them). Anything else (inline on the home shard,
+     * a hop to a third shard) could run first, so another client could see its effect without theirs.
+     */
+    private boolean followsHops(ClientSession c, CommandSpec spec, byte[][] argv) {
+        if (spec.has(CommandSpec.ALL_SHARDS)) return true;
+        long mask = spec == execSpec && c.inMulti() ? execShards(c) : routeMask(spec, argv);
+        if (mask == -1L && isScript(spec)) mask = declaredKeysMask(argv);
+        if (mask == -1L || mask == 0 && isScript(spec)) return true; // parks every shard
+        return (mask & (1L << c.hopTarget.id())) != 0;
+    }
+
     private void hop(ClientSession c, CommandSpec spec, byte[][] argv, Shard target, boolean silent) {
+        c.hopsInFlight++;
+        c.hopTarget = target;
         Hop h = outboxes[c.home().id()].hop(c, spec, argv, c.reserve(silent, spec, argv), c.db, c.noTouch);
         if (spec.has(CommandSpec.BLOCKING) || spec == execSpec || spec == watchSpec) {
             // Like Redis, a client's later requests wait until its blocking command has been answered; EXEC
@@ -383,17 +410,32 @@ public final class Dispatcher {
         long now = System.currentTimeMillis();
         for (Hop h : batch) {
             record(h.spec, home, h.outcome, h.nanos, h.client, h.argv);
+            ClientSession c = h.client;
+            c.hopsInFlight--;
             if (h.waiter != null) {
                 blocked(h.waiter, now);
             } else {
-                h.client.complete(h.slot, h.outcome.reply);
-                if (h.barrier) resume(h.client);
+                c.complete(h.slot, h.outcome.reply);
+                if (h.barrier) resume(c);
             }
-            if (h.client != last && last != null) last.connection().flush();
-            last = h.client;
+            if (c.hopsInFlight == 0 && c.awaitingHops) {
+                c.awaitingHops = false;
+                resume(c);
+            }
+            if (c != last && last != null) flushUnlessHopping(last);
+            last = c;
             outboxes[home.id()].recycle(h);
         }
-        if (last != null) last.connection().flush();
+        if (last != null) flushUnlessHopping(last);
+    }
+
+    /**
+     * Writes what a client's replies have ready, unless some of its commands are still on another shard: their own
+     * completion writes then, in one write with what is ready now (replies leave in order, so nothing after their
+     * place could go before it anyway).
+     */
+    private static void flushUnlessHopping(ClientSession c) {
+        if (c.hopsInFlight == 0) c.connection().flush();
     }
 
     private void runCoordinated(ClientSession c, CommandSpec spec, byte[][] argv, Shard[] involved, boolean silent) {
@@ -650,7 +692,7 @@ public final class Dispatcher {
             dispatchNow(c, next);
         }
         if (wasPaused && c.deferredRequests() < DEFER_PAUSE_THRESHOLD) c.connection().pauseReading(false);
-        c.connection().flush();
+        flushUnlessHopping(c);
     }
 
     private Outcome execute(CommandSpec spec, CommandContext ctx, byte[][] argv) {

@@ -71,9 +71,11 @@ class OutputBufferLimitTest {
             }
             assertThat(dropped).as("dropped after %d bytes published", published).isTrue();
             // Never over the limit while connected, and counted up to it: the drop came within a few messages of it
-            // (a message published from another shard reaches the count when the subscriber's loop writes it).
+            // (a message published from another shard reaches the count when the subscriber's loop writes it, and the
+            // kernel's send buffer, growing as it autotunes, can take a few more out of the count between two samples:
+            // 42 KB once in a full suite run).
             assertThat(maxOmem).isLessThan(HARD);
-            assertThat(lastOmem).as("output counted before the drop").isGreaterThan(HARD - 4L * (PAYLOAD + 64));
+            assertThat(lastOmem).as("output counted before the drop").isGreaterThan(HARD - 16L * (PAYLOAD + 64));
             assertThat(published).as("bytes published before the drop").isGreaterThan(HARD);
             assertThat(admin.call("PUBSUB", "NUMSUB", "ch")).endsWith(":0\r\n");
             long gone = System.currentTimeMillis() + 5000;
