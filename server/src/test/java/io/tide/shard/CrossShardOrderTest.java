@@ -96,6 +96,49 @@ class CrossShardOrderTest {
         }
     }
 
+    /**
+     * Lettuce's asynchronous API pipelines by itself (each command is written as it is issued, without waiting): an
+     * application that sets two keys one after the other this way, over RESP3, must be seen in that order too.
+     */
+    @Test
+    void lettuceAsyncWritesAreSeenInOrder() throws Exception {
+        String[] keys = TestServers.keysOnDifferentShards(server, "lettuce-order:");
+        io.lettuce.core.RedisClient client = TestServers.lettuce(server.port(), 3);
+        try (var writer = client.connect(); var reader = client.connect(); var other = client.connect()) {
+            // Three connections opened in turn: the writer's home is one shard, and both orders of keys are run.
+            for (int[] pair : new int[][] {{0, 1}, {1, 0}}) {
+                String first = keys[pair[0]];
+                String second = keys[pair[1]];
+                writer.sync().mset(java.util.Map.of(first, "0", second, "0"));
+                var async = writer.async();
+                AtomicReference<io.lettuce.core.RedisFuture<String>> last = new AtomicReference<>();
+                Thread writing = Thread.ofPlatform().start(() -> {
+                    for (int i = 1; i <= WRITE_ROUNDS; i++) {
+                        async.set(first, Integer.toString(i));
+                        last.set(async.set(second, Integer.toString(i)));
+                        if (i % CHUNK == 0) last.get().toCompletableFuture().join(); // bounded in flight
+                    }
+                });
+                List<String> seen = new ArrayList<>();
+                long reads = 0;
+                while (writing.isAlive() && seen.size() < 5) {
+                    for (var conn : List.of(reader, other)) {
+                        long s = Long.parseLong(conn.sync().get(second));
+                        long f = Long.parseLong(conn.sync().get(first));
+                        if (f < s) seen.add(second + "=" + s + " then " + first + "=" + f);
+                    }
+                    reads++;
+                }
+                writing.join();
+                last.get().get(30, TimeUnit.SECONDS);
+                assertThat(seen).as("%s then %s, %d reads", first, second, reads).isEmpty();
+                assertThat(reads).isPositive();
+            }
+        } finally {
+            client.shutdown();
+        }
+    }
+
     @Test
     void aSubscriberSeesTheWriteItsMessageFollows() throws Exception {
         String[] keyOn = TestServers.keysOnDifferentShards(server, "published:");
