@@ -47,10 +47,10 @@ class CrossShardOrderTest {
 
     @Test
     void readersNeverSeeASecondWriteWithoutTheFirst() throws Exception {
-        String[] keyOn = TestServers.keysOnDifferentShards(server, "order:");
+        String[] keys = TestServers.keysOnDifferentShards(server, "order:");
         for (int[] pair : new int[][] {{0, 1}, {1, 0}}) {
-            String first = keyOn[pair[0]];
-            String second = keyOn[pair[1]];
+            String first = keys[pair[0]];
+            String second = keys[pair[1]];
             try (Jedis setup = TestServers.jedis(server.port(), 2)) {
                 setup.mset(first, "0", second, "0");
             }
@@ -141,9 +141,9 @@ class CrossShardOrderTest {
 
     @Test
     void aSubscriberSeesTheWriteItsMessageFollows() throws Exception {
-        String[] keyOn = TestServers.keysOnDifferentShards(server, "published:");
+        String[] keys = TestServers.keysOnDifferentShards(server, "published:");
         try (Jedis w = TestServers.jedis(server.port(), 2)) { // one writer (one home shard): one key is off it
-            for (String key : keyOn) publishAfterEachWrite(w, key);
+            for (String key : keys) publishAfterEachWrite(w, key);
         }
     }
 
