@@ -345,8 +345,11 @@ public final class Dispatcher {
     private boolean followsHops(ClientSession c, CommandSpec spec, byte[][] argv) {
         if (spec.has(CommandSpec.ALL_SHARDS)) return true;
         long mask = spec == execSpec && c.inMulti() ? execShards(c) : routeMask(spec, argv);
-        if (mask == -1L && isScript(spec)) mask = declaredKeysMask(argv);
-        if (mask == -1L || mask == 0 && isScript(spec)) return true; // parks every shard
+        if (mask == -1L) { // any key: coordinated over every shard, or a script over its declared keys' shards
+            if (!isScript(spec)) return true;
+            mask = declaredKeysMask(argv);
+            if (mask == 0) return true;
+        }
         return (mask & (1L << c.hopTarget.id())) != 0;
     }
 
