@@ -196,14 +196,15 @@ public final class NetworkServer {
     }
 
     /**
-     * The buffers of client connections: unpooled direct memory, freed as each buffer is released (decision 0018).
+     * The buffers of client connections: direct buffers each event loop reuses from a bounded free list, otherwise
+     * unpooled direct memory freed as each buffer is released ({@link LoopBuffers}, decisions 0018 and 0020).
      * Netty's pooling allocator keeps the chunks a burst made it take (11 MB after a pipelined load of 1M keys, 11 B a
-     * key of RSS) for good, and the server's CPU per request was the same either way. {@code -Dio.netty.allocator.type}
-     * chooses Netty's default allocator instead, that one. Only Tide's own connections: a host JVM's Netty is unaffected.
+     * key of RSS) for good. {@code -Dio.netty.allocator.type} chooses Netty's default allocator instead, that one.
+     * Only Tide's own connections: a host JVM's Netty is unaffected.
      */
     private static final io.netty.buffer.ByteBufAllocator CLIENT_BUFFERS =
             System.getProperty("io.netty.allocator.type") == null
-                    ? io.netty.buffer.UnpooledByteBufAllocator.DEFAULT
+                    ? LoopBuffers.INSTANCE
                     : io.netty.buffer.ByteBufAllocator.DEFAULT;
 
     private void keepalive(SocketChannel ch, ConfigRegistry config) {
