@@ -64,6 +64,13 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
     private Channel channel;
     private ClientSession session;
     private ByteBuf out;
+    /**
+     * Bytes of the last buffer this connection flushed: the next one starts at that size (at least 256 B, at most
+     * {@link #FLUSH_START_MAX}), so that a pipeline's replies fit the buffer they start in instead of growing it
+     * through Netty's unpooled memory, and a connection that gets one small message at a time keeps small buffers.
+     */
+    private int lastFlushBytes;
+    private static final int FLUSH_START_MAX = 16 * 1024;
     /** Whether buffers were handed to the channel since the last flush. */
     private boolean unflushed;
     /** Reply bytes behind the channel's outbound buffer while it is not writable, oldest first; null while empty. */
@@ -365,7 +372,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
 
     @Override
     public ByteBuf buffer() {
-        if (out == null) out = channel.alloc().ioBuffer(256);
+        if (out == null) out = channel.alloc().ioBuffer(Math.max(256, Math.min(lastFlushBytes, FLUSH_START_MAX)));
         return out;
     }
 
@@ -471,6 +478,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
         ByteBuf b = out;
         out = null;
         notePeak(b == null ? 0 : b.readableBytes());
+        if (b != null) lastFlushBytes = b.readableBytes();
         boolean handedOn = unflushed;
         unflushed = false;
         if (b != null && (!b.isReadable() || !channel.isActive())) {
