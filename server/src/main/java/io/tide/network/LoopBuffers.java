@@ -73,13 +73,10 @@ final class LoopBuffers extends AbstractByteBufAllocator {
 
     /** A loop's free lists, one stack per class; touched only by its thread. */
     private static final class Lists {
+        /** Per class, made on its first release: room for LOOP_BYTES of that class. */
         private final Listed[][] stacks = new Listed[CLASSES][];
         private final int[] counts = new int[CLASSES];
         private int idleBytes;
-
-        Lists() {
-            for (int c = 0; c < CLASSES; c++) stacks[c] = new Listed[Math.max(1, LOOP_BYTES / (MIN_CLASS << c))];
-        }
 
         Listed take(int size) {
             int c = classOf(size);
@@ -95,6 +92,7 @@ final class LoopBuffers extends AbstractByteBufAllocator {
         boolean put(Listed b, int size) {
             if (idleBytes + size > LOOP_BYTES) return false;
             int c = classOf(size);
+            if (stacks[c] == null) stacks[c] = new Listed[LOOP_BYTES / size];
             stacks[c][counts[c]++] = b;
             idleBytes += size;
             return true;
