@@ -19,6 +19,12 @@ import org.slf4j.LoggerFactory;
  * governor itself when the server is idle, see {@link #drainWhileIdle}) and G1 gives the memory back
  * (MaxHeapFreeRatio).
  *
+ * <p>It also decides when G1's periodic collection runs (the launcher's {@code G1PeriodicGCInterval}, a manageable
+ * flag): only while the committed heap exceeds what the heap needs (the old generation's occupancy and the young
+ * generation, plus {@code MaxHeapFreeRatio}'s share) by {@value #PERIODIC_SLACK_MB} MB, so that it gives back what a
+ * load or a deletion left committed, and otherwise stays off: a server that is busy but allocates little would
+ * otherwise pause for a concurrent cycle every interval for nothing (docs/benchmarks/performance.md, tails).
+ *
  * <p>It runs only where {@code System.gc()} is concurrent: under G1 with {@code ExplicitGCInvokesConcurrent}, which the
  * launcher sets. Embedded in a JVM without the flag it does nothing, because there {@code System.gc()} is a full
  * stop-the-world collection of the host's heap.
@@ -32,6 +38,8 @@ public final class HeapGovernor implements AutoCloseable {
     /** Young generations filled at most per cycle to drive its mixed collections (G1MixedGCCountTarget is 8). */
     static final int MAX_NUDGES = 10;
     private static final int NUDGE_ARRAY = 32 << 10;
+    /** Committed heap beyond the need at which the periodic collection is turned on. */
+    static final int PERIODIC_SLACK_MB = 16;
 
     private static final Logger LOG = LoggerFactory.getLogger("tide");
 
@@ -45,6 +53,12 @@ public final class HeapGovernor implements AutoCloseable {
     private final AtomicLong requests = new AtomicLong();
     private final Thread thread;
     private volatile boolean closed;
+    private final com.sun.management.HotSpotDiagnosticMXBean vm;
+    /** The periodic collection's interval the JVM was started with ("0": none, and then it is left alone). */
+    private final String periodicInterval;
+    private final long maxHeapFreePercent;
+    private boolean periodicOn = true;
+    private final AtomicLong periodicSwitches = new AtomicLong();
 
     private HeapGovernor(LongSupplier live, MemoryPoolMXBean oldGen) {
         this.live = live;
@@ -60,6 +74,9 @@ public final class HeapGovernor implements AutoCloseable {
         }
         this.young = y;
         this.startHeap = oldGen.getUsage().getUsed();
+        this.vm = ManagementFactory.getPlatformMXBean(com.sun.management.HotSpotDiagnosticMXBean.class);
+        this.periodicInterval = vm.getVMOption("G1PeriodicGCInterval").getValue();
+        this.maxHeapFreePercent = Long.parseLong(vm.getVMOption("MaxHeapFreeRatio").getValue());
         this.thread = Thread.ofPlatform().daemon().name("tide-heap-governor").unstarted(this::run);
     }
 
@@ -104,6 +121,7 @@ public final class HeapGovernor implements AutoCloseable {
         while (!closed) {
             try {
                 Thread.sleep(PERIOD_MS);
+                steerPeriodic();
                 long now = System.currentTimeMillis();
                 if (now - last < MIN_INTERVAL_MS) continue;
                 if (overThreshold()) {
@@ -118,6 +136,28 @@ public final class HeapGovernor implements AutoCloseable {
                 LOG.warn("heap governor: {}", e.toString());
             }
         }
+    }
+
+    /** Whether the committed heap exceeds the need by more than the slack (see the class comment). */
+    static boolean heapToGiveBack(long committed, long oldUsed, long young, long maxHeapFreePercent) {
+        long need = (oldUsed + young) * 100 / Math.max(1, 100 - maxHeapFreePercent);
+        return committed > need + PERIODIC_SLACK_MB * 1024L * 1024;
+    }
+
+    private void steerPeriodic() {
+        if (periodicInterval.equals("0")) return;
+        Runtime rt = Runtime.getRuntime();
+        long young = eden == null ? 0 : eden.getUsage().getCommitted();
+        boolean want = heapToGiveBack(rt.totalMemory(), oldGen.getUsage().getUsed(), young, maxHeapFreePercent);
+        if (want == periodicOn) return;
+        vm.setVMOption("G1PeriodicGCInterval", want ? periodicInterval : "0");
+        periodicOn = want;
+        periodicSwitches.incrementAndGet();
+    }
+
+    /** Times the periodic collection was turned on or off (INFO memory's tide_heap_governor_periodic_switches). */
+    public long periodicSwitches() {
+        return periodicSwitches.get();
     }
 
     private boolean overThreshold() {
