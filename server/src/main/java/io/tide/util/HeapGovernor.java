@@ -55,7 +55,7 @@ public final class HeapGovernor implements AutoCloseable {
     private volatile boolean closed;
     private final com.sun.management.HotSpotDiagnosticMXBean vm;
     /** The periodic collection's interval the JVM was started with ("0": none, and then it is left alone). */
-    private final String periodicInterval;
+    private String periodicInterval;
     private final long maxHeapFreePercent;
     private boolean periodicOn = true;
     private final AtomicLong periodicSwitches = new AtomicLong();
@@ -75,8 +75,16 @@ public final class HeapGovernor implements AutoCloseable {
         this.young = y;
         this.startHeap = oldGen.getUsage().getUsed();
         this.vm = ManagementFactory.getPlatformMXBean(com.sun.management.HotSpotDiagnosticMXBean.class);
-        this.periodicInterval = vm.getVMOption("G1PeriodicGCInterval").getValue();
-        this.maxHeapFreePercent = Long.parseLong(vm.getVMOption("MaxHeapFreeRatio").getValue());
+        String interval = "0";
+        long freePercent = 70;
+        try {
+            interval = vm.getVMOption("G1PeriodicGCInterval").getValue();
+            freePercent = Long.parseLong(vm.getVMOption("MaxHeapFreeRatio").getValue());
+        } catch (RuntimeException e) {
+            interval = "0"; // a JVM without these options: the periodic collection is left alone
+        }
+        this.periodicInterval = interval;
+        this.maxHeapFreePercent = freePercent;
         this.thread = Thread.ofPlatform().daemon().name("tide-heap-governor").unstarted(this::run);
     }
 
@@ -150,7 +158,13 @@ public final class HeapGovernor implements AutoCloseable {
         long young = eden == null ? 0 : eden.getUsage().getCommitted();
         boolean want = heapToGiveBack(rt.totalMemory(), oldGen.getUsage().getUsed(), young, maxHeapFreePercent);
         if (want == periodicOn) return;
-        vm.setVMOption("G1PeriodicGCInterval", want ? periodicInterval : "0");
+        try {
+            vm.setVMOption("G1PeriodicGCInterval", want ? periodicInterval : "0");
+        } catch (RuntimeException e) {
+            LOG.warn("heap governor: cannot steer G1's periodic collection ({}); leaving it as configured", e.toString());
+            periodicInterval = "0";
+            return;
+        }
         periodicOn = want;
         periodicSwitches.incrementAndGet();
     }
