@@ -80,7 +80,7 @@ public final class HeapGovernor implements AutoCloseable {
         try {
             interval = vm.getVMOption("G1PeriodicGCInterval").getValue();
             freePercent = Long.parseLong(vm.getVMOption("MaxHeapFreeRatio").getValue());
-        } catch (RuntimeException e) {
+        } catch (RuntimeException unsupported) {
             interval = "0"; // a JVM without these options: the periodic collection is left alone
         }
         this.periodicInterval = interval;
