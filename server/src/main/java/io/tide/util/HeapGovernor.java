@@ -125,6 +125,14 @@ public final class HeapGovernor implements AutoCloseable {
     }
 
     private void run() {
+        try {
+            govern();
+        } finally {
+            restorePeriodic();
+        }
+    }
+
+    private void govern() {
         long last = 0;
         while (!closed) {
             try {
@@ -161,12 +169,22 @@ public final class HeapGovernor implements AutoCloseable {
         try {
             vm.setVMOption("G1PeriodicGCInterval", want ? periodicInterval : "0");
         } catch (RuntimeException e) {
-            LOG.warn("heap governor: cannot steer G1's periodic collection ({}); leaving it as configured", e.toString());
+            LOG.warn("heap governor: cannot steer G1's periodic collection ({}); leaving it as it is", e.toString());
             periodicInterval = "0";
             return;
         }
         periodicOn = want;
         periodicSwitches.incrementAndGet();
+    }
+
+    /** On close: the periodic collection as the JVM was started with it (an embedding JVM keeps its own setting). */
+    private void restorePeriodic() {
+        if (periodicOn || periodicInterval.equals("0")) return;
+        try {
+            vm.setVMOption("G1PeriodicGCInterval", periodicInterval);
+        } catch (RuntimeException e) {
+            LOG.warn("heap governor: cannot restore G1's periodic collection: {}", e.toString());
+        }
     }
 
     /** Times the periodic collection was turned on or off (INFO memory's tide_heap_governor_periodic_switches). */
