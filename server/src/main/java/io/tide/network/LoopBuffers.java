@@ -52,7 +52,7 @@ final class LoopBuffers extends AbstractByteBufAllocator {
     @Override
     protected ByteBuf newDirectBuffer(int initialCapacity, int maxCapacity) {
         if (initialCapacity <= MAX_CLASS) {
-            int size = Math.max(MIN_CLASS, Integer.highestOneBit(Math.max(1, initialCapacity - 1)) << 1);
+            int size = Math.max(MIN_CLASS, Integer.highestOneBit(initialCapacity - 1) << 1); // a request of 0 or 1 byte: 0, so MIN_CLASS
             if (size <= maxCapacity) {
                 Lists l = lists.get();
                 if (l != NONE) {

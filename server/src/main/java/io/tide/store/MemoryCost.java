@@ -47,12 +47,7 @@ public final class MemoryCost {
     }
 
     private static boolean compactHeaders() {
-        try {
-            var vm = java.lang.management.ManagementFactory.getPlatformMXBean(
-                    com.sun.management.HotSpotDiagnosticMXBean.class);
-            return vm != null && Boolean.parseBoolean(vm.getVMOption("UseCompactObjectHeaders").getValue());
-        } catch (RuntimeException | LinkageError e) {
-            return false; // not HotSpot, or no such option: assume the classic 16-byte array header
-        }
+        // not HotSpot, or no such option: false, the classic 16-byte array header
+        return io.tide.util.VmOptions.isTrue("UseCompactObjectHeaders");
     }
 }

@@ -53,7 +53,6 @@ public final class HeapGovernor implements AutoCloseable {
     private final AtomicLong requests = new AtomicLong();
     private final Thread thread;
     private volatile boolean closed;
-    private final com.sun.management.HotSpotDiagnosticMXBean vm;
     /** The periodic collection's interval the JVM was started with ("0": none, and then it is left alone). */
     private String periodicInterval;
     private final long maxHeapFreePercent;
@@ -74,17 +73,11 @@ public final class HeapGovernor implements AutoCloseable {
         }
         this.young = y;
         this.startHeap = oldGen.getUsage().getUsed();
-        this.vm = ManagementFactory.getPlatformMXBean(com.sun.management.HotSpotDiagnosticMXBean.class);
-        String interval = "0";
-        long freePercent = 70;
-        try {
-            interval = vm.getVMOption("G1PeriodicGCInterval").getValue();
-            freePercent = Long.parseLong(vm.getVMOption("MaxHeapFreeRatio").getValue());
-        } catch (RuntimeException unsupported) {
-            interval = "0"; // a JVM without these options: the periodic collection is left alone
-        }
-        this.periodicInterval = interval;
-        this.maxHeapFreePercent = freePercent;
+        String interval = VmOptions.value("G1PeriodicGCInterval");
+        String freePercent = VmOptions.value("MaxHeapFreeRatio");
+        // a JVM without these options: the periodic collection is left alone
+        this.periodicInterval = interval == null || freePercent == null ? "0" : interval;
+        this.maxHeapFreePercent = freePercent == null ? 70 : Long.parseLong(freePercent);
         this.thread = Thread.ofPlatform().daemon().name("tide-heap-governor").unstarted(this::run);
     }
 
@@ -104,13 +97,7 @@ public final class HeapGovernor implements AutoCloseable {
     }
 
     private static boolean explicitGcIsConcurrent() {
-        try {
-            var vm = ManagementFactory.getPlatformMXBean(com.sun.management.HotSpotDiagnosticMXBean.class);
-            return vm != null && !Boolean.parseBoolean(vm.getVMOption("DisableExplicitGC").getValue())
-                    && Boolean.parseBoolean(vm.getVMOption("ExplicitGCInvokesConcurrent").getValue());
-        } catch (RuntimeException | LinkageError e) {
-            return false;
-        }
+        return !VmOptions.isTrue("DisableExplicitGC") && VmOptions.isTrue("ExplicitGCInvokesConcurrent");
     }
 
     /** The old-generation occupancy over which a cycle is asked for, given the bytes the server holds. */
@@ -166,11 +153,8 @@ public final class HeapGovernor implements AutoCloseable {
         long young = eden == null ? 0 : eden.getUsage().getCommitted();
         boolean want = heapToGiveBack(rt.totalMemory(), oldGen.getUsage().getUsed(), young, maxHeapFreePercent);
         if (want == periodicOn) return;
-        try {
-            vm.setVMOption("G1PeriodicGCInterval", want ? periodicInterval : "0");
-        } catch (RuntimeException e) {
-            LOG.warn("heap governor: cannot steer G1's periodic collection ({}); leaving it as it is", e.toString());
-            periodicInterval = "0";
+        if (!setPeriodic(want ? periodicInterval : "0")) {
+            periodicInterval = "0"; // stop steering
             return;
         }
         periodicOn = want;
@@ -179,11 +163,17 @@ public final class HeapGovernor implements AutoCloseable {
 
     /** On close: the periodic collection as the JVM was started with it (an embedding JVM keeps its own setting). */
     private void restorePeriodic() {
-        if (periodicOn || periodicInterval.equals("0")) return;
+        if (!periodicOn && !periodicInterval.equals("0")) setPeriodic(periodicInterval);
+    }
+
+    private static boolean setPeriodic(String interval) {
         try {
-            vm.setVMOption("G1PeriodicGCInterval", periodicInterval);
+            VmOptions.set("G1PeriodicGCInterval", interval);
+            return true;
         } catch (RuntimeException e) {
-            LOG.warn("heap governor: cannot restore G1's periodic collection: {}", e.toString());
+            LOG.warn("heap governor: cannot set G1's periodic collection to {} ms ({}); leaving it as it is", interval,
+                    e.toString());
+            return false;
         }
     }
 

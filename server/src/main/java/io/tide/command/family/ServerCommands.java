@@ -353,8 +353,10 @@ public final class ServerCommands {
         line(sb, "tide_heap_max", rt.maxMemory());
         line(sb, "tide_memory_limit", memory.limit());
         io.tide.util.HeapGovernor governor = server.heapGovernor();
-        if (governor != null) line(sb, "tide_heap_governor_cycles", governor.requests());
-        if (governor != null) line(sb, "tide_heap_governor_periodic_switches", governor.periodicSwitches());
+        if (governor != null) {
+            line(sb, "tide_heap_governor_cycles", governor.requests());
+            line(sb, "tide_heap_governor_periodic_switches", governor.periodicSwitches());
+        }
     }
 
     /** Redis's "%.2f%%" of part over whole (0 when whole is 0). */
