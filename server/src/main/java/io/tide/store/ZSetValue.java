@@ -6,7 +6,7 @@ import java.util.Arrays;
  * Confined to the shard thread that owns the key. A sorted set value (TYPE "zset"): members (byte strings)
  * with double scores, ordered by score then member bytes. Two encodings, switched as Redis's t_zset.c
  * switches them: "listpack" ({@link ZSetListpack}) while it holds at most {@code zset-max-listpack-entries}
- * members of at most {@code zset-max-listpack-value} bytes, "skiplist" ({@link ZSetSkipList}) beyond. A set
+ * members of at most {@code zset-max-listpack-value} bytes, "skiplist" beyond (a B+ tree, {@link ZSetTree}: decision 0021). A set
  * grows out of the listpack when an insert would break a limit; it never goes back, except where Redis
  * rebuilds a set for a *STORE command ({@link #fromSorted}).
  *
@@ -33,9 +33,9 @@ public final class ZSetValue implements CollectionValue {
     public static final int OUT_UPDATED = 1 << 3;
 
     private ZSetListpack listpack;
-    private ZSetSkipList skiplist;
+    private ZSetTree skiplist;
 
-    private ZSetValue(ZSetListpack lp, ZSetSkipList sl) {
+    private ZSetValue(ZSetListpack lp, ZSetTree sl) {
         this.listpack = lp;
         this.skiplist = sl;
     }
@@ -104,7 +104,7 @@ public final class ZSetValue implements CollectionValue {
         if (sizeHint <= limits.zsetMaxListpackEntries && valueLengthHint <= limits.zsetMaxListpackValue) {
             return new ZSetValue(new ZSetListpack(), null);
         }
-        return new ZSetValue(null, new ZSetSkipList((int) Math.min(sizeHint, Integer.MAX_VALUE - 8)));
+        return new ZSetValue(null, new ZSetTree((int) Math.min(sizeHint, Integer.MAX_VALUE - 8)));
     }
 
     /**
@@ -128,8 +128,8 @@ public final class ZSetValue implements CollectionValue {
             for (int i = 0; i < n; i++) lp.append(members[i], scores[i]);
             return new ZSetValue(lp, null);
         }
-        ZSetSkipList sl = new ZSetSkipList(n);
-        for (int i = n - 1; i >= 0; i--) sl.insert(members[i], scores[i]);
+        ZSetTree sl = new ZSetTree(n);
+        for (int i = 0; i < n; i++) sl.insert(members[i], scores[i]);
         return new ZSetValue(null, sl);
     }
 
@@ -142,9 +142,8 @@ public final class ZSetValue implements CollectionValue {
 
     private void toSkiplist(int expected) {
         ZSetListpack lp = listpack;
-        ZSetSkipList sl = new ZSetSkipList(Math.max(expected, lp.size()));
-        int[] offs = lp.offsets();
-        for (int i = offs.length - 1; i >= 0; i--) sl.insert(lp.member(offs[i]), lp.score(offs[i]));
+        ZSetTree sl = new ZSetTree(Math.max(expected, lp.size()));
+        for (int i = 0, off = lp.first(); i < lp.size(); i++, off = lp.next(off)) sl.insert(lp.member(off), lp.score(off));
         listpack = null;
         skiplist = sl;
     }
@@ -204,12 +203,11 @@ public final class ZSetValue implements CollectionValue {
             int off = listpack.find(member);
             return off < 0 ? Double.NaN : listpack.score(off);
         }
-        ZSetSkipList.Node n = skiplist.find(member);
-        return n == null ? Double.NaN : n.score;
+        return skiplist.score(member);
     }
 
     public boolean contains(byte[] member) {
-        return listpack != null ? listpack.find(member) >= 0 : skiplist.find(member) != null;
+        return listpack != null ? listpack.find(member) >= 0 : skiplist.contains(member);
     }
 
     /**
@@ -241,10 +239,10 @@ public final class ZSetValue implements CollectionValue {
                 return OUT_ADDED;
             }
         }
-        ZSetSkipList.Node n = skiplist.find(member);
-        if (n != null) {
-            int out = update(score, n.score, flags, newScore);
-            if (out == OUT_UPDATED) skiplist.updateScore(n, newScore[0]);
+        double cur = skiplist.score(member);
+        if (!Double.isNaN(cur)) {
+            int out = update(score, cur, flags, newScore);
+            if (out == OUT_UPDATED) skiplist.updateScore(member, newScore[0]);
             return out;
         }
         if (xx) return OUT_NOP;
@@ -288,9 +286,8 @@ public final class ZSetValue implements CollectionValue {
             r = listpack.rankOf(member);
             if (r < 0) return -1;
         } else {
-            ZSetSkipList.Node node = skiplist.find(member);
-            if (node == null) return -1;
-            r = skiplist.rank(node.score, member) - 1;
+            r = skiplist.rank(member);
+            if (r < 0) return -1;
         }
         return reverse ? n - 1 - r : r;
     }
@@ -319,13 +316,7 @@ public final class ZSetValue implements CollectionValue {
             }
             return;
         }
-        ZSetSkipList.Node x = rank == 0 ? skiplist.first()
-                : rank == n - 1 ? skiplist.last()
-                : skiplist.byRank(rank + 1);
-        while (x != null) {
-            if (!v.visit(x.member, x.score)) return;
-            x = reverse ? x.backward : x.next();
-        }
+        skiplist.walk(rank, reverse, v);
     }
 
     /** Every entry in ascending order (or descending when {@code reverse}). */
@@ -340,7 +331,7 @@ public final class ZSetValue implements CollectionValue {
      */
     public long scan(long cursor, int count, EntryVisitor out) {
         if (skiplist == null) throw new IllegalStateException("scan of a listpack");
-        return skiplist.dict().scan(cursor, count, (k, node) -> out.visit(k, ((ZSetSkipList.Node) node).score));
+        return skiplist.scan(cursor, count, out);
     }
 
     // ---------------------------------------------------------------- ranges
@@ -375,17 +366,17 @@ public final class ZSetValue implements CollectionValue {
             for (int off = lp.first(); i < lp.size() && t.test(lp.score(off)); off = lp.next(off)) i++;
             return i;
         }
-        return skiplist.countWhile(node -> t.test(node.score));
+        return skiplist.countWhile((s, m) -> t.test(s));
     }
 
     private double scoreAt(int rank) {
         if (listpack != null) return listpack.score(listpack.offsetOfRank(rank));
-        return skiplist.byRank(rank + 1).score;
+        return skiplist.scoreAt(rank);
     }
 
     private byte[] memberAt(int rank) {
         if (listpack != null) return listpack.member(listpack.offsetOfRank(rank));
-        return skiplist.byRank(rank + 1).member;
+        return skiplist.memberAt(rank);
     }
 
     /** Number of entries whose score lies in {@code r}. */
@@ -408,7 +399,7 @@ public final class ZSetValue implements CollectionValue {
             }
             return -1;
         }
-        int i = skiplist.countWhile(node -> !r.gteMin(node.member));
+        int i = skiplist.countWhile((s, m) -> !r.gteMin(m));
         if (i >= n || !r.lteMax(memberAt(i))) return -1;
         return i;
     }
@@ -425,7 +416,7 @@ public final class ZSetValue implements CollectionValue {
             }
             return -1;
         }
-        int i = skiplist.countWhile(node -> r.lteMax(node.member)) - 1;
+        int i = skiplist.countWhile((s, m) -> r.lteMax(m)) - 1;
         if (i < 0 || !r.gteMin(memberAt(i))) return -1;
         return i;
     }
@@ -464,7 +455,7 @@ public final class ZSetValue implements CollectionValue {
             listpack.deleteRanks(start, end);
             return end - start + 1;
         }
-        return skiplist.removeRanks(start + 1, end + 1);
+        return skiplist.removeRanks(start, end);
     }
 
     /** ZREMRANGEBYSCORE's removal; returns how many. */
@@ -489,7 +480,7 @@ public final class ZSetValue implements CollectionValue {
             start = firstInLex(r);
             if (start < 0) return 0;
         } else {
-            start = skiplist.countWhile(node -> !r.gteMin(node.member));
+            start = skiplist.countWhile((s, m) -> !r.gteMin(m));
             if (start >= size()) return 0;
         }
         int[] k = {0};
