@@ -214,7 +214,8 @@ public final class ServerContext {
      * {@link #stopJvmWatchers()}.
      */
     public void startJvmWatchers() {
-        heapGovernor = io.tide.util.HeapGovernor.startIfConcurrent(memory::used);
+        // what the data holds on the heap: used memory and the slabs' holes
+        heapGovernor = io.tide.util.HeapGovernor.startIfConcurrent(() -> memory.used() + memory.slackBytes());
         gcPauses = io.tide.metrics.GcPauses.start(observability.latency());
     }
 

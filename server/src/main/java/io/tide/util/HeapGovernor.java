@@ -12,12 +12,17 @@ import org.slf4j.LoggerFactory;
  * (TTL churn) survive a few young collections and die in the old generation, where G1 reclaims them only after a
  * concurrent marking cycle; it starts one when the old generation reaches a share of the <em>heap</em>, which with a
  * default heap (a quarter of the machine) lets a few MB of live keys drag gigabytes of dead ones. The governor compares
- * the old generation's occupancy with what the server holds (used_memory plus the heap the process had at start) every
+ * the old generation's occupancy with what the server holds (used_memory, the slabs' holes and the heap the process had at start) every
  * {@value #PERIOD_MS} ms, and when the old generation holds more than 1.25 times that plus
  * {@value #HEADROOM_MB} MB it asks for a concurrent cycle ({@code System.gc()} under
  * {@code -XX:+ExplicitGCInvokesConcurrent}); the mixed collections that follow free the dead regions (driven by the
  * governor itself when the server is idle, see {@link #drainWhileIdle}) and G1 gives the memory back
- * (MaxHeapFreeRatio).
+ * (MaxHeapFreeRatio). Once no young collection came for {@value #IDLE_PERIODS} periods (the server allocates little or
+ * nothing, so nothing else will free what lies dead in the old generation: the arguments of one large command, say,
+ * which stayed live until it ran and were promoted) the bar is lower, an eighth over what the server holds plus
+ * {@value #IDLE_HEADROOM_MB} MB. A cycle that leaves the old generation over the bar found live heap the accounting
+ * does not count; the wait before the next one then doubles, up to {@value #MAX_INTERVAL_MS} ms, so that such heap
+ * costs a cycle a minute at most.
  *
  * <p>It also decides when G1's periodic collection runs (the launcher's {@code G1PeriodicGCInterval}, a manageable
  * flag): only while the committed heap exceeds what the heap needs (the old generation's occupancy and the young
@@ -33,10 +38,17 @@ public final class HeapGovernor implements AutoCloseable {
 
     static final long PERIOD_MS = 250;
     static final int HEADROOM_MB = 32;
+    static final int IDLE_HEADROOM_MB = 16;
+    /** Periods without a young collection after which the server counts as idle (2 s). */
+    static final int IDLE_PERIODS = 8;
     /** At most one request per this many ms: a cycle and its mixed collections take a while to free anything. */
-    private static final long MIN_INTERVAL_MS = 2000;
+    static final long MIN_INTERVAL_MS = 2000;
+    /** The longest wait between cycles that did not bring the old generation under the bar. */
+    static final long MAX_INTERVAL_MS = 64_000;
     /** Young generations filled at most per cycle to drive its mixed collections (G1MixedGCCountTarget is 8). */
     static final int MAX_NUDGES = 10;
+    /** The mixed collections are driven on while each frees at least this much. */
+    static final int MIN_GAIN_MB = 1;
     private static final int NUDGE_ARRAY = 32 << 10;
     /** Committed heap beyond the need at which the periodic collection is turned on. */
     static final int PERIODIC_SLACK_MB = 16;
@@ -106,6 +118,17 @@ public final class HeapGovernor implements AutoCloseable {
         return held + held / 4 + HEADROOM_MB * 1024L * 1024;
     }
 
+    /** The bar while the server is idle: an eighth more than what it holds plus {@value #IDLE_HEADROOM_MB} MB. */
+    static long idleThreshold(long liveBytes, long startHeap) {
+        long held = liveBytes + startHeap;
+        return held + held / 8 + IDLE_HEADROOM_MB * 1024L * 1024;
+    }
+
+    /** The wait before the next cycle: doubled after one that left the old generation over the bar, else the least. */
+    static long nextInterval(long interval, boolean stillOver) {
+        return stillOver ? Math.min(interval * 2, MAX_INTERVAL_MS) : MIN_INTERVAL_MS;
+    }
+
     /** Concurrent cycles asked for so far (INFO memory's tide_heap_governor_cycles). */
     public long requests() {
         return requests.get();
@@ -121,17 +144,28 @@ public final class HeapGovernor implements AutoCloseable {
 
     private void govern() {
         long last = 0;
+        long interval = MIN_INTERVAL_MS;
+        long seenYoung = youngCollections();
+        int quiet = 0;
         while (!closed) {
             try {
                 Thread.sleep(PERIOD_MS);
                 steerPeriodic();
+                long y = youngCollections();
+                quiet = y == seenYoung ? quiet + 1 : 0;
+                seenYoung = y;
                 long now = System.currentTimeMillis();
-                if (now - last < MIN_INTERVAL_MS) continue;
-                if (overThreshold()) {
+                if (now - last < interval) continue;
+                long live = this.live.getAsLong();
+                long bar = quiet >= IDLE_PERIODS ? idleThreshold(live, startHeap) : threshold(live, startHeap);
+                if (oldGen.getUsage().getUsed() > bar) {
                     last = now;
                     requests.incrementAndGet();
                     System.gc(); // concurrent: a marking cycle, without a pause of its length; returns when it is done
-                    drainWhileIdle();
+                    drainWhileIdle(bar);
+                    interval = nextInterval(interval, oldGen.getUsage().getUsed() > bar);
+                    seenYoung = youngCollections(); // the cycle's own collections are not the server's
+                    quiet = 0;
                 }
             } catch (InterruptedException e) {
                 return;
@@ -182,22 +216,23 @@ public final class HeapGovernor implements AutoCloseable {
         return periodicSwitches.get();
     }
 
-    private boolean overThreshold() {
-        return oldGen.getUsage().getUsed() > threshold(live.getAsLong(), startHeap);
-    }
-
     /**
      * After a marking cycle, G1 frees the old regions that hold no live object at once, and the others in the mixed
      * collections that ride on the next young collections. A server that allocates nothing (idle after a burst)
-     * has no young collections, so it would keep that garbage resident: while the old generation stays over the
-     * threshold and no young collection came in a period, this fills the young generation once (32 KB arrays, dropped
-     * at once) so that the next mixed collection runs. At most {@value #MAX_NUDGES} times per cycle.
+     * has no young collections, so it would keep that garbage resident: while no young collection came in a period,
+     * this fills the young generation once (32 KB arrays, dropped at once) so that the next mixed collection runs: when
+     * the cycle left the old generation over {@code bar}, and then as long as each mixed collection frees at least
+     * {@value #MIN_GAIN_MB} MB. At most {@value #MAX_NUDGES} times per cycle.
      */
-    private void drainWhileIdle() throws InterruptedException {
+    private void drainWhileIdle(long bar) throws InterruptedException {
         long young = youngCollections();
+        long prev = oldGen.getUsage().getUsed();
         for (int nudges = 0; nudges < MAX_NUDGES && !closed; ) {
             Thread.sleep(PERIOD_MS);
-            if (!overThreshold()) return;
+            long used = oldGen.getUsage().getUsed();
+            // Done when the cycle alone brought the old generation under the bar, or when the last mixed collection freed
+            // less than MIN_GAIN (the first fill only prepares them): G1 has dropped the regions not worth copying.
+            if (nudges == 0 ? used <= bar : nudges >= 2 && prev - used < MIN_GAIN_MB * 1024L * 1024) return;
             if (youngCollections() != young) return; // the server allocates: its own collections do the mixing
             long fill = eden == null ? 32L << 20 : Math.max(eden.getUsage().getCommitted(), 1L << 20);
             // Small arrays: one of half a region (1 MB regions at a 1-2 GB heap) would be humongous, in the old generation.
@@ -205,6 +240,7 @@ public final class HeapGovernor implements AutoCloseable {
             sink = null;
             nudges++;
             young = youngCollections();
+            prev = used;
         }
     }
 

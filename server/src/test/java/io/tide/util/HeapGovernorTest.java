@@ -24,6 +24,27 @@ class HeapGovernorTest {
     }
 
     @Test
+    void idleThreshold_isAnEighthMorePlusLessHeadroom() {
+        long mb = 1024L * 1024;
+        assertThat(HeapGovernor.idleThreshold(0, 0)).isEqualTo(16 * mb);
+        // a 1M-member sorted set loaded by one ZADD (70 MB held, 8 MB at start): its arguments left about 114 MB in
+        // the old generation, under the busy bar (129.5 MB) and over the idle one (103.75 MB)
+        assertThat(HeapGovernor.idleThreshold(70 * mb, 8 * mb)).isEqualTo(103 * mb + 3 * mb / 4);
+        assertThat(HeapGovernor.threshold(70 * mb, 8 * mb)).isEqualTo(129 * mb + mb / 2);
+    }
+
+    @Test
+    void interval_doublesWhileCyclesLeaveTheOldGenerationOverTheBar() {
+        long i = HeapGovernor.MIN_INTERVAL_MS;
+        for (int k = 0; k < 5; k++) i = HeapGovernor.nextInterval(i, true);
+        assertThat(i).isEqualTo(32 * HeapGovernor.MIN_INTERVAL_MS);
+        i = HeapGovernor.nextInterval(i, true);
+        assertThat(i).isEqualTo(HeapGovernor.MAX_INTERVAL_MS);
+        assertThat(HeapGovernor.nextInterval(i, true)).isEqualTo(HeapGovernor.MAX_INTERVAL_MS);
+        assertThat(HeapGovernor.nextInterval(i, false)).isEqualTo(HeapGovernor.MIN_INTERVAL_MS);
+    }
+
+    @Test
     void periodicCollection_onlyWhileTheCommittedHeapExceedsTheNeedBeyondTheSlack() {
         long mb = 1024L * 1024;
         // 100k keys after the load (from a GC log): 16 MB old, a 32 MB young generation, 40 MB committed: nothing to give
