@@ -6,7 +6,7 @@ import java.util.function.BiConsumer;
 /**
  * Confined to the shard thread that owns the collection it belongs to. An open-addressing hash map
  * from byte strings to values: the scalable encoding behind hashes ("hashtable"), sets ("hashtable")
- * and the member index of sorted sets ("skiplist").
+ * and the member index of sorted sets ("btree").
  *
  * <p>Linear probing over parallel arrays (keys, values, hashes), capacity a power of two, load at most
  * 3/4 and at least 1/8 (shrinking on removal), deletion by backward shift (no tombstones). Values may

@@ -38,7 +38,7 @@ public interface Freer {
 
     /**
      * Redis's lazyfreeGetFreeEffort: the nodes of a quicklist, the elements of a hashtable set or hash or of a
-     * skiplist sorted set, a stream's nodes plus its groups times (1 + the first group's pending entries); 1 for
+     * B+ tree sorted set, a stream's nodes plus its groups times (1 + the first group's pending entries); 1 for
      * anything else (one allocation).
      */
     static long effort(Object value) {
@@ -46,7 +46,7 @@ public interface Freer {
             case ListValue l -> l.encodingName().equals("quicklist") ? l.nodeCount() : 1;
             case SetValue s -> s.encodingName().equals("hashtable") ? s.size() : 1;
             case HashValue h -> h.encodingName().equals("hashtable") ? h.size() : 1;
-            case ZSetValue z -> z.encodingName().equals("skiplist") ? z.size() : 1;
+            case ZSetValue z -> z.isListpack() ? 1 : z.size();
             case StreamValue s -> {
                 long e = s.nodeCount();
                 if (s.groupCount() > 0) e += (long) s.groupCount() * (1 + s.groups().iterator().next().pendingCount());

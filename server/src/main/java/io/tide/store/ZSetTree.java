@@ -3,8 +3,8 @@ package io.tide.store;
 import java.util.Arrays;
 
 /**
- * Confined to the shard thread that owns the sorted set. The scalable encoding of a sorted set, the one Redis calls
- * "skiplist" (OBJECT ENCODING answers that name; decision 0021): a B+ tree ordered by (score, member) whose inner
+ * Confined to the shard thread that owns the sorted set. The scalable encoding of a sorted set, "btree" (Redis's is a
+ * skip list, "skiplist"; decision 0021): a B+ tree ordered by (score, member) whose inner
  * nodes count the entries under each child, so that ranks are found in O(log n), plus a {@link ByteMap} from member
  * to the leaf holding it, for O(1) score lookups and ZSCAN.
  *

@@ -6,7 +6,8 @@ import java.util.Arrays;
  * Confined to the shard thread that owns the key. A sorted set value (TYPE "zset"): members (byte strings)
  * with double scores, ordered by score then member bytes. Two encodings, switched as Redis's t_zset.c
  * switches them: "listpack" ({@link ZSetListpack}) while it holds at most {@code zset-max-listpack-entries}
- * members of at most {@code zset-max-listpack-value} bytes, "skiplist" beyond (a B+ tree, {@link ZSetTree}: decision 0021). A set
+ * members of at most {@code zset-max-listpack-value} bytes, "btree" beyond ({@link ZSetTree}, decision 0021; Redis's is
+ * a skip list, "skiplist"). A set
  * grows out of the listpack when an insert would break a limit; it never goes back, except where Redis
  * rebuilds a set for a *STORE command ({@link #fromSorted}).
  *
@@ -159,7 +160,7 @@ public final class ZSetValue implements CollectionValue {
 
     @Override
     public String encodingName() {
-        return listpack != null ? "listpack" : "skiplist";
+        return listpack != null ? "listpack" : "btree";
     }
 
     @Override

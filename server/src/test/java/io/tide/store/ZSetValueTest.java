@@ -38,7 +38,7 @@ class ZSetValueTest {
     /** A value in the requested encoding: listpack, or skiplist forced by a size hint. */
     private static ZSetValue empty(boolean skiplist) {
         ZSetValue z = ZSetValue.create(skiplist ? 1000 : 1, 1, LIMITS);
-        assertThat(z.encodingName()).isEqualTo(skiplist ? "skiplist" : "listpack");
+        assertThat(z.encodingName()).isEqualTo(skiplist ? "btree" : "listpack");
         return z;
     }
 
@@ -106,26 +106,26 @@ class ZSetValueTest {
         add(z, 0, "m0", ZSetValue.IN_INCR); // an update never converts
         assertThat(z.encodingName()).isEqualTo("listpack");
         add(z, 200, "m128", 0);
-        assertThat(z.encodingName()).isEqualTo("skiplist");
+        assertThat(z.encodingName()).isEqualTo("btree");
         assertThat(z.size()).isEqualTo(129);
         for (int i = 0; i < 129; i++) z.remove(b("m" + i));
         assertThat(z.size()).isZero();
-        assertThat(z.encodingName()).isEqualTo("skiplist"); // never converts back by itself
+        assertThat(z.encodingName()).isEqualTo("btree"); // never converts back by itself
 
         ZSetValue v = ZSetValue.create(1, 1, LIMITS);
         add(v, 1, "x".repeat(64), 0);
         assertThat(v.encodingName()).isEqualTo("listpack");
         add(v, 1, "y".repeat(65), 0);
-        assertThat(v.encodingName()).isEqualTo("skiplist");
+        assertThat(v.encodingName()).isEqualTo("btree");
 
-        assertThat(ZSetValue.create(129, 1, LIMITS).encodingName()).isEqualTo("skiplist");
-        assertThat(ZSetValue.create(128, 65, LIMITS).encodingName()).isEqualTo("skiplist");
+        assertThat(ZSetValue.create(129, 1, LIMITS).encodingName()).isEqualTo("btree");
+        assertThat(ZSetValue.create(128, 65, LIMITS).encodingName()).isEqualTo("btree");
         ZSetValue w = ZSetValue.create(1, 1, LIMITS);
         add(w, 1, "a", 0);
         w.maybeConvert(128, LIMITS);
         assertThat(w.encodingName()).isEqualTo("listpack");
         w.maybeConvert(129, LIMITS);
-        assertThat(w.encodingName()).isEqualTo("skiplist");
+        assertThat(w.encodingName()).isEqualTo("btree");
         assertThat(w.score(b("a"))).isEqualTo(1);
     }
 
@@ -135,7 +135,7 @@ class ZSetValueTest {
         double[] sc = {1, 2};
         assertThat(ZSetValue.fromSorted(m, sc, 2, LIMITS).encodingName()).isEqualTo("listpack");
         byte[][] longer = {b("a"), b("b".repeat(65))};
-        assertThat(ZSetValue.fromSorted(longer, sc, 2, LIMITS).encodingName()).isEqualTo("skiplist");
+        assertThat(ZSetValue.fromSorted(longer, sc, 2, LIMITS).encodingName()).isEqualTo("btree");
         byte[][] many = new byte[200][];
         double[] manyScores = new double[200];
         for (int i = 0; i < 200; i++) {
@@ -143,7 +143,7 @@ class ZSetValueTest {
             manyScores[i] = i;
         }
         ZSetValue big = ZSetValue.fromSorted(many, manyScores, 200, LIMITS);
-        assertThat(big.encodingName()).isEqualTo("skiplist");
+        assertThat(big.encodingName()).isEqualTo("btree");
         assertThat(big.rank(b("m150"), false)).isEqualTo(150);
     }
 
@@ -190,7 +190,7 @@ class ZSetValueTest {
             }
         }
         assertThat(z.size()).isEqualTo(model.size());
-        assertThat(z.encodingName()).isEqualTo(skiplist ? "skiplist" : "listpack");
+        assertThat(z.encodingName()).isEqualTo(skiplist ? "btree" : "listpack");
     }
 
     private static List<String> sortedModel(TreeMap<String, Double> model) {
@@ -266,7 +266,7 @@ class ZSetValueTest {
         System.out.printf("zset bytes per element (%d members of ~10 bytes): listpack %.1f, skiplist %.1f%n",
                 n, lpPer, slPer);
         assertThat(lp.encodingName()).isEqualTo("listpack");
-        assertThat(sl.encodingName()).isEqualTo("skiplist");
+        assertThat(sl.encodingName()).isEqualTo("btree");
         assertThat(lpPer).isLessThan(slPer);
     }
 

@@ -366,20 +366,20 @@ class ZSetCommandsTest extends ServerPerShardCount {
             for (int i = 0; i < 128; i++) j.zadd("enc", i, "m" + i);
             assertThat(j.objectEncoding("enc")).isEqualTo("listpack");
             j.zadd("enc", 500, "m128");
-            assertThat(j.objectEncoding("enc")).isEqualTo("skiplist");
+            assertThat(j.objectEncoding("enc")).isEqualTo("btree");
             j.zadd("encv", 1, "x".repeat(65));
-            assertThat(j.objectEncoding("encv")).isEqualTo("skiplist");
+            assertThat(j.objectEncoding("encv")).isEqualTo("btree");
             // Redis 7.2+: ZADD with more pairs than the limit converts an existing listpack up front.
             j.configSet("zset-max-listpack-entries", "4");
             try {
                 j.zadd("pre", 1, "a");
                 j.sendCommand(Protocol.Command.ZADD, "pre", "1", "a", "1", "a", "1", "a", "1", "a", "1", "a");
                 assertThat(j.zcard("pre")).isEqualTo(1);
-                assertThat(j.objectEncoding("pre")).isEqualTo("skiplist");
-                assertThat(j.objectEncoding("enc")).isEqualTo("skiplist");
+                assertThat(j.objectEncoding("pre")).isEqualTo("btree");
+                assertThat(j.objectEncoding("enc")).isEqualTo("btree");
                 j.zadd("after", 1, "a");
                 for (int i = 0; i < 4; i++) j.zadd("after", i, "n" + i);
-                assertThat(j.objectEncoding("after")).isEqualTo("skiplist");
+                assertThat(j.objectEncoding("after")).isEqualTo("btree");
             } finally {
                 j.configSet("zset-max-listpack-entries", "128");
             }

@@ -40,7 +40,7 @@ class RdbCodecTest {
                 Arguments.of("small string set", set(10, false), "listpack"),
                 Arguments.of("big string set", set(1000, false), "hashtable"),
                 Arguments.of("small zset", zset(10), "listpack"),
-                Arguments.of("big zset", zset(500), "skiplist"),
+                Arguments.of("big zset", zset(500), "btree"),
                 Arguments.of("stream", stream(300, true), "stream"),
                 Arguments.of("stream without groups", stream(5, false), "stream"));
     }
