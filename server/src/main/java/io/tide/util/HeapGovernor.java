@@ -12,8 +12,8 @@ import org.slf4j.LoggerFactory;
  * (TTL churn) survive a few young collections and die in the old generation, where G1 reclaims them only after a
  * concurrent marking cycle; it starts one when the old generation reaches a share of the <em>heap</em>, which with a
  * default heap (a quarter of the machine) lets a few MB of live keys drag gigabytes of dead ones. The governor compares
- * the old generation's occupancy with what the server holds (used_memory, the slabs' holes and the heap the process had at start) every
- * {@value #PERIOD_MS} ms, and when the old generation holds more than 1.25 times that plus
+ * the old generation's occupancy with what the server holds (used_memory, the slabs' holes and the heap the process
+ * had at start) every {@value #PERIOD_MS} ms, and when the old generation holds more than 1.25 times that plus
  * {@value #HEADROOM_MB} MB it asks for a concurrent cycle ({@code System.gc()} under
  * {@code -XX:+ExplicitGCInvokesConcurrent}); the mixed collections that follow free the dead regions (driven by the
  * governor itself when the server is idle, see {@link #drainWhileIdle}) and G1 gives the memory back
@@ -22,7 +22,8 @@ import org.slf4j.LoggerFactory;
  * which stayed live until it ran and were promoted) the bar is lower, an eighth over what the server holds plus
  * {@value #IDLE_HEADROOM_MB} MB. A cycle that leaves the old generation over the bar found live heap the accounting
  * does not count; the wait before the next one then doubles, up to {@value #MAX_INTERVAL_MS} ms, so that such heap
- * costs a cycle a minute at most.
+ * costs a cycle a minute at most. (G1's periodic collection pauses as a young collection too, so while it is on, see
+ * below, the server does not count as idle; it is on only while there is committed heap to give back.)
  *
  * <p>It also decides when G1's periodic collection runs (the launcher's {@code G1PeriodicGCInterval}, a manageable
  * flag): only while the committed heap exceeds what the heap needs (the old generation's occupancy and the young
