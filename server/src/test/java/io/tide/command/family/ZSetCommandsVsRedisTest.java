@@ -413,6 +413,50 @@ class ZSetCommandsVsRedisTest extends VsRedis {
         }
     }
 
+    /**
+     * A set of about 2,000 members (Tide's B+ tree with many leaves and two levels of inner nodes, Redis's skip list)
+     * under random adds, score changes, removals and pops, with ties on scores; after every tenth step the whole order,
+     * ranks, counts and score ranges must read the same on both servers.
+     */
+    @Test
+    void largeSet_randomChanges_readTheSameAsRedis() throws IOException {
+        java.util.Random rnd = new java.util.Random(2026_12_05);
+        List<String> add = new ArrayList<>(List.of("ZADD", k("r")));
+        for (int i = 0; i < 2000; i++) {
+            add.add(Integer.toString(rnd.nextInt(200)));
+            add.add("m" + rnd.nextInt(3000));
+        }
+        same(add.toArray(new String[0]));
+        for (int step = 0; step < 300; step++) {
+            String m = "m" + rnd.nextInt(3000);
+            int a = rnd.nextInt(200);
+            int b = a + rnd.nextInt(20);
+            switch (rnd.nextInt(8)) {
+                case 0, 1 -> same("ZADD", k("r"), Integer.toString(rnd.nextInt(200)), m, Integer.toString(a), "m" + b);
+                case 2 -> same("ZINCRBY", k("r"), Integer.toString(rnd.nextInt(41) - 20), m);
+                case 3 -> same("ZADD", k("r"), rnd.nextBoolean() ? "GT" : "LT", "CH", Integer.toString(a), m);
+                case 4 -> same("ZREM", k("r"), m, "m" + b, "m" + (b + 1));
+                case 5 -> same("ZREMRANGEBYRANK", k("r"), Integer.toString(rnd.nextInt(1500)),
+                        Integer.toString(rnd.nextInt(1500) + rnd.nextInt(40) - 20));
+                case 6 -> same("ZREMRANGEBYSCORE", k("r"), "(" + a, Integer.toString(a + 1));
+                default -> same(rnd.nextBoolean() ? "ZPOPMIN" : "ZPOPMAX", k("r"), Integer.toString(1 + rnd.nextInt(3)));
+            }
+            same("ZRANK", k("r"), m);
+            same("ZSCORE", k("r"), m);
+            if (step % 10 == 0) {
+                same("ZCARD", k("r"));
+                same("ZRANGE", k("r"), "0", "-1", "WITHSCORES");
+                same("ZREVRANGE", k("r"), "0", "-1");
+                same("ZREVRANK", k("r"), m);
+                same("ZCOUNT", k("r"), Integer.toString(a), "(" + b);
+                same("ZRANGEBYSCORE", k("r"), "(" + a, Integer.toString(b), "WITHSCORES", "LIMIT", "3", "25");
+                same("ZREVRANGEBYSCORE", k("r"), Integer.toString(b), "-inf", "LIMIT", "0", "7");
+                same("ZRANGE", k("r"), Integer.toString(rnd.nextInt(1000)), "+inf", "BYSCORE", "LIMIT", "0", "5");
+            }
+        }
+        same("OBJECT", "ENCODING", k("r"));
+    }
+
     @ParameterizedTest(name = "resp{0}")
     @ValueSource(ints = {2, 3})
     void skiplistEncoding_sameRepliesAsListpack(int proto) throws IOException {
