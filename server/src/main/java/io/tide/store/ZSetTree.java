@@ -127,12 +127,22 @@ final class ZSetTree {
 
     // ---------------------------------------------------------------- lookups
 
+    /** The member map's slot of {@code member}, or -1: valid for {@link #scoreIn} and
+     * {@link #updateScore} until the set changes. */
+    int slotOf(byte[] member) {
+        return dict.indexOf(member);
+    }
+
+    /** The score of the member in map slot {@code slot} (from {@link #slotOf}). */
+    double scoreIn(int slot) {
+        Leaf l = (Leaf) dict.valueAt(slot);
+        return l.scores[l.indexOf(dict.keyAt(slot))];
+    }
+
     /** The score of {@code member}, or NaN when absent. */
     double score(byte[] member) {
         int slot = dict.indexOf(member);
-        if (slot < 0) return Double.NaN;
-        Leaf l = (Leaf) dict.valueAt(slot);
-        return l.scores[l.indexOf(dict.keyAt(slot))];
+        return slot < 0 ? Double.NaN : scoreIn(slot);
     }
 
     boolean contains(byte[] member) {
@@ -144,8 +154,7 @@ final class ZSetTree {
         int slot = dict.indexOf(member);
         if (slot < 0) return -1;
         byte[] m = dict.keyAt(slot);
-        Leaf l = (Leaf) dict.valueAt(slot);
-        double s = l.scores[l.indexOf(m)];
+        double s = scoreIn(slot);
         int r = 0;
         Object x = root;
         while (x instanceof Inner in) {
@@ -318,10 +327,7 @@ final class ZSetTree {
         int n = in.n;
         int mid = rightmost && p == n ? n : leftmost && p == 1 ? 1 : n / 2;
         Inner r = newInner();
-        System.arraycopy(in.kids, mid, r.kids, 0, n - mid);
-        System.arraycopy(in.counts, mid, r.counts, 0, n - mid);
-        System.arraycopy(in.sepScores, mid, r.sepScores, 0, n - mid);
-        System.arraycopy(in.sepMembers, mid, r.sepMembers, 0, n - mid);
+        copyChildren(in, mid, r, 0, n - mid);
         Arrays.fill(in.kids, mid, n, null);
         Arrays.fill(in.sepMembers, mid, n, null);
         r.n = n - mid;
@@ -331,12 +337,17 @@ final class ZSetTree {
         return r;
     }
 
+    /** Copies {@code k} children (counts and separators too) from {@code from}@{@code p} to {@code to}@{@code q}. */
+    private static void copyChildren(Inner from, int p, Inner to, int q, int k) {
+        System.arraycopy(from.kids, p, to.kids, q, k);
+        System.arraycopy(from.counts, p, to.counts, q, k);
+        System.arraycopy(from.sepScores, p, to.sepScores, q, k);
+        System.arraycopy(from.sepMembers, p, to.sepMembers, q, k);
+    }
+
     private void openChild(Inner in, int p, Object kid, int count) {
         int tailLen = in.n - p;
-        System.arraycopy(in.kids, p, in.kids, p + 1, tailLen);
-        System.arraycopy(in.counts, p, in.counts, p + 1, tailLen);
-        System.arraycopy(in.sepScores, p, in.sepScores, p + 1, tailLen);
-        System.arraycopy(in.sepMembers, p, in.sepMembers, p + 1, tailLen);
+        copyChildren(in, p, in, p + 1, tailLen);
         in.kids[p] = kid;
         in.counts[p] = count;
         setSeparator(in, p, kid);
@@ -360,17 +371,18 @@ final class ZSetTree {
         int slot = dict.indexOf(member);
         if (slot < 0) return false;
         byte[] m = dict.keyAt(slot);
-        Leaf l = (Leaf) dict.valueAt(slot);
-        double s = l.scores[l.indexOf(m)];
+        double s = scoreIn(slot);
         dict.removeAt(slot);
         removeKey(s, m);
         dict.shrinkIfSparse();
         return true;
     }
 
-    /** Changes the score of a present member, moving it only when its place changes (zslUpdateScore). */
-    void updateScore(byte[] member, double newScore) {
-        int slot = dict.indexOf(member);
+    /**
+     * Changes the score of the member in map slot {@code slot} (from {@link #slotOf}), moving it only when its place
+     * changes (zslUpdateScore).
+     */
+    void updateScore(int slot, double newScore) {
         byte[] m = dict.keyAt(slot);
         Leaf l = (Leaf) dict.valueAt(slot);
         int j = l.indexOf(m);
@@ -469,10 +481,7 @@ final class ZSetTree {
 
     private static void removeChild(Inner in, int i) {
         int tailLen = in.n - i - 1;
-        System.arraycopy(in.kids, i + 1, in.kids, i, tailLen);
-        System.arraycopy(in.counts, i + 1, in.counts, i, tailLen);
-        System.arraycopy(in.sepScores, i + 1, in.sepScores, i, tailLen);
-        System.arraycopy(in.sepMembers, i + 1, in.sepMembers, i, tailLen);
+        copyChildren(in, i + 1, in, i, tailLen);
         in.n--;
         in.kids[in.n] = null;
         in.sepMembers[in.n] = null;
@@ -497,10 +506,7 @@ final class ZSetTree {
         } else {
             Inner l = (Inner) a;
             Inner r = (Inner) b;
-            System.arraycopy(r.kids, 0, l.kids, l.n, r.n);
-            System.arraycopy(r.counts, 0, l.counts, l.n, r.n);
-            System.arraycopy(r.sepScores, 0, l.sepScores, l.n, r.n);
-            System.arraycopy(r.sepMembers, 0, l.sepMembers, l.n, r.n);
+            copyChildren(r, 0, l, l.n, r.n);
             // The parent's separator of the right node bounds its first child on both sides.
             l.sepScores[l.n] = in.sepScores[j + 1];
             l.sepMembers[l.n] = in.sepMembers[j + 1];
@@ -541,7 +547,9 @@ final class ZSetTree {
     void verify() {
         int[] seen = {0};
         check(root, Double.NEGATIVE_INFINITY, null, Double.POSITIVE_INFINITY, null, seen);
-        if (seen[0] != size || dict.size() != size) throw new IllegalStateException("size " + size + " counted " + seen[0]);
+        if (seen[0] != size || dict.size() != size) {
+            throw new IllegalStateException("size " + size + " counted " + seen[0]);
+        }
         int chained = 0;
         Leaf prev = null;
         for (Leaf l = head; l != null; prev = l, l = l.next) {

@@ -34,11 +34,11 @@ public final class ZSetValue implements CollectionValue {
     public static final int OUT_UPDATED = 1 << 3;
 
     private ZSetListpack listpack;
-    private ZSetTree skiplist;
+    private ZSetTree tree;
 
     private ZSetValue(ZSetListpack lp, ZSetTree sl) {
         this.listpack = lp;
-        this.skiplist = sl;
+        this.tree = sl;
     }
 
     /** Receives (member, score) pairs; returns false to stop the walk. Must not modify the set. */
@@ -111,7 +111,7 @@ public final class ZSetValue implements CollectionValue {
     /**
      * A set built from members already in (score, member) order with no duplicates, encoded as Redis encodes
      * the result of a *STORE command (zsetConvertToListpackIfNeeded): listpack when it is small enough in
-     * count, longest member and total member bytes, skiplist otherwise.
+     * count, longest member and total member bytes, a tree otherwise.
      */
     public static ZSetValue fromSorted(byte[][] members, double[] scores, int n, EncodingLimits limits) {
         long maxLen = 0;
@@ -137,16 +137,18 @@ public final class ZSetValue implements CollectionValue {
     /** zsetTypeMaybeConvert: a listpack about to take {@code sizeHint} more members that could not hold them. */
     public void maybeConvert(long sizeHint, EncodingLimits limits) {
         if (listpack != null && sizeHint > limits.zsetMaxListpackEntries) {
-            toSkiplist((int) Math.min(sizeHint, Integer.MAX_VALUE - 8));
+            toTree((int) Math.min(sizeHint, Integer.MAX_VALUE - 8));
         }
     }
 
-    private void toSkiplist(int expected) {
+    private void toTree(int expected) {
         ZSetListpack lp = listpack;
-        ZSetTree sl = new ZSetTree(Math.max(expected, lp.size()));
-        for (int i = 0, off = lp.first(); i < lp.size(); i++, off = lp.next(off)) sl.insert(lp.member(off), lp.score(off));
+        ZSetTree t = new ZSetTree(Math.max(expected, lp.size()));
+        for (int i = 0, off = lp.first(); i < lp.size(); i++, off = lp.next(off)) {
+            t.insert(lp.member(off), lp.score(off));
+        }
         listpack = null;
-        skiplist = sl;
+        tree = t;
     }
 
     public boolean isListpack() {
@@ -165,16 +167,16 @@ public final class ZSetValue implements CollectionValue {
 
     @Override
     public ZSetValue copy() {
-        return listpack != null ? new ZSetValue(listpack.copy(), null) : new ZSetValue(null, skiplist.copy());
+        return listpack != null ? new ZSetValue(listpack.copy(), null) : new ZSetValue(null, tree.copy());
     }
 
     @Override
     public long memoryBytes() {
-        return SHALLOW + (listpack != null ? listpack.memoryBytes() : skiplist.memoryBytes());
+        return SHALLOW + (listpack != null ? listpack.memoryBytes() : tree.memoryBytes());
     }
 
     /**
-     * Drops a listpack's spare capacity, as after a command that added many members at once (a skiplist
+     * Drops a listpack's spare capacity, as after a command that added many members at once (a tree
      * has none).
      */
     public void trimToSize() {
@@ -193,7 +195,7 @@ public final class ZSetValue implements CollectionValue {
     }
 
     public int size() {
-        return listpack != null ? listpack.size() : skiplist.size();
+        return listpack != null ? listpack.size() : tree.size();
     }
 
     // ---------------------------------------------------------------- members
@@ -204,17 +206,17 @@ public final class ZSetValue implements CollectionValue {
             int off = listpack.find(member);
             return off < 0 ? Double.NaN : listpack.score(off);
         }
-        return skiplist.score(member);
+        return tree.score(member);
     }
 
     public boolean contains(byte[] member) {
-        return listpack != null ? listpack.find(member) >= 0 : skiplist.contains(member);
+        return listpack != null ? listpack.find(member) >= 0 : tree.contains(member);
     }
 
     /**
      * Redis's zsetAdd: adds {@code member} or updates its score under the {@code IN_*} flags; returns the
      * {@code OUT_*} flags. The resulting score (for INCR) is stored in {@code newScore[0]} unless nothing was
-     * done. The member array is kept by reference. A listpack that would break a limit becomes a skiplist.
+     * done. The member array is kept by reference. A listpack that would break a limit becomes a tree.
      */
     public int add(double score, byte[] member, int flags, EncodingLimits limits, double[] newScore) {
         boolean xx = (flags & IN_XX) != 0;
@@ -233,21 +235,21 @@ public final class ZSetValue implements CollectionValue {
             if (listpack.size() + 1L > limits.zsetMaxListpackEntries
                     || member.length > limits.zsetMaxListpackValue
                     || listpack.bytes() + (long) member.length > LISTPACK_MAX_SAFE) {
-                toSkiplist(listpack.size() + 1);
+                toTree(listpack.size() + 1);
             } else {
                 listpack.insertAt(-off - 1, member, score);
                 newScore[0] = score;
                 return OUT_ADDED;
             }
         }
-        double cur = skiplist.score(member);
-        if (!Double.isNaN(cur)) {
-            int out = update(score, cur, flags, newScore);
-            if (out == OUT_UPDATED) skiplist.updateScore(member, newScore[0]);
+        int slot = tree.slotOf(member);
+        if (slot >= 0) {
+            int out = update(score, tree.scoreIn(slot), flags, newScore);
+            if (out == OUT_UPDATED) tree.updateScore(slot, newScore[0]);
             return out;
         }
         if (xx) return OUT_NOP;
-        skiplist.insert(member, score);
+        tree.insert(member, score);
         newScore[0] = score;
         return OUT_ADDED;
     }
@@ -276,7 +278,7 @@ public final class ZSetValue implements CollectionValue {
             listpack.deleteAt(off);
             return true;
         }
-        return skiplist.remove(member);
+        return tree.remove(member);
     }
 
     /** 0-based rank of {@code member} counted from the lowest score (or the highest when reverse), or -1. */
@@ -287,7 +289,7 @@ public final class ZSetValue implements CollectionValue {
             r = listpack.rankOf(member);
             if (r < 0) return -1;
         } else {
-            r = skiplist.rank(member);
+            r = tree.rank(member);
             if (r < 0) return -1;
         }
         return reverse ? n - 1 - r : r;
@@ -297,7 +299,7 @@ public final class ZSetValue implements CollectionValue {
 
     /**
      * Visits entries from 0-based {@code rank} towards higher ranks (or lower ones when {@code reverse}) until
-     * the visitor returns false or the set ends. Listpack members are fresh copies; skiplist members are the
+     * the visitor returns false or the set ends. Listpack members are fresh copies; tree members are the
      * stored arrays (never modified).
      */
     public void walk(int rank, boolean reverse, EntryVisitor v) {
@@ -317,7 +319,7 @@ public final class ZSetValue implements CollectionValue {
             }
             return;
         }
-        skiplist.walk(rank, reverse, v);
+        tree.walk(rank, reverse, v);
     }
 
     /** Every entry in ascending order (or descending when {@code reverse}). */
@@ -326,13 +328,13 @@ public final class ZSetValue implements CollectionValue {
     }
 
     /**
-     * One ZSCAN step over a skiplist-encoded set (a listpack is returned whole by the caller): entries of
+     * One ZSCAN step over a tree-encoded set (a listpack is returned whole by the caller): entries of
      * the member map's buckets from {@code cursor} on, with SCAN's guarantee across resizes; returns the next
      * cursor, 0 when complete.
      */
     public long scan(long cursor, int count, EntryVisitor out) {
-        if (skiplist == null) throw new IllegalStateException("scan of a listpack");
-        return skiplist.scan(cursor, count, out);
+        if (tree == null) throw new IllegalStateException("scan of a listpack");
+        return tree.scan(cursor, count, out);
     }
 
     // ---------------------------------------------------------------- ranges
@@ -367,17 +369,17 @@ public final class ZSetValue implements CollectionValue {
             for (int off = lp.first(); i < lp.size() && t.test(lp.score(off)); off = lp.next(off)) i++;
             return i;
         }
-        return skiplist.countWhile((s, m) -> t.test(s));
+        return tree.countWhile((s, m) -> t.test(s));
     }
 
     private double scoreAt(int rank) {
         if (listpack != null) return listpack.score(listpack.offsetOfRank(rank));
-        return skiplist.scoreAt(rank);
+        return tree.scoreAt(rank);
     }
 
     private byte[] memberAt(int rank) {
         if (listpack != null) return listpack.member(listpack.offsetOfRank(rank));
-        return skiplist.memberAt(rank);
+        return tree.memberAt(rank);
     }
 
     /** Number of entries whose score lies in {@code r}. */
@@ -400,7 +402,7 @@ public final class ZSetValue implements CollectionValue {
             }
             return -1;
         }
-        int i = skiplist.countWhile((s, m) -> !r.gteMin(m));
+        int i = tree.countWhile((s, m) -> !r.gteMin(m));
         if (i >= n || !r.lteMax(memberAt(i))) return -1;
         return i;
     }
@@ -417,7 +419,7 @@ public final class ZSetValue implements CollectionValue {
             }
             return -1;
         }
-        int i = skiplist.countWhile((s, m) -> r.lteMax(m)) - 1;
+        int i = tree.countWhile((s, m) -> r.lteMax(m)) - 1;
         if (i < 0 || !r.gteMin(memberAt(i))) return -1;
         return i;
     }
@@ -430,7 +432,7 @@ public final class ZSetValue implements CollectionValue {
 
     /**
      * ZLEXCOUNT: entries from the first in range while they stay within the maximum (listpack), or the rank
-     * difference of the first and last in range (skiplist), as Redis counts.
+     * difference of the first and last in range (tree), as Redis counts.
      */
     public int countInLex(LexRange r) {
         int first = firstInLex(r);
@@ -456,7 +458,7 @@ public final class ZSetValue implements CollectionValue {
             listpack.deleteRanks(start, end);
             return end - start + 1;
         }
-        return skiplist.removeRanks(start, end);
+        return tree.removeRanks(start, end);
     }
 
     /** ZREMRANGEBYSCORE's removal; returns how many. */
@@ -481,7 +483,7 @@ public final class ZSetValue implements CollectionValue {
             start = firstInLex(r);
             if (start < 0) return 0;
         } else {
-            start = skiplist.countWhile((s, m) -> !r.gteMin(m));
+            start = tree.countWhile((s, m) -> !r.gteMin(m));
             if (start >= size()) return 0;
         }
         int[] k = {0};

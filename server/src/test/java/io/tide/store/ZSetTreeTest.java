@@ -84,7 +84,7 @@ class ZSetTreeTest {
                 double s = rnd.nextInt(60);
                 Double cur = model.get(m);
                 if (cur == null) t.insert(b(m), s);
-                else t.updateScore(b(m), s);
+                else t.updateScore(t.slotOf(b(m)), s);
                 model.put(m, s);
             } else if (op < 15) {
                 assertThat(t.remove(b(m))).isEqualTo(model.remove(m) != null);
@@ -181,13 +181,13 @@ class ZSetTreeTest {
         for (int i = 0; i < 64; i++) t.insert(b(String.format("m%02d", i)), i);
         // every member moved a little in both directions (in place when it stays inside its leaf), then far
         for (int i = 0; i < 64; i++) {
-            t.updateScore(b(String.format("m%02d", i)), i + 0.4);
+            t.updateScore(t.slotOf(b(String.format("m%02d", i))), i + 0.4);
             t.verify();
-            t.updateScore(b(String.format("m%02d", i)), i - 0.4);
+            t.updateScore(t.slotOf(b(String.format("m%02d", i))), i - 0.4);
             t.verify();
         }
         for (int i = 0; i < 64; i++) {
-            t.updateScore(b(String.format("m%02d", i)), 100 - i);
+            t.updateScore(t.slotOf(b(String.format("m%02d", i))), 100 - i);
             t.verify();
         }
         assertThat(t.memberAt(0)).isEqualTo(b("m63"));
