@@ -90,7 +90,32 @@ public final class CommandContext implements ShardWrites.Recorder {
         this.fromScript = false;
         this.retry = false;
         this.replyInPlace = false;
+        this.suspendable = false;
         return this;
+    }
+
+    /** See {@link #suspendable()}. */
+    private boolean suspendable;
+
+    /**
+     * Whether this run is a script inline on its shard, inside a continuation the dispatcher runs: if it turns busy it
+     * may yield there and go on on the coordinator thread (decision 0022).
+     */
+    public boolean suspendable() {
+        return suspendable;
+    }
+
+    void suspendable(boolean inContinuation) {
+        suspendable = inContinuation;
+    }
+
+    /**
+     * The run began inline on its shard and goes on on the coordinator thread, with that shard parked (a busy script,
+     * see {@link #suspendable()}): from now on it is a coordinated run of that one shard, as if it had begun there.
+     */
+    void movedToCoordinator() {
+        coordinated = true; // parked is already that shard alone
+        suspendable = false;
     }
 
     /** Whether the running top-level command's reply is written at once, so it may be read in place; see readInPlace. */

@@ -51,6 +51,8 @@ public final class Dispatcher {
     private final Outcome[] viewOutcomes;
     private final Outcome[] intViewOutcomes;
     private final boolean single;
+    /** With one shard: scripts run inline on it, in a continuation that moves to the coordinator if they turn busy. */
+    private final boolean inlineScripts;
     /** Per home shard, confined to its thread: clients postponed by CLIENT PAUSE, in order, and the pause end its
      *  release timer is armed for (0 = none). */
     private final java.util.ArrayDeque<ClientSession>[] postponedClients;
@@ -74,6 +76,7 @@ public final class Dispatcher {
         this.table = server.table();
         this.shards = server.shards();
         this.single = shards.size() == 1;
+        this.inlineScripts = single && io.tide.util.Continuations.available();
         this.shardContexts = new CommandContext[shards.size()];
         for (int i = 0; i < shardContexts.length; i++) shardContexts[i] = new CommandContext(server);
         this.viewOutcomes = new Outcome[shardContexts.length];
@@ -246,7 +249,8 @@ public final class Dispatcher {
         home.stats().commandsProcessed++; // as Redis's total_commands_processed: commands that get to run
 
         if (single) {
-            if (needsCoordinator(c, spec, argv)) runCoordinated(c, spec, argv, shards.all(), silent);
+            if (inlineScripts && isScript(spec) && !c.inMulti()) runInline(c, spec, argv, home, now, silent, true);
+            else if (needsCoordinator(c, spec, argv)) runCoordinated(c, spec, argv, shards.all(), silent);
             else runInline(c, spec, argv, home, now, silent);
             return;
         }
@@ -298,12 +302,33 @@ public final class Dispatcher {
     }
 
     private void runInline(ClientSession c, CommandSpec spec, byte[][] argv, Shard home, long now, boolean silent) {
+        runInline(c, spec, argv, home, now, silent, false);
+    }
+
+    /**
+     * {@code script}: a script on a one-shard server, run in a continuation; if it turns busy it yields, and its rest
+     * moves to the coordinator ({@link #moveScript}), so that this thread can answer -BUSY meanwhile (decision 0022).
+     */
+    private void runInline(ClientSession c, CommandSpec spec, byte[][] argv, Shard home, long now, boolean silent,
+                           boolean script) {
         CommandContext ctx = shardContexts[home.id()].reset(home, false, 0, c, c.db, now, c.noTouch);
-        ctx.allowReplyInPlace(); // the reply is written below, before this thread runs anything else (or settled)
+        // The reply is written below, before this thread runs anything else (or settled); a script's is its own.
+        if (!script) ctx.allowReplyInPlace();
         io.tide.journal.Journal journal = home.writes().journal();
         long recorded = journal.records();
         long t0 = System.nanoTime();
         Outcome o = c.inMulti() ? null : memoryRefusal(spec, home);
+        if (o == null && script) {
+            InlineScript run = new InlineScript(spec, ctx, argv);
+            ctx.suspendable(true);
+            Object k = io.tide.util.Continuations.create(run);
+            io.tide.util.Continuations.run(k);
+            if (!io.tide.util.Continuations.isDone(k)) {
+                moveScript(c, spec, argv, home, silent, ctx, k, run, recorded, t0);
+                return;
+            }
+            o = run.outcome;
+        }
         if (o == null) o = execute(spec, ctx, argv);
         record(spec, home, o, System.nanoTime() - t0, c, argv);
         if (c.forceCurrent) {
@@ -334,6 +359,56 @@ public final class Dispatcher {
             c.reply(o.reply, silent, spec, argv);
         }
         if (!home.dataLent()) serveReady(home); // while a busy script holds the data, the coordinator serves later
+    }
+
+    /** A script's run, inside a continuation (see {@link #runInline}). */
+    private final class InlineScript implements Runnable {
+        private final CommandSpec spec;
+        private final CommandContext ctx;
+        private final byte[][] argv;
+        Outcome outcome;
+
+        InlineScript(CommandSpec spec, CommandContext ctx, byte[][] argv) {
+            this.spec = spec;
+            this.ctx = ctx;
+            this.argv = argv;
+        }
+
+        @Override
+        public void run() {
+            outcome = execute(spec, ctx, argv);
+        }
+    }
+
+    /**
+     * A script inline on {@code home} turned busy and yielded (continuation {@code k}): its rest runs on the coordinator
+     * thread, with this shard parked until the coordinator lends the data (as for a busy coordinated script: this
+     * thread then answers -BUSY); the reply follows as a coordinated command's does. The script keeps {@code ctx};
+     * the shard takes a fresh context for what it serves meanwhile.
+     */
+    private void moveScript(ClientSession c, CommandSpec spec, byte[][] argv, Shard home, boolean silent,
+                            CommandContext ctx, Object k, InlineScript run, long recorded, long t0) {
+        int id = home.id();
+        CommandContext fresh = new CommandContext(server);
+        shardContexts[id] = fresh;
+        viewOutcomes[id] = new Outcome(fresh.view(), false, null);
+        intViewOutcomes[id] = new Outcome(fresh.intView(), false, null);
+        ClientSession.Slot slot = c.reserve(silent, spec, argv);
+        c.barrierInFlight = true;
+        Shard[] involved = {home};
+        long[] recordedAt = {recorded};
+        Runnable rest = () -> {
+            ctx.movedToCoordinator();
+            io.tide.util.Continuations.run(k); // only a shard thread yields: this runs it to its end
+            Outcome o = run.outcome;
+            long nanos = System.nanoTime() - t0;
+            serveReadyCoordinated(1L << id);
+            afterCoordinated(involved, recordedAt, home, ok -> finishCoordinated(c, spec, argv, slot,
+                    ok ? o : new Outcome(Reply.error(aofError(home)), true, null), nanos, null));
+        };
+        Runnable rejected = () -> home.loop().execute(() -> finishCoordinated(c, spec, argv, slot,
+                new Outcome(Reply.error("ERR server is shutting down"), true, null), 0, null));
+        shards.coordinator().adopt(home, rest, rejected);
     }
 
     /**

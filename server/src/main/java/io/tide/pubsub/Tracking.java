@@ -127,6 +127,21 @@ public final class Tracking {
         }
     }
 
+    /**
+     * Takes this thread's batch (of the command running on it) away and leaves a fresh one: the command goes on on
+     * another thread, which {@link #attachBatch attaches} it (a busy script moving to the coordinator, decision 0022).
+     */
+    public Object detachBatch() {
+        Batch b = batches.get();
+        batches.set(new Batch());
+        return b;
+    }
+
+    /** This thread's batch becomes {@code batch}, one {@link #detachBatch} took from another thread. */
+    public void attachBatch(Object batch) {
+        batches.set((Batch) batch);
+    }
+
     /** A command starts on this thread: BCAST invalidations wait for its {@link #endCommand}. Nests. */
     public void beginCommand(long originId) {
         Batch b = batches.get();

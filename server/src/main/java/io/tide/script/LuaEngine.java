@@ -775,7 +775,39 @@ public final class LuaEngine {
     }
 
     /** Runs a compiled script or function body for {@code r}, giving the reply Redis would send. */
-    public synchronized Reply execute(LuaValue fn, ScriptRun r, Varargs callArgs) {
+    public Reply execute(LuaValue fn, ScriptRun r, Varargs callArgs) {
+        inUse.acquireUninterruptibly();
+        try {
+            return executeAlone(fn, r, callArgs);
+        } finally {
+            inUse.release();
+        }
+    }
+
+    /**
+     * One script or library load at a time. A semaphore, not a monitor: a script that turns busy inline on its shard
+     * ends on the coordinator thread ({@link #moveToCoordinator}), so the thread that releases is not always the one
+     * that acquired.
+     */
+    private final java.util.concurrent.Semaphore inUse = new java.util.concurrent.Semaphore(1);
+
+    /**
+     * From a script running inline on its shard, inside the dispatcher's continuation: yields it, so that its rest
+     * runs on the coordinator thread (decision 0022), and carries this thread's per-thread script state over (the
+     * running engine, the client-tracking batch of the command). False when it cannot yield here (it then goes on
+     * on this thread).
+     */
+    static boolean moveToCoordinator(io.tide.pubsub.Tracking tracking) {
+        LuaEngine e = RUNNING.get();
+        Object batch = tracking.detachBatch();
+        RUNNING.remove();
+        boolean moved = io.tide.util.Continuations.yieldNow();
+        RUNNING.set(e);
+        tracking.attachBatch(batch);
+        return moved;
+    }
+
+    private Reply executeAlone(LuaValue fn, ScriptRun r, Varargs callArgs) {
         run = r;
         ScriptWatchdog dog = watchdog;
         hook.reset(dog == null ? () -> { } : () -> dog.check(hook));
@@ -859,7 +891,16 @@ public final class LuaEngine {
      * {@code log}, the log levels and the version. The functions it registers keep running in the script
      * globals afterwards. Throws Redis's "Error compiling function" / "Error registering functions" lines.
      */
-    public synchronized void loadLibrary(byte[] code, LuaFunction registerFunction) {
+    public void loadLibrary(byte[] code, LuaFunction registerFunction) {
+        inUse.acquireUninterruptibly();
+        try {
+            loadLibraryAlone(code, registerFunction);
+        } finally {
+            inUse.release();
+        }
+    }
+
+    private void loadLibraryAlone(byte[] code, LuaFunction registerFunction) {
         LuaFunction chunk;
         try {
             chunk = globals.load(new ByteArrayInputStream(code), FUNCTION_SOURCE, "t", functionEnv).checkfunction();

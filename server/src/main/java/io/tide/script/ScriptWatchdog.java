@@ -14,11 +14,13 @@ import org.slf4j.LoggerFactory;
  * {@link #end}; any shard thread may call {@link #kill} and {@link #busyError}; they meet on volatile fields.
  *
  * <p>Once a script has run longer than the threshold it becomes <em>busy</em>: if it runs on the coordinator
- * thread with the shards parked (every script does, see the dispatcher), the coordinator
+ * thread with the shards parked (or inline on its shard in a continuation, and then moves there first, see
+ * {@link LuaEngine#moveToCoordinator}), the coordinator
  * {@linkplain Coordinator#lend() lends} it the data and releases the shards, which then answer other clients
  * -BUSY without touching data. When the script ends, {@link #end} has the coordinator park the shards again
  * before the script's caller goes on ({@link Coordinator#reclaim()}), so the data only ever has one owner.
- * A script that runs elsewhere (none today) is never marked busy: nothing could answer meanwhile.
+ * A script that runs elsewhere (inline without a continuation: none today) is never marked busy: nothing could
+ * answer meanwhile.
  */
 public final class ScriptWatchdog {
 
@@ -59,9 +61,13 @@ public final class ScriptWatchdog {
             hook.checkEveryInstruction();
             throw new LuaError(LuaEngine.errorTable(Errors.SCRIPT_KILLED));
         }
-        if (cur.busy || co == null || !co.isCoordinatorThread()) return;
+        if (cur.busy || co == null) return;
+        boolean onCoordinator = co.isCoordinatorThread();
+        if (!onCoordinator && !cur.run.ctx.suspendable()) return;
         long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - cur.startNanos);
         if (elapsedMs < cur.run.ctx.server().config().getLong("busy-reply-threshold")) return;
+        // Inline on its shard: the rest of the script moves to the coordinator thread first (decision 0022).
+        if (!onCoordinator && !LuaEngine.moveToCoordinator(cur.run.ctx.server().tracking())) return;
         LOG.warn("Slow script detected: still in execution after {} milliseconds. You can try killing the script"
                 + " using the {} command. Script name is: {}.", elapsedMs,
                 cur.function ? "FUNCTION KILL" : "SCRIPT KILL", cur.run.name);

@@ -54,7 +54,15 @@ public final class Coordinator {
     /** See {@link #lend()}. */
     private volatile boolean lent;
 
-    private record Op(Shard[] shards, Runnable body, Runnable onRejected, SelfPark group) {}
+    /** {@code adopted}: handed over by {@link #adopt}, run only through {@link #adoptedOp}, never from the queue. */
+    private record Op(Shard[] shards, Runnable body, Runnable onRejected, SelfPark group, boolean adopted) {}
+
+    /**
+     * The rest of a script a shard thread handed over in its middle ({@link #adopt}), until a batch takes it: the
+     * next batch to run, whichever shards it parks, runs it before its own operations.
+     */
+    private final java.util.concurrent.atomic.AtomicReference<Op> adoptedOp =
+            new java.util.concurrent.atomic.AtomicReference<>();
 
     /**
      * Operations a shard thread handed over while parking itself ({@link #runSelfParked}): the thread waits in
@@ -118,7 +126,7 @@ public final class Coordinator {
             onRejected.run();
             return;
         }
-        Op op = new Op(shards, body, onRejected, null);
+        Op op = new Op(shards, body, onRejected, null, false);
         queue.add(op);
         if (closed && queue.remove(op)) onRejected.run(); // lost the race with close(): nobody will run it
 
@@ -139,7 +147,7 @@ public final class Coordinator {
         SelfPark g = new SelfPark(self, bodies.size());
         Shard[] only = {self};
         List<Op> ops = new ArrayList<>(bodies.size());
-        for (int i = 0; i < bodies.size(); i++) ops.add(new Op(only, bodies.get(i), onRejected.get(i), g));
+        for (int i = 0; i < bodies.size(); i++) ops.add(new Op(only, bodies.get(i), onRejected.get(i), g, false));
         selfParked.set(self.id(), g); // before reading pending and lent: see park() and lend()
         try {
             if (lent) g.left = true; // a busy script holds the data: stay in the loop to answer -BUSY
@@ -150,6 +158,38 @@ public final class Coordinator {
                 for (Op op : ops) if (queue.remove(op)) op.onRejected.run();
             }
             if (!g.left) awaitGroup(g);
+        } finally {
+            selfParked.set(self.id(), null);
+        }
+    }
+
+    /**
+     * On {@code self}'s own thread, in the middle of an operation that began there alone (a script, inline on its shard,
+     * that turned busy): hands the rest of it ({@code body}, which resumes it) to the coordinator thread and parks this
+     * thread until it has run or been lent the data, as {@link #runSelfParked} does. Nothing else may touch the shard's
+     * data before the rest has run, not even a batch queued before whose barrier this thread takes while it waits: so
+     * the rest does not queue behind anything. The next batch to run (one waiting for this thread's arrival, or the one
+     * this call wakes) runs it first, with this shard parked either way (by that barrier, or self-parked here). On
+     * shutdown {@code onRejected} runs instead. See docs/decisions/0022-scripts-inline-on-their-shard.md.
+     */
+    public void adopt(Shard self, Runnable body, Runnable onRejected) {
+        if (closed) {
+            onRejected.run();
+            return;
+        }
+        SelfPark g = new SelfPark(self, 1);
+        Op op = new Op(new Shard[] {self}, body, onRejected, g, true);
+        selfParked.set(self.id(), g); // before reading pending: see park()
+        try {
+            adoptedOp.set(op); // before this thread arrives at any barrier: the batch that parked it finds the op
+            queue.add(op); // wakes the coordinator when it waits for work (the loop drops it: the slot above runs it)
+            Barrier b = pending.get(self.id());
+            if (b != null) b.arrive(); // a batch queued before waits for this thread: it runs the op first
+            if (closed && adoptedOp.compareAndSet(op, null)) { // lost the race with close(): nobody will run it
+                onRejected.run();
+                return;
+            }
+            awaitGroup(g);
         } finally {
             selfParked.set(self.id(), null);
         }
@@ -183,6 +223,8 @@ public final class Coordinator {
                 break;
             }
             queue.drainTo(batch, MAX_BATCH - 1);
+            batch.removeIf(Op::adopted); // wake-ups: the op itself is run through adoptedOp
+            if (batch.isEmpty() && adoptedOp.get() == null) continue;
             int n = 0;
             for (Op op : batch) {
                 if (op.group != null && !op.group.left) {
@@ -207,8 +249,13 @@ public final class Coordinator {
             batch.clear();
             batchGroups.clear();
         }
-        Op left;
+        Op left = adoptedOp.getAndSet(null);
+        if (left != null) {
+            left.onRejected.run();
+            finished(left);
+        }
         while ((left = queue.poll()) != null) {
+            if (left.adopted) continue;
             left.onRejected.run();
             finished(left);
         }
@@ -244,6 +291,11 @@ public final class Coordinator {
     private void coordinate(Shard[] shards, List<Op> batch) {
         long t0 = System.nanoTime();
         if (!park(shards)) {
+            Op a = adoptedOp.getAndSet(null);
+            if (a != null) {
+                a.onRejected.run();
+                finished(a);
+            }
             for (Op op : batch) {
                 op.onRejected.run();
                 finished(op);
@@ -252,23 +304,20 @@ public final class Coordinator {
         }
         selfParkedShards = new Shard[batchGroups.size()];
         for (int i = 0; i < selfParkedShards.length; i++) selfParkedShards[i] = batchGroups.get(i).shard;
-        operations += batch.size();
-        try {
-            for (Op op : batch) {
-                if (release == null) { // lent out and not taken back (shutting down)
-                    op.onRejected.run();
-                    finished(op);
-                    continue;
-                }
-                try {
-                    op.body.run();
-                } catch (RuntimeException e) {
-                    LOG.error("multi-shard operation failed", e);
-                } finally {
-                    if (lent) reclaim(); // an operation must never leave the data lent out
-                    finished(op);
-                }
+        // Set before its shard's thread arrived at any barrier, so that shard is parked now: by this batch's barrier,
+        // or self-parked in adopt(), waiting for the op.
+        Op adopted = adoptedOp.getAndSet(null);
+        if (adopted != null) {
+            Shard home = adopted.shards[0];
+            if (!contains(shards, home) && !contains(selfParkedShards, home)) {
+                selfParkedShards = java.util.Arrays.copyOf(selfParkedShards, selfParkedShards.length + 1);
+                selfParkedShards[selfParkedShards.length - 1] = home;
             }
+        }
+        operations += batch.size() + (adopted != null ? 1 : 0);
+        try {
+            if (adopted != null) runOp(adopted);
+            for (Op op : batch) runOp(op);
         } finally {
             if (release != null) release.countDown();
             releaseExtra();
@@ -280,6 +329,22 @@ public final class Coordinator {
             parkedNanos += took;
             io.tide.metrics.LatencyMonitor m = latency;
             if (m != null) m.sampleIfNeeded("coordinator-park", took / 1_000_000);
+        }
+    }
+
+    private void runOp(Op op) {
+        if (release == null) { // lent out and not taken back (shutting down)
+            op.onRejected.run();
+            finished(op);
+            return;
+        }
+        try {
+            op.body.run();
+        } catch (RuntimeException e) {
+            LOG.error("multi-shard operation failed", e);
+        } finally {
+            if (lent) reclaim(); // an operation must never leave the data lent out
+            finished(op);
         }
     }
 
