@@ -15,6 +15,7 @@ class BareJvmTest {
         assertThat(Boolean.getBoolean("tide.junit5.bareJvm")).as("run by this module's surefire").isTrue();
         assertThat(io.netty.channel.epoll.Epoll.class.getModule().isNativeAccessEnabled()).isFalse();
         assertThat(io.netty.util.internal.PlatformDependent.hasUnsafe()).isFalse();
+        assertThat(io.tide.util.Continuations.available()).as("no jdk.internal.vm export").isFalse();
     }
 
     @Test
@@ -24,6 +25,8 @@ class BareJvmTest {
             assertThat(s.ioDriver()).isEqualTo("nio");
             j.set("k", "v");
             assertThat(j.get("k")).isEqualTo("v");
+            // Scripts run on the coordinator here (no continuations, decision 0022), with the same replies.
+            assertThat(j.eval("return redis.call('GET', KEYS[1])", 1, "k")).isEqualTo("v");
         }
     }
 }
