@@ -83,14 +83,14 @@ class CrashRecoveryTest {
 
     // ------------------------------------------------------------------ the matrix
 
-    enum Kind { STRING, LIST, HASH, ZSET, STREAM, CROSS }
+    enum Kind { STRING, LIST, HASH, ZSET, STREAM, CROSS, SCRIPT }
 
     /**
      * {@code -Dtide.crash.kinds=LIST,STREAM}: the data types each writer mixes (default all); every operation picks
      * one of them at random, so one kill hits all of them at once and the matrix stays small enough for CI.
      */
     private static final List<Kind> KINDS = Arrays.stream(System.getProperty("tide.crash.kinds",
-            "STRING,LIST,HASH,ZSET,STREAM,CROSS").split(",")).map(String::strip).map(Kind::valueOf).toList();
+            "STRING,LIST,HASH,ZSET,STREAM,CROSS,SCRIPT").split(",")).map(String::strip).map(Kind::valueOf).toList();
 
     static Stream<Arguments> cells() {
         List<Arguments> out = new ArrayList<>();
@@ -522,6 +522,7 @@ class CrashRecoveryTest {
         List<String> cmd = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "--sun-misc-unsafe-memory-access=allow", "--enable-native-access=ALL-UNNAMED",
+                "--add-exports", "java.base/jdk.internal.vm=ALL-UNNAMED", // as the jar's manifest: scripts inline
                 "-cp", System.getProperty("java.class.path"), "io.tide.Main",
                 "--port", Integer.toString(port), "--dir", dir.toString(), "--save", ""));
         cmd.addAll(List.of(args));
@@ -946,15 +947,20 @@ class CrashRecoveryTest {
 
     /**
      * Pairs of keys on two different shards (with 4 shards; hash tags chosen by CRC16 slot as ShardSet routes them),
-     * written together by MSET or by MULTI SET SET EXEC with the same value: both or neither, always equal.
+     * written together by MSET or by MULTI SET SET EXEC with the same value, or ({@code script}) by a script that sets
+     * both (inline on the shard thread with one shard, decision 0022; on the coordinator with four): both or neither,
+     * always equal.
      */
     static final class CrossFeed extends Feed {
         static final int PAIRS = 6;
+        static final String SET_BOTH = "redis.call('SET', KEYS[1], ARGV[1]) redis.call('SET', KEYS[2], ARGV[1]) return 1";
         final String[][] keys = new String[PAIRS][2];
         final Reg[] regs = new Reg[PAIRS];
+        final boolean script;
         long seq;
 
-        CrossFeed(String prefix, int shards) {
+        CrossFeed(String prefix, int shards, boolean script) {
+            this.script = script;
             for (int i = 0; i < PAIRS; i++) {
                 regs[i] = new Reg();
                 // Pair i spans shards (i % 4, (i + 1 + i / 4) % 4): every shard, several distinct pairs.
@@ -974,6 +980,7 @@ class CrashRecoveryTest {
             reg.sent = v;
             String value = Long.toString(v);
             Consumer<Object> ack = r -> reg.acked = Math.max(reg.acked, v);
+            if (script) return Op.of(ack, "EVAL", SET_BOTH, "2", keys[i][0], keys[i][1], value);
             if (!pipelined && v % 2 == 0) {
                 return new Op(List.of(new String[] {"SET", keys[i][0], value}, new String[] {"SET", keys[i][1], value}),
                         true, ack);
@@ -1067,7 +1074,8 @@ class CrashRecoveryTest {
             case HASH -> new HashFeed(prefix);
             case ZSET -> new ZsetFeed(prefix);
             case STREAM -> new StreamFeed(prefix);
-            case CROSS -> new CrossFeed(prefix, shards);
+            case CROSS -> new CrossFeed(prefix, shards, false);
+            case SCRIPT -> new CrossFeed(prefix, shards, true);
         };
     }
 
