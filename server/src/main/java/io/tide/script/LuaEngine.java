@@ -814,9 +814,11 @@ public final class LuaEngine {
         boolean function = FUNCTION_SOURCE.equals(r.source);
         if (function) {
             callArgs = LuaValue.varargsOf(stringArray(r.keys), stringArray(r.args)); // functions get (keys, args)
+            clearKeysAndArgv(); // a function sees no KEYS or ARGV global, as in Redis
         } else {
             globals.rawset("KEYS", stringArray(r.keys));
             globals.rawset("ARGV", stringArray(r.args));
+            keysAndArgvSet = true;
         }
         int callerDb = r.ctx != null ? r.ctx.dbIndex() : 0;
         if (dog != null) dog.begin(r);
@@ -834,9 +836,22 @@ public final class LuaEngine {
             RUNNING.remove();
             if (r.ctx != null) r.ctx.selectDb(callerDb); // a SELECT in the script ends with it
             run = null;
-            globals.rawset("KEYS", LuaValue.NIL);
-            globals.rawset("ARGV", LuaValue.NIL);
+            // Small tables stay until the next script replaces them: a global set to nil loses its hash slot, and
+            // adding it back allocates one, on every call. Large ones go at once, not to hold their memory.
+            if (r.keys.length + r.args.length > KEEP_ARGUMENTS) clearKeysAndArgv();
         }
+    }
+
+    /** At most this many keys and arguments of the last script stay referenced by KEYS and ARGV after it. */
+    private static final int KEEP_ARGUMENTS = 64;
+    /** Whether the KEYS and ARGV globals hold the tables of an earlier script. */
+    private boolean keysAndArgvSet;
+
+    private void clearKeysAndArgv() {
+        if (!keysAndArgvSet) return;
+        globals.rawset("KEYS", LuaValue.NIL);
+        globals.rawset("ARGV", LuaValue.NIL);
+        keysAndArgvSet = false;
     }
 
     private static LuaTable stringArray(byte[][] items) {
