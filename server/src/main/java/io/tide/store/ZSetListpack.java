@@ -8,7 +8,9 @@ import java.util.Arrays;
 /**
  * Confined to the shard thread that owns the sorted set. The compact encoding of a sorted set, Redis's
  * "listpack": every (member, score) pair in one byte array, ordered by score then member, each entry laid
- * out as {@code varint(memberLength) member score(8 bytes)}, in the first {@link #bytes()} bytes of the array.
+ * out as {@code varint(memberLength) member score}, in the first {@link #bytes()} bytes of the array. The score takes
+ * 1 to 9 bytes (see {@link #writeScore}): small integers one, other integers and short decimals such as 12.5 the
+ * bytes of their integer part, any other double a marker and its 8 bytes.
  * The array keeps a little spare capacity (at most about an eighth of the content, see {@link #grow}) so
  * that an insert or delete shifts the tail in place instead of reallocating on every change; {@link
  * #trimToSize} drops the spare, and {@link #memoryBytes} always counts the whole array. Lookups, inserts and
@@ -77,10 +79,106 @@ final class ZSetListpack {
         return off + varintSize(len);
     }
 
+    // ---------------------------------------------------------------- scores
+    //
+    // A score's first byte h says how it is stored:
+    //   h < 0x80   the integer h (0..127), nothing follows;
+    //   h = 0xFF   any double: its 8 bytes follow (big-endian IEEE 754);
+    //   otherwise  h = 0x80 | (n - 1) << 4 | k: an integer m in the next n bytes (big-endian two's complement,
+    //              |m| <= 2^53) and the score is m / 10^k (k = 0..14): exactly the double the decimal m * 10^-k
+    //              reads as, since m and 10^k are both exact doubles and a division is correctly rounded.
+    // A score is written in the shortest of these that reads back as the same double.
+
+    private static final int RAW_SCORE = 0xFF;
+    private static final int MAX_SCALE = 14;
+    private static final long EXACT = 1L << 53;
+    private static final double[] POW10 = new double[MAX_SCALE + 1];
+
+    static {
+        double p = 1;
+        for (int k = 0; k <= MAX_SCALE; k++, p *= 10) POW10[k] = p;
+    }
+
+    /** Bytes a score takes (see above). */
+    static int scoreSize(double score) {
+        long h = scoreHeader(score);
+        return h < 0 ? 9 : h < 0x80 ? 1 : 1 + (int) ((h >>> 4) & 7) + 1;
+    }
+
+    /** The first byte of {@code score}'s form (see above), or -1 when it is stored raw. */
+    private static long scoreHeader(double score) {
+        int k = scaleOf(score);
+        if (k < 0) return -1;
+        long m = scaled(score, k);
+        if (k == 0 && m >= 0 && m < 0x80) return m;
+        return 0x80 | (long) (signedBytes(m) - 1) << 4 | k;
+    }
+
+    /** The smallest k with score = m / 10^k for an integer |m| <= 2^53, or -1. */
+    private static int scaleOf(double score) {
+        if (score == Math.rint(score) && Math.abs(score) <= EXACT) return 0;
+        if (Double.isInfinite(score)) return -1;
+        for (int k = 1; k <= MAX_SCALE; k++) {
+            double m = Math.rint(score * POW10[k]);
+            if (Math.abs(m) > EXACT) return -1;
+            if (m / POW10[k] == score) return k;
+        }
+        return -1;
+    }
+
+    private static long scaled(double score, int k) {
+        return (long) Math.rint(score * POW10[k]);
+    }
+
+    /** Bytes of the shortest big-endian two's complement form of {@code m} (1..7 for |m| <= 2^53). */
+    private static int signedBytes(long m) {
+        int n = 1;
+        while (m < -(1L << (8 * n - 1)) || m >= (1L << (8 * n - 1))) n++;
+        return n;
+    }
+
+    /** Writes {@code score} at {@code p} in {@link #scoreSize} bytes; returns the end. */
+    private static int writeScore(byte[] b, int p, double score) {
+        long h = scoreHeader(score);
+        if (h < 0) {
+            b[p] = (byte) RAW_SCORE;
+            LONG_BE.set(b, p + 1, Double.doubleToRawLongBits(score));
+            return p + 9;
+        }
+        b[p] = (byte) h;
+        if (h < 0x80) return p + 1;
+        int n = (int) ((h >>> 4) & 7) + 1;
+        long m = scaled(score, (int) (h & 15));
+        for (int i = n; i >= 1; i--) {
+            b[p + i] = (byte) m;
+            m >>= 8;
+        }
+        return p + 1 + n;
+    }
+
+    /** The score stored at {@code p}. */
+    private static double readScore(byte[] b, int p) {
+        int h = b[p] & 0xFF;
+        if (h < 0x80) return h;
+        if (h == RAW_SCORE) return Double.longBitsToDouble((long) LONG_BE.get(b, p + 1));
+        int n = ((h >>> 4) & 7) + 1;
+        long m = b[p + 1]; // sign-extended
+        for (int i = 2; i <= n; i++) m = m << 8 | (b[p + i] & 0xFF);
+        int k = h & 15;
+        return k == 0 ? m : m / POW10[k];
+    }
+
+    /** Bytes of the score stored at {@code p}. */
+    private static int storedScoreSize(byte[] b, int p) {
+        int h = b[p] & 0xFF;
+        return h < 0x80 ? 1 : h == RAW_SCORE ? 9 : ((h >>> 4) & 7) + 2;
+    }
+
     /** Offset of the entry after the one at {@code off}. */
     int next(int off) {
         int len = memberLength(off);
-        return memberStart(off, len) + len + 8;
+        int p = memberStart(off, len) + len;
+        return p + storedScoreSize(buf, p);
     }
 
     /** The first entry's offset, or -1 when empty. */
@@ -101,8 +199,7 @@ final class ZSetListpack {
 
     double score(int off) {
         int len = memberLength(off);
-        int p = memberStart(off, len) + len;
-        return Double.longBitsToDouble((long) LONG_BE.get(buf, p));
+        return readScore(buf, memberStart(off, len) + len);
     }
 
     int memberLengthAt(int off) {
@@ -176,9 +273,9 @@ final class ZSetListpack {
             int l = memberLength(off);
             int s = memberStart(off, l);
             if (l == mlen && Arrays.equals(b, s, s + l, member, 0, l)) return off;
-            int nxt = s + l + 8;
+            int nxt = s + l + storedScoreSize(b, s + l);
             if (at < 0) {
-                double sc = Double.longBitsToDouble((long) LONG_BE.get(b, s + l));
+                double sc = readScore(b, s + l);
                 if (sc > score || (sc == score && Arrays.compareUnsigned(b, s, s + l, member, 0, mlen) > 0)) {
                     at = off;
                 }
@@ -209,16 +306,21 @@ final class ZSetListpack {
         if (len + extra > buf.length) buf = Arrays.copyOf(buf, len + extra);
     }
 
-    /** Bytes an entry for a member of {@code memberLength} bytes takes. */
-    static int entrySize(int memberLength) {
-        return varintSize(memberLength) + memberLength + 8;
+    /** Bytes an entry for a member of {@code memberLength} bytes and {@code score} takes. */
+    static int entrySize(int memberLength, double score) {
+        return varintSize(memberLength) + memberLength + scoreSize(score);
+    }
+
+    /** The most bytes an entry for a member of {@code memberLength} bytes takes, whatever its score. */
+    static int maxEntrySize(int memberLength) {
+        return varintSize(memberLength) + memberLength + 9;
     }
 
     /** Inserts an entry at {@code at}, an offset {@link #findOrInsertionPoint} returned (decoded). */
     void insertAt(int at, byte[] member, double score) {
         if (score == 0) score = 0.0; // a listpack stores integral scores as integers: -0 becomes 0
         int mlen = member.length;
-        int entry = varintSize(mlen) + mlen + 8;
+        int entry = entrySize(mlen, score);
         int need = len + entry;
         byte[] b = buf;
         if (need > b.length) {
@@ -238,8 +340,7 @@ final class ZSetListpack {
         }
         b[p++] = (byte) v;
         System.arraycopy(member, 0, b, p, mlen);
-        p += mlen;
-        LONG_BE.set(b, p, Double.doubleToRawLongBits(score));
+        writeScore(b, p + mlen, score);
         len = need;
         count++;
     }

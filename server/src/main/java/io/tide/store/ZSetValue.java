@@ -124,7 +124,7 @@ public final class ZSetValue implements CollectionValue {
                 && total <= LISTPACK_MAX_SAFE) {
             ZSetListpack lp = new ZSetListpack();
             long bytes = 0;
-            for (int i = 0; i < n; i++) bytes += ZSetListpack.entrySize(members[i].length);
+            for (int i = 0; i < n; i++) bytes += ZSetListpack.entrySize(members[i].length, scores[i]);
             if (bytes <= LISTPACK_MAX_SAFE) lp.reserve((int) bytes);
             for (int i = 0; i < n; i++) lp.append(members[i], scores[i]);
             return new ZSetValue(lp, null);
@@ -190,7 +190,7 @@ public final class ZSetValue implements CollectionValue {
     public void reserveFor(byte[][] argv, int firstMember, int step, int n) {
         if (listpack == null) return;
         long bytes = 0;
-        for (int i = 0; i < n; i++) bytes += ZSetListpack.entrySize(argv[firstMember + i * step].length);
+        for (int i = 0; i < n; i++) bytes += ZSetListpack.maxEntrySize(argv[firstMember + i * step].length);
         if (listpack.bytes() + bytes <= LISTPACK_MAX_SAFE) listpack.reserve((int) bytes);
     }
 
