@@ -8,9 +8,10 @@ import java.util.Arrays;
 /**
  * Confined to the shard thread that owns the sorted set. The compact encoding of a sorted set, Redis's
  * "listpack": every (member, score) pair in one byte array, ordered by score then member, each entry laid
- * out as {@code varint(memberLength) member score}, in the first {@link #bytes()} bytes of the array. The score takes
- * 1 to 9 bytes (see {@link #writeScore}): small integers one, other integers and short decimals such as 12.5 the
- * bytes of their integer part, any other double a marker and its 8 bytes.
+ * out as {@code varint(memberLength) scoreHead member scoreRest}, in the first {@link #bytes()} bytes of the array.
+ * The score takes 1 to 9 bytes (see {@link #writeScore}): small integers one, other integers their significant bytes,
+ * any other double its bytes up to the last non-zero one (12.5, 0x4029000000000000, takes three). Its first byte sits
+ * before the member, so an entry's length comes from two loads at known places, not from a chain of them.
  * The array keeps a little spare capacity (at most about an eighth of the content, see {@link #grow}) so
  * that an insert or delete shifts the tail in place instead of reallocating on every change; {@link
  * #trimToSize} drops the spare, and {@link #memoryBytes} always counts the whole array. Lookups, inserts and
@@ -75,59 +76,35 @@ final class ZSetListpack {
         }
     }
 
+    /** Where the member of the entry at {@code off} begins; its score's first byte is just before. */
     private static int memberStart(int off, int len) {
-        return off + varintSize(len);
+        return off + varintSize(len) + 1;
     }
 
     // ---------------------------------------------------------------- scores
     //
-    // A score's first byte h says how it is stored:
-    //   h < 0x80   the integer h (0..127), nothing follows;
-    //   h = 0xFF   any double: its 8 bytes follow (big-endian IEEE 754);
-    //   otherwise  h = 0x80 | (n - 1) << 4 | k: an integer m in the next n bytes (big-endian two's complement,
-    //              |m| <= 2^53) and the score is m / 10^k (k = 0..14): exactly the double the decimal m * 10^-k
-    //              reads as, since m and 10^k are both exact doubles and a division is correctly rounded.
-    // A score is written in the shortest of these that reads back as the same double.
+    // A score's first byte h (before the member) says how the rest (after it) is stored:
+    //   h < 0x80          the integer h (0..127), nothing follows;
+    //   h = 0x80 + n - 1  (n = 1..7) an integral score m, |m| <= 2^53, in the next n bytes (big-endian two's
+    //                     complement);
+    //   h = 0x90 + n      (n = 1..8) any other score: the first n bytes of its 8 (big-endian IEEE 754), the rest
+    //                     being zero (12.5 is 0x4029000000000000: two bytes).
+    // Each reads back as the same double with a few loads and shifts (no division, no parsing: a small set's scores
+    // are read on every insert), in the fewest bytes of these forms.
 
-    private static final int RAW_SCORE = 0xFF;
-    private static final int MAX_SCALE = 14;
     private static final long EXACT = 1L << 53;
-    private static final double[] POW10 = new double[MAX_SCALE + 1];
-
-    static {
-        double p = 1;
-        for (int k = 0; k <= MAX_SCALE; k++, p *= 10) POW10[k] = p;
-    }
 
     /** Bytes a score takes (see above). */
     static int scoreSize(double score) {
-        long h = scoreHeader(score);
-        return h < 0 ? 9 : h < 0x80 ? 1 : 1 + (int) ((h >>> 4) & 7) + 1;
-    }
-
-    /** The first byte of {@code score}'s form (see above), or -1 when it is stored raw. */
-    private static long scoreHeader(double score) {
-        int k = scaleOf(score);
-        if (k < 0) return -1;
-        long m = scaled(score, k);
-        if (k == 0 && m >= 0 && m < 0x80) return m;
-        return 0x80 | (long) (signedBytes(m) - 1) << 4 | k;
-    }
-
-    /** The smallest k with score = m / 10^k for an integer |m| <= 2^53, or -1. */
-    private static int scaleOf(double score) {
-        if (score == Math.rint(score) && Math.abs(score) <= EXACT) return 0;
-        if (Double.isInfinite(score)) return -1;
-        for (int k = 1; k <= MAX_SCALE; k++) {
-            double m = Math.rint(score * POW10[k]);
-            if (Math.abs(m) > EXACT) return -1;
-            if (m / POW10[k] == score) return k;
+        if (isSmallIntegral(score)) {
+            long m = (long) score;
+            return m >= 0 && m < 0x80 ? 1 : 1 + signedBytes(m);
         }
-        return -1;
+        return 1 + leadingBytes(Double.doubleToRawLongBits(score));
     }
 
-    private static long scaled(double score, int k) {
-        return (long) Math.rint(score * POW10[k]);
+    private static boolean isSmallIntegral(double score) {
+        return score == Math.rint(score) && Math.abs(score) <= EXACT;
     }
 
     /** Bytes of the shortest big-endian two's complement form of {@code m} (1..7 for |m| <= 2^53). */
@@ -137,48 +114,65 @@ final class ZSetListpack {
         return n;
     }
 
-    /** Writes {@code score} at {@code p} in {@link #scoreSize} bytes; returns the end. */
-    private static int writeScore(byte[] b, int p, double score) {
-        long h = scoreHeader(score);
-        if (h < 0) {
-            b[p] = (byte) RAW_SCORE;
-            LONG_BE.set(b, p + 1, Double.doubleToRawLongBits(score));
-            return p + 9;
-        }
-        b[p] = (byte) h;
-        if (h < 0x80) return p + 1;
-        int n = (int) ((h >>> 4) & 7) + 1;
-        long m = scaled(score, (int) (h & 15));
-        for (int i = n; i >= 1; i--) {
-            b[p + i] = (byte) m;
-            m >>= 8;
-        }
-        return p + 1 + n;
+    /** Bytes of {@code bits} up to its last non-zero one (1..8; a non-zero double). */
+    private static int leadingBytes(long bits) {
+        return 8 - (Long.numberOfTrailingZeros(bits) >>> 3);
     }
 
-    /** The score stored at {@code p}. */
-    private static double readScore(byte[] b, int p) {
-        int h = b[p] & 0xFF;
+    /**
+     * Writes {@code score}: its first byte at {@code head}, the rest ({@link #scoreSize} - 1 bytes) from {@code rest}.
+     */
+    private static void writeScore(byte[] b, int head, int rest, double score) {
+        if (isSmallIntegral(score)) {
+            long m = (long) score;
+            if (m >= 0 && m < 0x80) {
+                b[head] = (byte) m;
+                return;
+            }
+            int n = signedBytes(m);
+            b[head] = (byte) (0x80 + n - 1);
+            for (int i = n - 1; i >= 0; i--, m >>= 8) b[rest + i] = (byte) m;
+            return;
+        }
+        long bits = Double.doubleToRawLongBits(score);
+        int n = leadingBytes(bits);
+        b[head] = (byte) (0x90 + n);
+        for (int i = 0; i < n; i++) b[rest + i] = (byte) (bits >>> (56 - 8 * i));
+    }
+
+    /**
+     * The score whose first byte is at {@code head} and the rest from {@code rest}: one 8-byte load whatever its
+     * length, the bytes past the score cut off by a shift or a mask (the array keeps {@link #TAIL} bytes after the last
+     * entry, so the load stays inside it).
+     */
+    private static double readScore(byte[] b, int head, int rest) {
+        int h = b[head] & 0xFF;
         if (h < 0x80) return h;
-        if (h == RAW_SCORE) return Double.longBitsToDouble((long) LONG_BE.get(b, p + 1));
-        int n = ((h >>> 4) & 7) + 1;
-        long m = b[p + 1]; // sign-extended
-        for (int i = 2; i <= n; i++) m = m << 8 | (b[p + i] & 0xFF);
-        int k = h & 15;
-        return k == 0 ? m : m / POW10[k];
+        long w = (long) LONG_BE.get(b, rest);
+        if (h < 0x90) return w >> (64 - 8 * (h - 0x7F)); // sign-extending
+        return Double.longBitsToDouble(w & (-1L << (64 - 8 * (h - 0x90))));
     }
 
-    /** Bytes of the score stored at {@code p}. */
-    private static int storedScoreSize(byte[] b, int p) {
-        int h = b[p] & 0xFF;
-        return h < 0x80 ? 1 : h == RAW_SCORE ? 9 : ((h >>> 4) & 7) + 2;
+    /** Bytes the array keeps after the last entry: a score is read with one 8-byte load. */
+    private static final int TAIL = 8;
+
+    /** Bytes of a stored score by its first byte (a lookup: the forms of neighbouring scores vary). */
+    private static final byte[] SCORE_SIZE = new byte[256];
+
+    static {
+        for (int h = 0; h < 256; h++) SCORE_SIZE[h] = (byte) (h < 0x80 ? 1 : h < 0x90 ? h - 0x7E : h - 0x8F);
+    }
+
+    /** Bytes of the score whose first byte is at {@code head}. */
+    private static int storedScoreSize(byte[] b, int head) {
+        return SCORE_SIZE[b[head] & 0xFF];
     }
 
     /** Offset of the entry after the one at {@code off}. */
     int next(int off) {
         int len = memberLength(off);
-        int p = memberStart(off, len) + len;
-        return p + storedScoreSize(buf, p);
+        int s = memberStart(off, len);
+        return s + len + storedScoreSize(buf, s - 1) - 1;
     }
 
     /** The first entry's offset, or -1 when empty. */
@@ -199,7 +193,8 @@ final class ZSetListpack {
 
     double score(int off) {
         int len = memberLength(off);
-        return readScore(buf, memberStart(off, len) + len);
+        int s = memberStart(off, len);
+        return readScore(buf, s - 1, s + len);
     }
 
     int memberLengthAt(int off) {
@@ -273,9 +268,9 @@ final class ZSetListpack {
             int l = memberLength(off);
             int s = memberStart(off, l);
             if (l == mlen && Arrays.equals(b, s, s + l, member, 0, l)) return off;
-            int nxt = s + l + storedScoreSize(b, s + l);
+            int nxt = s + l + storedScoreSize(b, s - 1) - 1;
             if (at < 0) {
-                double sc = readScore(b, s + l);
+                double sc = readScore(b, s - 1, s + l);
                 if (sc > score || (sc == score && Arrays.compareUnsigned(b, s, s + l, member, 0, mlen) > 0)) {
                     at = off;
                 }
@@ -303,7 +298,7 @@ final class ZSetListpack {
 
     /** Room for {@code extra} more bytes, as when building from sorted input of known size. */
     void reserve(int extra) {
-        if (len + extra > buf.length) buf = Arrays.copyOf(buf, len + extra);
+        if (len + extra + TAIL > buf.length) buf = Arrays.copyOf(buf, len + extra + TAIL);
     }
 
     /** Bytes an entry for a member of {@code memberLength} bytes and {@code score} takes. */
@@ -323,7 +318,7 @@ final class ZSetListpack {
         int entry = entrySize(mlen, score);
         int need = len + entry;
         byte[] b = buf;
-        if (need > b.length) {
+        if (need + TAIL > b.length) {
             byte[] nb = new byte[grow(need)];
             System.arraycopy(b, 0, nb, 0, at);
             System.arraycopy(b, at, nb, at + entry, len - at);
@@ -339,8 +334,8 @@ final class ZSetListpack {
             v >>>= 7;
         }
         b[p++] = (byte) v;
-        System.arraycopy(member, 0, b, p, mlen);
-        writeScore(b, p + mlen, score);
+        System.arraycopy(member, 0, b, p + 1, mlen);
+        writeScore(b, p, p + 1 + mlen, score);
         len = need;
         count++;
     }
@@ -350,14 +345,14 @@ final class ZSetListpack {
      * payload is padded to 8 anyway), so memory per entry stays within about 12% of the content.
      */
     private static int grow(int need) {
-        long cap = need + (need >> 3);
+        long cap = need + Math.max(need >> 3, TAIL);
         cap = (cap + 7) & ~7L;
         return (int) Math.min(cap, Integer.MAX_VALUE - 8);
     }
 
-    /** Drops the spare capacity (beyond the array's padding to 8 bytes). */
+    /** Drops the spare capacity (beyond the {@link #TAIL} and the array's padding to 8 bytes). */
     void trimToSize() {
-        int cap = (len + 7) & ~7;
+        int cap = (len + TAIL + 7) & ~7;
         if (buf.length > cap) buf = len == 0 ? EMPTY : Arrays.copyOf(buf, cap);
     }
 

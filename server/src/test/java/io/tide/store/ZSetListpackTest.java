@@ -49,11 +49,12 @@ class ZSetListpackTest {
         assertThat(ZSetListpack.scoreSize(127)).isEqualTo(1);
         assertThat(ZSetListpack.scoreSize(128)).isEqualTo(3); // 0x0080 needs two bytes signed
         assertThat(ZSetListpack.scoreSize(-1)).isEqualTo(2);
-        assertThat(ZSetListpack.scoreSize(12.5)).isEqualTo(2); // 125 / 10
-        assertThat(ZSetListpack.scoreSize(99.5)).isEqualTo(3); // 995 / 10
-        assertThat(ZSetListpack.scoreSize(1733370000000.0)).isEqualTo(7);
+        assertThat(ZSetListpack.scoreSize(12.5)).isEqualTo(3); // 0x4029000000000000
+        assertThat(ZSetListpack.scoreSize(99.5)).isEqualTo(4); // 0x4058E00000000000
+        assertThat(ZSetListpack.scoreSize(-0.5)).isEqualTo(3); // 0xBFE0000000000000
+        assertThat(ZSetListpack.scoreSize(1733370000000.0)).isEqualTo(7); // an integer of 41 bits
         assertThat(ZSetListpack.scoreSize(0.1 + 0.2)).isEqualTo(9);
-        assertThat(ZSetListpack.scoreSize(Double.POSITIVE_INFINITY)).isEqualTo(9);
+        assertThat(ZSetListpack.scoreSize(Double.POSITIVE_INFINITY)).isEqualTo(3); // 0x7FF0000000000000
     }
 
     @Test
