@@ -249,7 +249,7 @@ public final class Dispatcher {
         home.stats().commandsProcessed++; // as Redis's total_commands_processed: commands that get to run
 
         if (single) {
-            if (inlineScripts && isScript(spec) && !c.inMulti()) runInline(c, spec, argv, home, now, silent, true);
+            if (inlineScripts && isScript(spec)) runInline(c, spec, argv, home, now, silent, true);
             else if (needsCoordinator(c, spec, argv)) runCoordinated(c, spec, argv, shards.all(), silent);
             else runInline(c, spec, argv, home, now, silent);
             return;
@@ -406,8 +406,7 @@ public final class Dispatcher {
             afterCoordinated(involved, recordedAt, home, ok -> finishCoordinated(c, spec, argv, slot,
                     ok ? o : new Outcome(Reply.error(aofError(home)), true, null), nanos, null));
         };
-        Runnable rejected = () -> home.loop().execute(() -> finishCoordinated(c, spec, argv, slot,
-                new Outcome(Reply.error("ERR server is shutting down"), true, null), 0, null));
+        Runnable rejected = shuttingDown(c, spec, argv, slot, home);
         shards.coordinator().adopt(home, rest, rejected);
     }
 
@@ -557,10 +556,15 @@ public final class Dispatcher {
             afterCoordinated(touched, touchedRecorded, home, ok -> finishCoordinated(c, spec, argv, slot,
                     ok ? o : new Outcome(Reply.error(aofError(home)), true, null), nanos, waiter));
         };
-        Runnable rejected = () -> home.loop().execute(() -> finishCoordinated(c, spec, argv, slot,
-                new Outcome(Reply.error("ERR server is shutting down"), true, null), 0, null));
+        Runnable rejected = shuttingDown(c, spec, argv, slot, home);
         if (involved.length == 1 && involved[0] == home) selfParks[home.id()].add(body, rejected);
         else shards.coordinator().run(involved, body, rejected);
+    }
+
+    /** What a coordinated operation the coordinator will not run does instead: -ERR server is shutting down. */
+    private Runnable shuttingDown(ClientSession c, CommandSpec spec, byte[][] argv, ClientSession.Slot slot, Shard home) {
+        return () -> home.loop().execute(() -> finishCoordinated(c, spec, argv, slot,
+                new Outcome(Reply.error("ERR server is shutting down"), true, null), 0, null));
     }
 
     // ---------------------------------------------------------------- gathered reads

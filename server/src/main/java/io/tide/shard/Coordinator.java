@@ -250,15 +250,16 @@ public final class Coordinator {
             batchGroups.clear();
         }
         Op left = adoptedOp.getAndSet(null);
-        if (left != null) {
-            left.onRejected.run();
-            finished(left);
-        }
+        if (left != null) reject(left);
         while ((left = queue.poll()) != null) {
-            if (left.adopted) continue;
-            left.onRejected.run();
-            finished(left);
+            if (!left.adopted) reject(left);
         }
+    }
+
+    /** Runs {@code op}'s rejection (the server is shutting down) and counts it as finished. */
+    private static void reject(Op op) {
+        op.onRejected.run();
+        finished(op);
     }
 
     /** After an operation ran or was rejected: its self-parked thread may go once the whole group has. */
@@ -292,14 +293,8 @@ public final class Coordinator {
         long t0 = System.nanoTime();
         if (!park(shards)) {
             Op a = adoptedOp.getAndSet(null);
-            if (a != null) {
-                a.onRejected.run();
-                finished(a);
-            }
-            for (Op op : batch) {
-                op.onRejected.run();
-                finished(op);
-            }
+            if (a != null) reject(a);
+            for (Op op : batch) reject(op);
             return;
         }
         selfParkedShards = new Shard[batchGroups.size()];
@@ -334,8 +329,7 @@ public final class Coordinator {
 
     private void runOp(Op op) {
         if (release == null) { // lent out and not taken back (shutting down)
-            op.onRejected.run();
-            finished(op);
+            reject(op);
             return;
         }
         try {
