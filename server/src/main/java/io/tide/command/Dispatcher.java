@@ -126,6 +126,50 @@ public final class Dispatcher {
         dispatchNow(c, argv);
     }
 
+    /**
+     * Prefetches the keys of a batch of requests that one read brought, before the first of them runs (decision 0023);
+     * one-shard servers only, where every key is the home shard's. Only the key positions the command table names (the
+     * first {@link io.tide.store.Database#PREFETCH_MAX} keys of the batch), and only when there are several: a lone
+     * key is looked up at once, with nothing to overlap. A client not yet authenticated gets nothing.
+     */
+    public void prefetch(ClientSession c, java.util.List<Object> batch) {
+        if (c == null || !c.authenticated || c.home() == null) return;
+        if (batch.size() == 1 && !(batch.get(0) instanceof byte[][] one && one.length > 2
+                && lastKeyIndex(specOf(c, one[0]), one) > specOf(c, one[0]).firstKey())) {
+            return;
+        }
+        io.tide.store.Database db = c.home().db(c.db());
+        byte[] lastName = null;
+        CommandSpec spec = null;
+        boolean any = false;
+        outer:
+        for (int k = 0, n = batch.size(); k < n; k++) {
+            if (!(batch.get(k) instanceof byte[][] argv) || argv.length < 2) continue;
+            if (argv[0] != lastName) {
+                lastName = argv[0];
+                spec = specOf(c, argv[0]);
+            }
+            int last = lastKeyIndex(spec, argv);
+            for (int i = spec == null ? 1 : spec.firstKey(), step = spec == null ? 1 : Math.max(1, spec.keyStep());
+                    i <= last; i += step) {
+                if (!db.prefetch(argv[i])) break outer;
+                any = true;
+            }
+        }
+        if (any) db.prefetchEntries();
+    }
+
+    /** The command table's entry for {@code name}, through the session's memory of its last one. */
+    private CommandSpec specOf(ClientSession c, byte[] name) {
+        return name == c.lastCommandName ? c.lastCommandSpec : table.lookup(name);
+    }
+
+    /** Index in {@code argv} of the last key {@code spec} names there; 0 when it names none (or is null). */
+    private static int lastKeyIndex(CommandSpec spec, byte[][] argv) {
+        if (spec == null || spec.firstKey() <= 0) return 0;
+        return spec.lastKey() < 0 ? argv.length + spec.lastKey() : Math.min(spec.lastKey(), argv.length - 1);
+    }
+
     private void dispatchNow(ClientSession c, byte[][] argv) {
         Shard home = c.home();
         long now = System.currentTimeMillis();

@@ -121,6 +121,15 @@ public final class RespDecoder extends ByteToMessageDecoder {
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
         parse(in, out);
+        if (batchHook != null && !out.isEmpty()) batchHook.accept(out);
+    }
+
+    /** Sees each batch of requests decoded from one read, before the first is handed on; or null. */
+    private java.util.function.Consumer<List<Object>> batchHook;
+
+    /** Sets {@link #batchHook}. */
+    public void batchHook(java.util.function.Consumer<List<Object>> hook) {
+        this.batchHook = hook;
     }
 
     /**

@@ -1093,6 +1093,47 @@ public final class Database {
         if (freer.lazy(Freer.EXPIRE)) freer.free(v);
     }
 
+    /** Most keys one {@link #prefetch} pass takes. */
+    public static final int PREFETCH_MAX = 32;
+    /** Hashes of the keys {@link #prefetch} has read the slots of, for {@link #prefetchEntries}. */
+    private final int[] prefetched = new int[PREFETCH_MAX];
+    private int prefetchCount;
+    /** Where the prefetch passes leave what they read, so that the reads are not optimised away. */
+    private int prefetchSink;
+
+    /**
+     * First pass of a prefetch over a batch of requests (decision 0023): reads the home slot of {@code key}, then
+     * {@link #prefetchEntries} reads the entries of all the keys passed since the last call. The loads of one pass do not
+     * depend on each other, so the processor overlaps their cache misses, where the requests' own lookups, one after the
+     * other, wait for each in turn. Returns false, reading nothing, once {@link #PREFETCH_MAX} keys are waiting.
+     */
+    public boolean prefetch(byte[] key) {
+        int n = prefetchCount;
+        if (n == PREFETCH_MAX) return false;
+        Table t = cur;
+        int h = hash(key);
+        int i = h & t.mask;
+        prefetched[n] = h;
+        prefetchCount = n + 1;
+        prefetchSink += t.refs[i] + t.ctrl[i];
+        return true;
+    }
+
+    /** Second pass of a prefetch: reads the entry in each slot {@link #prefetch} read since the last call. */
+    public void prefetchEntries() {
+        Table t = cur;
+        int[] rs = t.refs;
+        int m = t.mask;
+        byte[][] slabs = heap.arr;
+        int acc = 0;
+        for (int k = 0, n = prefetchCount; k < n; k++) {
+            int r = rs[prefetched[k] & m];
+            if (r != EMPTY && r != MOVED) acc += Slabs.slab(slabs, r)[Slabs.offset(r)];
+        }
+        prefetchCount = 0;
+        prefetchSink += acc;
+    }
+
     /** Slot of {@code key} in {@link #cur} or {@link #old} (recorded in {@link #found}), or -1. */
     private int locate(byte[] key, int h) {
         Table t = cur;

@@ -96,6 +96,27 @@ class RespDecoderTest {
         assertThat(argv[1][1]).isNotSameAs(argv[0][1]);
     }
 
+    /** The batch hook (the key prefetch's, decision 0023) sees a read's whole batch before any of it is handed on. */
+    @Test
+    void batchHook_seesAReadsWholeBatchBeforeItIsHandedOn() {
+        List<Integer> seen = new ArrayList<>();
+        decoder.batchHook(batch -> {
+            assertThat(channel.inboundMessages()).isEmpty();
+            seen.add(batch.size());
+        });
+        feed(multibulk("GET", "a") + multibulk("GET", "b") + multibulk("SET", "a", "1"));
+        assertThat(seen).containsExactly(3);
+        assertThat(decoded()).hasSize(3);
+        feed(multibulk("GET", "c"));
+        assertThat(seen).containsExactly(3, 1);
+        assertThat(decoded()).hasSize(1);
+        feed(multibulk("GET", "d") + "*2\r\n$3\r\nGE");
+        assertThat(decoded()).hasSize(1);
+        feed("T\r\n$1\r\ne\r\n");
+        assertThat(seen).containsExactly(3, 1, 1, 1);
+        assertThat(decoded()).hasSize(1);
+    }
+
     @Test
     void multibulk_binarySafeArguments() {
         feed(multibulk("SET", "k", "a\r\nb\0c", ""));
