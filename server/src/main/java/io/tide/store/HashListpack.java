@@ -105,7 +105,7 @@ final class HashListpack {
     /** Offset of the entry holding {@code field} among the first {@code len} bytes, or -1. */
     static int find(byte[] lp, int len, boolean ttl, byte[] field) {
         int n = field.length;
-        byte last = n > 0 ? field[n - 1] : 0;
+        long tail = MemberScan.tail(field, 0, n);
         int p = 0;
         while (p < len) {
             int start = p;
@@ -116,8 +116,8 @@ final class HashListpack {
                 flen = (int) readVarint(lp, p);
                 p += varintSize(flen);
             }
-            // Fields of a hash often share a prefix and a length: the last byte tells most of them apart.
-            if (flen == n && (n == 0 || lp[p + n - 1] == last) && Arrays.equals(lp, p, p + n, field, 0, n)) {
+            // Fields of a hash often share a prefix and a length: the last bytes tell most of them apart.
+            if (flen == n && MemberScan.equalsAt(lp, p, field, tail)) {
                 return start;
             }
             p += flen;

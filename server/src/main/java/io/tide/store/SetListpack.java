@@ -130,10 +130,16 @@ public final class SetListpack {
     /** Offset of the entry equal to {@code member}, or -1. */
     private int find(byte[] member) {
         int n = member.length;
-        for (int p = 0; p < buf.length; ) {
-            int len = readVarint(p);
-            int start = p + varintSize(len);
-            if (len == n && Arrays.equals(buf, start, start + len, member, 0, n)) return p;
+        long tail = MemberScan.tail(member, 0, n);
+        byte[] b = buf;
+        for (int p = 0; p < b.length; ) {
+            int len = b[p];
+            int start = p + 1;
+            if (len < 0) {
+                len = readVarint(p);
+                start = p + varintSize(len);
+            }
+            if (len == n && MemberScan.equalsAt(b, start, member, tail)) return p;
             p = start + len;
         }
         return -1;

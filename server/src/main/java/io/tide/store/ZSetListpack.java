@@ -208,11 +208,9 @@ final class ZSetListpack {
         return Arrays.compareUnsigned(buf, s, s + len, m, 0, m.length);
     }
 
-    private boolean memberEquals(int off, byte[] m) {
+    private boolean memberEquals(int off, byte[] m, long mTail) {
         int len = memberLength(off);
-        if (len != m.length) return false;
-        int s = memberStart(off, len);
-        return Arrays.equals(buf, s, s + len, m, 0, len);
+        return len == m.length && MemberScan.equalsAt(buf, memberStart(off, len), m, mTail);
     }
 
     /** Offsets of all entries, in order (for walking backwards). */
@@ -237,9 +235,10 @@ final class ZSetListpack {
 
     /** Offset of {@code member}'s entry, or -1. */
     int find(byte[] member) {
+        long tail = MemberScan.tail(member, 0, member.length);
         int off = 0;
         for (int i = 0; i < count; i++) {
-            if (memberEquals(off, member)) return off;
+            if (memberEquals(off, member, tail)) return off;
             off = next(off);
         }
         return -1;
@@ -247,9 +246,10 @@ final class ZSetListpack {
 
     /** 0-based position of {@code member}, or -1. */
     int rankOf(byte[] member) {
+        long tail = MemberScan.tail(member, 0, member.length);
         int off = 0;
         for (int i = 0; i < count; i++) {
-            if (memberEquals(off, member)) return i;
+            if (memberEquals(off, member, tail)) return i;
             off = next(off);
         }
         return -1;
@@ -262,12 +262,13 @@ final class ZSetListpack {
     int findOrInsertionPoint(byte[] member, double score) {
         byte[] b = buf;
         int mlen = member.length;
+        long tail = MemberScan.tail(member, 0, mlen);
         int at = -1;
         int off = 0;
         for (int i = 0; i < count; i++) {
             int l = memberLength(off);
             int s = memberStart(off, l);
-            if (l == mlen && Arrays.equals(b, s, s + l, member, 0, l)) return off;
+            if (l == mlen && MemberScan.equalsAt(b, s, member, tail)) return off;
             int nxt = s + l + storedScoreSize(b, s - 1) - 1;
             if (at < 0) {
                 double sc = readScore(b, s - 1, s + l);
