@@ -1097,6 +1097,8 @@ public final class Database {
     public static final int PREFETCH_MAX = 32;
     /** Hashes of the keys {@link #prefetch} has read the slots of, for {@link #prefetchEntries}. */
     private final int[] prefetched = new int[PREFETCH_MAX];
+    /** The collections (values held by reference) of the slots {@link #prefetchEntries} read, for its last pass. */
+    private final Object[] prefetchedValues = new Object[PREFETCH_MAX];
     private int prefetchCount;
     /** Where the prefetch passes leave what they read, so that the reads are not optimised away. */
     private int prefetchSink;
@@ -1119,16 +1121,31 @@ public final class Database {
         return true;
     }
 
-    /** Second pass of a prefetch: reads the entry in each slot {@link #prefetch} read since the last call. */
+    /**
+     * Second and last passes of a prefetch: reads the entry in each slot {@link #prefetch} read since the last call,
+     * then the start of the data of each collection among them ({@link CollectionValue#touch}).
+     */
     public void prefetchEntries() {
         Table t = cur;
         int[] rs = t.refs;
+        byte[] cs = t.ctrl;
+        Object[] vs = t.values;
         int m = t.mask;
         byte[][] slabs = heap.arr;
+        Object[] held = prefetchedValues;
         int acc = 0;
-        for (int k = 0, n = prefetchCount; k < n; k++) {
-            int r = rs[prefetched[k] & m];
-            if (r != EMPTY && r != MOVED) acc += Slabs.slab(slabs, r)[Slabs.offset(r)];
+        int n = prefetchCount;
+        for (int k = 0; k < n; k++) {
+            int i = prefetched[k] & m;
+            int r = rs[i];
+            if (r != EMPTY && r != MOVED) {
+                acc += Slabs.slab(slabs, r)[Slabs.offset(r)];
+                if ((cs[i] & RAW) != 0) held[k] = vs[i];
+            }
+        }
+        for (int k = 0; k < n; k++) {
+            if (held[k] instanceof CollectionValue c) acc += c.touch();
+            held[k] = null;
         }
         prefetchCount = 0;
         prefetchSink += acc;

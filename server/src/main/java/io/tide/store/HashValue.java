@@ -48,6 +48,12 @@ public final class HashValue implements FieldExpiring {
      * {@link #lpLen} bytes, the rest is room to grow in place ({@link HashListpack#EMPTY} when empty).
      */
     private byte[] lp;
+
+    @Override
+    public int touch() {
+        byte[] b = lp;
+        return b != null ? b.length : 0;
+    }
     /** Bytes of {@link #lp} in use. */
     private int lpLen;
     private int lpEntries;

@@ -18,6 +18,11 @@ public final class SetListpack {
     private static final byte[] EMPTY = new byte[0];
 
     private byte[] buf = EMPTY;
+
+    /** {@link CollectionValue#touch}. */
+    int touch() {
+        return buf.length;
+    }
     private int size;
 
     public int size() {

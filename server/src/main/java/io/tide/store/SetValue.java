@@ -38,6 +38,11 @@ public final class SetValue implements CollectionValue {
 
     private SetValue() {}
 
+    @Override
+    public int touch() {
+        return pack != null ? pack.touch() : 0;
+    }
+
     /** An empty intset-encoded set (to be filled before it is stored: a key never holds an empty set). */
     public static SetValue newIntset() {
         SetValue s = new SetValue();

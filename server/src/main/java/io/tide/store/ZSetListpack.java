@@ -30,6 +30,11 @@ final class ZSetListpack {
     private static final VarHandle LONG_BE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
     private byte[] buf = EMPTY;
+
+    /** {@link CollectionValue#touch}. */
+    int touch() {
+        return buf.length;
+    }
     /** Bytes in use at the start of {@link #buf}. */
     private int len;
     private int count;

@@ -36,6 +36,11 @@ public final class ZSetValue implements CollectionValue {
     private ZSetListpack listpack;
     private ZSetTree tree;
 
+    @Override
+    public int touch() {
+        return listpack != null ? listpack.touch() : 0;
+    }
+
     private ZSetValue(ZSetListpack lp, ZSetTree sl) {
         this.listpack = lp;
         this.tree = sl;
