@@ -134,8 +134,7 @@ public final class Dispatcher {
      */
     public void prefetch(ClientSession c, java.util.List<Object> batch) {
         if (c == null || !c.authenticated || c.home() == null) return;
-        if (batch.size() == 1 && !(batch.get(0) instanceof byte[][] one && one.length > 2
-                && lastKeyIndex(specOf(c, one[0]), one) > specOf(c, one[0]).firstKey())) {
+        if (batch.size() == 1 && !(batch.get(0) instanceof byte[][] one && one.length > 2 && severalKeys(c, one))) {
             return;
         }
         io.tide.store.Database db = c.home().db(c.db());
@@ -150,8 +149,8 @@ public final class Dispatcher {
                 spec = specOf(c, argv[0]);
             }
             int last = lastKeyIndex(spec, argv);
-            for (int i = spec == null ? 1 : spec.firstKey(), step = spec == null ? 1 : Math.max(1, spec.keyStep());
-                    i <= last; i += step) {
+            if (last == 0) continue; // no key (or no such command)
+            for (int i = spec.firstKey(), step = Math.max(1, spec.keyStep()); i <= last; i += step) {
                 if (!db.prefetch(argv[i])) break outer;
                 any = true;
             }
@@ -162,6 +161,13 @@ public final class Dispatcher {
     /** The command table's entry for {@code name}, through the session's memory of its last one. */
     private CommandSpec specOf(ClientSession c, byte[] name) {
         return name == c.lastCommandName ? c.lastCommandSpec : table.lookup(name);
+    }
+
+    /** Whether the command of {@code argv} names more than one key in it. */
+    private boolean severalKeys(ClientSession c, byte[][] argv) {
+        CommandSpec spec = specOf(c, argv[0]);
+        int last = lastKeyIndex(spec, argv);
+        return last != 0 && last > spec.firstKey();
     }
 
     /** Index in {@code argv} of the last key {@code spec} names there; 0 when it names none (or is null). */

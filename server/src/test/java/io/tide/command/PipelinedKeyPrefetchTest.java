@@ -36,7 +36,7 @@ class PipelinedKeyPrefetchTest {
             {"GET"}, {"MSET", "a"}, {"MGET"}, {"EVAL", "return redis.call('GET', KEYS[1])", "1", "k3"},
             {"HSET", "h", "f", "v"}, {"HGET", "h", "f"}, {"LPUSH", "l", "a", "b"}, {"RPOP", "l"},
             {"ZADD", "z", "1", "m"}, {"ZSCORE", "z", "m"}, {"SADD", "s", "x"}, {"DEL", "k5"}, {"EXISTS", "k5"},
-            {"PING"}, {"ECHO", "hi"}, {"NOSUCH", "x"}, {"INCR", "c"}, {"INCR", "c"}, {"INCR", "k7"},
+            {"PING"}, {"ECHO", "hi"}, {"NOSUCH", "x"}, {"NOSUCH", "x", "y"}, {"PUBLISH", "ch", "m"}, {"INCR", "c"}, {"INCR", "c"}, {"INCR", "k7"},
             {"SETRANGE", "k8", "1", "zz"}, {"GETRANGE", "k8", "0", "-1"}, {"RENAME", "k9", "k9b"}, {"GET", "k9b"},
             {"XADD", "st", "1-1", "f", "v"}, {"XLEN", "st"}, {"GETDEL", "k10"}, {"GET", "k10"},
         };
