@@ -8,8 +8,10 @@ import java.util.random.RandomGenerator;
  * Confined to the shard thread that owns the set it belongs to. The compact form of a small set of byte
  * strings (Redis's "listpack" for sets): the members in insertion order, packed into one byte array as
  * {@code [length as a 7-bit varint][bytes]} entries. Lookups scan the entries (sets stay in this form only
- * up to {@code set-max-listpack-entries} members of at most {@code set-max-listpack-value} bytes); appends
- * and removals rewrite the array, which is always exactly as long as its entries.
+ * up to {@code set-max-listpack-entries} members of at most {@code set-max-listpack-value} bytes). The entries
+ * fill the first {@link #used} bytes of the array; appends and removals work in place, the array growing by a
+ * quarter when full (as a hash's listpack does, {@code HashValue.ensureRoom}) and trimmed when more than half of it
+ * is unused.
  */
 public final class SetListpack {
 
@@ -18,12 +20,14 @@ public final class SetListpack {
     private static final byte[] EMPTY = new byte[0];
 
     private byte[] buf = EMPTY;
+    /** Bytes of {@link #buf} the entries fill. */
+    private int used;
+    private int size;
 
     /** {@link CollectionValue#touch}. */
     int touch() {
         return buf.length;
     }
-    private int size;
 
     public int size() {
         return size;
@@ -36,11 +40,14 @@ public final class SetListpack {
     /** Appends {@code member}, which the caller knows is absent. */
     public void append(byte[] member) {
         int len = member.length;
-        int head = varintSize(len);
-        byte[] next = Arrays.copyOf(buf, buf.length + head + len);
-        int p = writeVarint(next, buf.length, len);
-        System.arraycopy(member, 0, next, p, len);
-        buf = next;
+        int need = used + varintSize(len) + len;
+        if (need > buf.length) {
+            long cap = Math.max(need, buf.length + Math.max(buf.length >> 2, 16));
+            buf = Arrays.copyOf(buf, (int) Math.max(Math.min((cap + 7) & ~7L, Integer.MAX_VALUE - 16), need));
+        }
+        int p = writeVarint(buf, used, len);
+        System.arraycopy(member, 0, buf, p, len);
+        used = need;
         size++;
     }
 
@@ -70,14 +77,14 @@ public final class SetListpack {
 
     /** Every member in order. */
     public void forEach(Consumer<byte[]> action) {
-        for (int p = 0; p < buf.length; p = entryEnd(p)) action.accept(entryAt(p));
+        for (int p = 0; p < used; p = entryEnd(p)) action.accept(entryAt(p));
     }
 
     /** The members in order. */
     public byte[][] toArray() {
         byte[][] out = new byte[size][];
         int i = 0;
-        for (int p = 0; p < buf.length; p = entryEnd(p)) out[i++] = entryAt(p);
+        for (int p = 0; p < used; p = entryEnd(p)) out[i++] = entryAt(p);
         return out;
     }
 
@@ -87,11 +94,11 @@ public final class SetListpack {
      */
     public byte[][] sample(int count, boolean remove, RandomGenerator rnd) {
         byte[][] out = new byte[count][];
-        byte[] next = remove ? new byte[buf.length] : null;
+        byte[] next = remove ? new byte[used] : null;
         int kept = 0;
         int picked = 0;
         int left = size;
-        for (int p = 0; p < buf.length; left--) {
+        for (int p = 0; p < used; left--) {
             int end = entryEnd(p);
             if (picked < count && rnd.nextInt(left) < count - picked) {
                 out[picked++] = entryAt(p);
@@ -103,6 +110,7 @@ public final class SetListpack {
         }
         if (remove) {
             buf = kept == 0 ? EMPTY : Arrays.copyOf(next, kept);
+            used = kept;
             size -= count;
         }
         return out;
@@ -110,7 +118,7 @@ public final class SetListpack {
 
     /** Whether every member is an integer an intset can hold ({@link IntSet#isInteger}). */
     public boolean allIntegers() {
-        for (int p = 0; p < buf.length; p = entryEnd(p)) {
+        for (int p = 0; p < used; p = entryEnd(p)) {
             int len = readVarint(p);
             int start = p + varintSize(len);
             if (!IntSet.isInteger(Arrays.copyOfRange(buf, start, start + len))) return false;
@@ -125,7 +133,8 @@ public final class SetListpack {
 
     public SetListpack copy() {
         SetListpack c = new SetListpack();
-        c.buf = buf.length == 0 ? EMPTY : buf.clone();
+        c.buf = used == 0 ? EMPTY : Arrays.copyOf(buf, used);
+        c.used = used;
         c.size = size;
         return c;
     }
@@ -137,7 +146,7 @@ public final class SetListpack {
         int n = member.length;
         long tail = MemberScan.tail(member, 0, n);
         byte[] b = buf;
-        for (int p = 0; p < b.length; ) {
+        for (int p = 0, end = used; p < end; ) {
             int len = b[p];
             int start = p + 1;
             if (len < 0) {
@@ -150,13 +159,16 @@ public final class SetListpack {
         return -1;
     }
 
+    /** Removes the entry in {@code [from, to)} in place; trims the array when more than half of it is unused. */
     private void cut(int from, int to) {
-        int n = buf.length - (to - from);
-        byte[] next = n == 0 ? EMPTY : new byte[n];
-        System.arraycopy(buf, 0, next, 0, from);
-        System.arraycopy(buf, to, next, from, buf.length - to);
-        buf = next;
+        System.arraycopy(buf, to, buf, from, used - to);
+        used -= to - from;
         size--;
+        if (used == 0) {
+            buf = EMPTY;
+        } else if (buf.length - used > Math.max(used, 16)) {
+            buf = Arrays.copyOf(buf, (used + 7) & ~7);
+        }
     }
 
     private byte[] entryAt(int p) {

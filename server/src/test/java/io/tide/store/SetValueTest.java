@@ -116,7 +116,31 @@ class SetValueTest {
         assertThat(s(lp.get(1))).isEqualTo(longOne);
         assertThat(s(lp.removeAt(0))).isEqualTo("c");
         assertThat(lp.size()).isEqualTo(3);
-        assertThat(lp.memoryBytes()).isEqualTo(24 + MemoryCost.bytes(2 + 300 + 1 + 0 + 1 + 1));
+        int used = 2 + 300 + 1 + 0 + 1 + 1;
+        assertThat(lp.memoryBytes()).isBetween(24 + MemoryCost.bytes(used), 24 + MemoryCost.bytes(used + used / 4 + 24));
+    }
+
+    /** Appends fill spare room (a quarter more when full), so memory stays within a quarter of the entries'. */
+    @Test
+    void listpack_growsByAQuarter_andTrimsWhenMostlyEmpty() {
+        SetListpack lp = new SetListpack();
+        int used = 0;
+        long grown = 0;
+        long last = lp.memoryBytes();
+        for (int i = 0; i < 120; i++) {
+            byte[] m = b(String.format("member:%012d", i));
+            lp.append(m);
+            used += 1 + m.length;
+            if (lp.memoryBytes() != last) grown++;
+            last = lp.memoryBytes();
+            assertThat(last).isBetween(24 + MemoryCost.bytes(used), 24 + MemoryCost.bytes(used + used / 4 + 24));
+        }
+        assertThat(grown).as("reallocations for 120 appends").isLessThan(25);
+        for (int i = 0; i < 110; i++) assertThat(lp.remove(b(String.format("member:%012d", i)))).isTrue();
+        assertThat(lp.memoryBytes()).isLessThanOrEqualTo(24 + MemoryCost.bytes(2 * 10 * 20 + 16));
+        List<String> seen = new ArrayList<>();
+        lp.forEach(m -> seen.add(s(m)));
+        assertThat(seen).hasSize(10).first().isEqualTo("member:000000000110");
     }
 
     @Test
