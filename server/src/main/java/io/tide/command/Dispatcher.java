@@ -158,6 +158,34 @@ public final class Dispatcher {
         if (any) db.prefetchEntries();
     }
 
+    /**
+     * Whether batches of requests have their keys prefetched (decision 0023): a read's on a one-shard server, a batch of
+     * hops on its target; {@code -Dtide.prefetch=false} turns it off.
+     */
+    public static final boolean PREFETCH = !"false".equals(System.getProperty("tide.prefetch"));
+
+    /**
+     * Prefetches the keys of a batch of hops on their target shard, whose own keys they all are, before the first runs
+     * (decision 0023). Batches whose hops name several databases are left alone.
+     */
+    private static void prefetchHops(Shard target, Hop[] batch) {
+        if (!PREFETCH || batch.length < 2) return;
+        int db = batch[0].db;
+        for (Hop h : batch) if (h.db != db) return;
+        io.tide.store.Database d = target.db(db);
+        boolean any = false;
+        outer:
+        for (Hop h : batch) {
+            int last = lastKeyIndex(h.spec, h.argv);
+            if (last == 0) continue;
+            for (int i = h.spec.firstKey(), step = Math.max(1, h.spec.keyStep()); i <= last; i += step) {
+                if (!d.prefetch(h.argv[i])) break outer;
+                any = true;
+            }
+        }
+        if (any) d.prefetchEntries();
+    }
+
     /** The command table's entry for {@code name}, through the session's memory of its last one. */
     private CommandSpec specOf(ClientSession c, byte[] name) {
         return name == c.lastCommandName ? c.lastCommandSpec : table.lookup(name);
@@ -496,6 +524,7 @@ public final class Dispatcher {
             refuseHopsWhileBusy(target, home, batch);
             return;
         }
+        prefetchHops(target, batch);
         CommandContext ctx = shardContexts[target.id()];
         io.tide.journal.Journal journal = target.writes().journal();
         long recordedBefore = journal.records();

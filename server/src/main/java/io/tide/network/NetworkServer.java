@@ -223,9 +223,6 @@ public final class NetworkServer {
         }
     }
 
-    /** Whether a batch of pipelined requests has its keys prefetched (decision 0023); -Dtide.prefetch=false turns it off. */
-    private static final boolean PREFETCH = !"false".equals(System.getProperty("tide.prefetch"));
-
     /** The RESP decoder and connection handler; {@code tlsPeerName} is the client certificate's CN on TLS, or null. */
     private void addClientHandlers(SocketChannel ch, String tlsPeerName) {
         Shard home = homeOf(shards, ch.eventLoop());
@@ -233,7 +230,7 @@ public final class NetworkServer {
                 tlsPeerName, faults);
         RespDecoder decoder = new RespDecoder(limits, () -> handler.session() == null
                 || handler.session().authenticated());
-        if (shards.length == 1 && PREFETCH) decoder.batchHook(batch -> dispatcher.prefetch(handler.session(), batch));
+        if (shards.length == 1 && Dispatcher.PREFETCH) decoder.batchHook(batch -> dispatcher.prefetch(handler.session(), batch));
         ch.pipeline().addLast("resp", decoder);
         ch.pipeline().addLast("client", handler);
     }

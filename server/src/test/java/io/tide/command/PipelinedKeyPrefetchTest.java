@@ -8,13 +8,14 @@ import io.tide.testing.TestServers;
 import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * A one-shard server prefetches the keys of the requests one read brings before running the first (decision 0023).
- * The prefetch reads only: a pipeline sent in one write gets the replies the same commands get one at a time (where
- * each read holds one request, so nothing is prefetched), whatever the commands' key positions, arities, databases
- * and the table's growth in the middle of the batch.
+ * A one-shard server prefetches the keys of the requests one read brings before running the first, and a shard the
+ * keys of a batch of hops before running it (decision 0023). The prefetch reads only: a pipeline sent in one write
+ * gets the replies the same commands get one at a time (where each read holds one request, so nothing is prefetched),
+ * whatever the commands' key positions, arities, databases and the table's growth in the middle of the batch.
  */
 class PipelinedKeyPrefetchTest {
 
@@ -44,11 +45,12 @@ class PipelinedKeyPrefetchTest {
         return cmds;
     }
 
-    @Test
-    void aPipelineSentInOneWrite_getsTheRepliesOfTheSameCommandsSentOneByOne() throws Exception {
+    @ParameterizedTest(name = "shards={0}")
+    @ValueSource(ints = {1, 2})
+    void aPipelineSentInOneWrite_getsTheRepliesOfTheSameCommandsSentOneByOne(int shards) throws Exception {
         List<String[]> cmds = commands();
         List<String> oneByOne = new ArrayList<>();
-        try (Server server = TestServers.start(1); RawClient c = new RawClient(server.port())) {
+        try (Server server = TestServers.start(shards); RawClient c = new RawClient(server.port())) {
             for (String[] cmd : cmds) oneByOne.add(c.call(cmd));
         }
         assertThat(oneByOne.get(3000)).isEqualTo("+OK\r\n");
@@ -58,7 +60,7 @@ class PipelinedKeyPrefetchTest {
         // then holds one group, so every command is in a batch small enough for all its keys to be prefetched.
         int[] sizes = {2, 3, 5, 7, 4};
         List<String> grouped = new ArrayList<>();
-        try (Server server = TestServers.start(1); RawClient c = new RawClient(server.port())) {
+        try (Server server = TestServers.start(shards); RawClient c = new RawClient(server.port())) {
             for (int i = 0, g = 0; i < cmds.size(); g++) {
                 int n = Math.min(i < 3000 ? 50 : sizes[g % sizes.length], cmds.size() - i);
                 ByteArrayOutputStream group = new ByteArrayOutputStream();
@@ -72,7 +74,7 @@ class PipelinedKeyPrefetchTest {
 
         // All in one write: batches as large as a read, past the keys one prefetch pass takes.
         List<String> pipelined = new ArrayList<>();
-        try (Server server = TestServers.start(1); RawClient c = new RawClient(server.port())) {
+        try (Server server = TestServers.start(shards); RawClient c = new RawClient(server.port())) {
             ByteArrayOutputStream all = new ByteArrayOutputStream();
             for (String[] cmd : cmds) all.writeBytes(RawClient.encode(cmd));
             c.send(all.toByteArray());
