@@ -48,12 +48,6 @@ public final class HashValue implements FieldExpiring {
      * {@link #lpLen} bytes, the rest is room to grow in place ({@link HashListpack#EMPTY} when empty).
      */
     private byte[] lp;
-
-    @Override
-    public int touch() {
-        byte[] b = lp;
-        return b != null ? b.length : 0;
-    }
     /** Bytes of {@link #lp} in use. */
     private int lpLen;
     private int lpEntries;
@@ -78,6 +72,12 @@ public final class HashValue implements FieldExpiring {
     @Override
     public String typeName() {
         return "hash";
+    }
+
+    @Override
+    public int touch() {
+        byte[] b = lp;
+        return b != null ? b.length : 0;
     }
 
     @Override

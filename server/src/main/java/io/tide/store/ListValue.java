@@ -56,14 +56,14 @@ public final class ListValue extends ListNode implements CollectionValue {
     private static final ThreadLocal<Settling> SETTLING = ThreadLocal.withInitial(Settling::new);
 
     /** An empty list in the listpack encoding; give it elements before storing it. */
+    public ListValue() {
+        buf = EMPTY;
+    }
+
     @Override
     public int touch() {
         byte[] b = buf;
         return b != null ? b.length : 0;
-    }
-
-    public ListValue() {
-        buf = EMPTY;
     }
 
     // ---------------------------------------------------------------- CollectionValue

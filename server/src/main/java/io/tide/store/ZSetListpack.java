@@ -30,11 +30,6 @@ final class ZSetListpack {
     private static final VarHandle LONG_BE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
     private byte[] buf = EMPTY;
-
-    /** {@link CollectionValue#touch}. */
-    int touch() {
-        return buf.length;
-    }
     /** Bytes in use at the start of {@link #buf}. */
     private int len;
     private int count;
@@ -50,6 +45,11 @@ final class ZSetListpack {
 
     long memoryBytes() {
         return SHALLOW + MemoryCost.bytes(buf.length);
+    }
+
+    /** {@link CollectionValue#touch}. */
+    int touch() {
+        return buf.length;
     }
 
     ZSetListpack copy() {
