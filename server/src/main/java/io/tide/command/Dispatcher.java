@@ -140,22 +140,15 @@ public final class Dispatcher {
         io.tide.store.Database db = c.home().db(c.db());
         byte[] lastName = null;
         CommandSpec spec = null;
-        boolean any = false;
-        outer:
         for (int k = 0, n = batch.size(); k < n; k++) {
             if (!(batch.get(k) instanceof byte[][] argv) || argv.length < 2) continue;
             if (argv[0] != lastName) {
                 lastName = argv[0];
                 spec = specOf(c, argv[0]);
             }
-            int last = lastKeyIndex(spec, argv);
-            if (last == 0) continue; // no key (or no such command)
-            for (int i = spec.firstKey(), step = Math.max(1, spec.keyStep()); i <= last; i += step) {
-                if (!db.prefetch(argv[i])) break outer;
-                any = true;
-            }
+            if (!prefetchKeys(db, spec, argv)) break;
         }
-        if (any) db.prefetchEntries();
+        db.prefetchEntries();
     }
 
     /**
@@ -173,17 +166,21 @@ public final class Dispatcher {
         int db = batch[0].db;
         for (Hop h : batch) if (h.db != db) return;
         io.tide.store.Database d = target.db(db);
-        boolean any = false;
-        outer:
-        for (Hop h : batch) {
-            int last = lastKeyIndex(h.spec, h.argv);
-            if (last == 0) continue;
-            for (int i = h.spec.firstKey(), step = Math.max(1, h.spec.keyStep()); i <= last; i += step) {
-                if (!d.prefetch(h.argv[i])) break outer;
-                any = true;
-            }
+        for (Hop h : batch) if (!prefetchKeys(d, h.spec, h.argv)) break;
+        d.prefetchEntries();
+    }
+
+    /**
+     * The first prefetch pass over the keys {@code spec} names in {@code argv} (none when it names none, or is null);
+     * false once the database takes no more.
+     */
+    private static boolean prefetchKeys(io.tide.store.Database d, CommandSpec spec, byte[][] argv) {
+        int last = lastKeyIndex(spec, argv);
+        if (last == 0) return true;
+        for (int i = spec.firstKey(), step = Math.max(1, spec.keyStep()); i <= last; i += step) {
+            if (!d.prefetch(argv[i])) return false;
         }
-        if (any) d.prefetchEntries();
+        return true;
     }
 
     /** The command table's entry for {@code name}, through the session's memory of its last one. */

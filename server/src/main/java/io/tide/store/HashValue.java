@@ -385,18 +385,9 @@ public final class HashValue implements FieldExpiring {
 
     // ---------------------------------------------------------------- the compact buffer
 
-    /**
-     * Makes room for {@code extra} more bytes after the used ones. A full buffer grows by a quarter (at least
-     * 16 bytes), about the spacing of the allocator's size classes under Redis's listpack, so appends copy
-     * the entries O(1) times each while the spare room stays under a fifth of the buffer.
-     */
+    /** Makes room for {@code extra} more bytes after the used ones ({@link CompactArrays#ensure}). */
     private void ensureRoom(int extra) {
-        int need = lpLen + extra;
-        if (need <= lp.length) return;
-        long cap = Math.max(need, lp.length + Math.max(lp.length >> 2, 16));
-        // Whole 8-byte words: an array's size is rounded up to them anyway.
-        cap = Math.min((cap + 7) & ~7L, Integer.MAX_VALUE - 16);
-        lp = Arrays.copyOf(lp, (int) Math.max(cap, need));
+        lp = CompactArrays.ensure(lp, lpLen + extra);
     }
 
     /** Inserts an entry at {@code p} (an entry boundary or the used length), in place. */
@@ -427,11 +418,7 @@ public final class HashValue implements FieldExpiring {
 
     /** After removals: drops the buffer when empty, trims it to size when more than half of it is unused. */
     private void trimIfSparse() {
-        if (lpLen == 0) {
-            lp = HashListpack.EMPTY;
-        } else if (lp.length - lpLen > Math.max(lpLen, 16)) {
-            lp = Arrays.copyOf(lp, (lpLen + 7) & ~7);
-        }
+        lp = lpLen == 0 ? HashListpack.EMPTY : CompactArrays.trim(lp, lpLen);
     }
 
     // ---------------------------------------------------------------- encoding, memory, copy

@@ -10,8 +10,7 @@ import java.util.random.RandomGenerator;
  * {@code [length as a 7-bit varint][bytes]} entries. Lookups scan the entries (sets stay in this form only
  * up to {@code set-max-listpack-entries} members of at most {@code set-max-listpack-value} bytes). The entries
  * fill the first {@link #used} bytes of the array; appends and removals work in place, the array growing by a
- * quarter when full (as a hash's listpack does, {@code HashValue.ensureRoom}) and trimmed when more than half of it
- * is unused.
+ * quarter when full and trimmed when more than half of it is unused, as a hash's listpack ({@link CompactArrays}).
  */
 public final class SetListpack {
 
@@ -41,10 +40,7 @@ public final class SetListpack {
     public void append(byte[] member) {
         int len = member.length;
         int need = used + varintSize(len) + len;
-        if (need > buf.length) {
-            long cap = Math.max(need, buf.length + Math.max(buf.length >> 2, 16));
-            buf = Arrays.copyOf(buf, (int) Math.max(Math.min((cap + 7) & ~7L, Integer.MAX_VALUE - 16), need));
-        }
+        buf = CompactArrays.ensure(buf, need);
         int p = writeVarint(buf, used, len);
         System.arraycopy(member, 0, buf, p, len);
         used = need;
@@ -164,11 +160,7 @@ public final class SetListpack {
         System.arraycopy(buf, to, buf, from, used - to);
         used -= to - from;
         size--;
-        if (used == 0) {
-            buf = EMPTY;
-        } else if (buf.length - used > Math.max(used, 16)) {
-            buf = Arrays.copyOf(buf, (used + 7) & ~7);
-        }
+        buf = used == 0 ? EMPTY : CompactArrays.trim(buf, used);
     }
 
     private byte[] entryAt(int p) {
