@@ -521,24 +521,26 @@ public final class Dispatcher {
             refuseHopsWhileBusy(target, home, batch);
             return;
         }
-        prefetchHops(target, batch);
         CommandContext ctx = shardContexts[target.id()];
         io.tide.journal.Journal journal = target.writes().journal();
         long recordedBefore = journal.records();
+        try {
+            prefetchHops(target, batch);
+        } catch (RuntimeException e) {
+            LOG.error("internal error prefetching a batch of hops", e); // only loads: the batch still runs
+        }
         for (Hop h : batch) {
-            ctx.reset(target, false, 0, h.client, h.db, System.currentTimeMillis(), h.noTouch);
-            long recorded = journal.records();
-            long t0 = System.nanoTime();
-            Outcome refused = memoryRefusal(h.spec, target);
-            h.outcome = refused != null ? refused : execute(h.spec, ctx, h.argv);
-            h.recorded = journal.records() != recorded;
-            h.nanos = System.nanoTime() - t0;
-            if (h.outcome.block != null) {
-                h.waiter = new BlockedCommand(this, shards, h.client, h.spec, h.outcome.block, h.slot, h.db,
-                        1L << target.id());
-                h.waiter.register();
+            try {
+                runHop(target, ctx, journal, h);
+            } catch (RuntimeException | StackOverflowError e) {
+                // execute() answers a failing command itself; this is the bookkeeping around it. Every hop of the
+                // batch is still answered, so no client of it waits forever for a reply.
+                LOG.error("internal error running a hop of {}", h.spec.fullName(), e);
+                if (h.outcome == null || h.outcome.block != null && h.waiter == null) {
+                    h.outcome = new Outcome(Reply.error("ERR internal error while executing '"
+                            + h.spec.fullName() + "': " + e.getClass().getSimpleName()), true, null);
+                }
             }
-            serveReady(target);
         }
         if (journal.records() == recordedBefore) {
             home.loop().execute(() -> completeHops(home, batch));
@@ -556,6 +558,29 @@ public final class Dispatcher {
             }
             home.loop().execute(() -> completeHops(home, batch));
         });
+    }
+
+    /** Tests only: sees each hop's argv on its target before it runs, and may throw there. Null otherwise. */
+    static java.util.function.Consumer<byte[][]> hopFaultForTests;
+
+    /** Runs one hop of a batch on its target shard: its outcome, whether it was journalled, its time, its waiter. */
+    private void runHop(Shard target, CommandContext ctx, io.tide.journal.Journal journal, Hop h) {
+        java.util.function.Consumer<byte[][]> fault = hopFaultForTests;
+        if (fault != null) fault.accept(h.argv);
+        ctx.reset(target, false, 0, h.client, h.db, System.currentTimeMillis(), h.noTouch);
+        long recorded = journal.records();
+        long t0 = System.nanoTime();
+        Outcome refused = memoryRefusal(h.spec, target);
+        h.outcome = refused != null ? refused : execute(h.spec, ctx, h.argv);
+        h.recorded = journal.records() != recorded;
+        h.nanos = System.nanoTime() - t0;
+        if (h.outcome.block != null) {
+            BlockedCommand w = new BlockedCommand(this, shards, h.client, h.spec, h.outcome.block, h.slot, h.db,
+                    1L << target.id());
+            w.register();
+            h.waiter = w; // only once registered: a hop whose waiter failed to register is answered with an error
+        }
+        serveReady(target);
     }
 
     private void completeHops(Shard home, Hop[] batch) {
