@@ -76,8 +76,7 @@ public final class HashValue implements FieldExpiring {
 
     @Override
     public int touch() {
-        byte[] b = lp;
-        return b != null ? b.length : 0;
+        return CollectionValue.touchLines(lp);
     }
 
     @Override

@@ -25,7 +25,7 @@ public final class SetListpack {
 
     /** {@link CollectionValue#touch}. */
     int touch() {
-        return buf.length;
+        return CollectionValue.touchLines(buf);
     }
 
     public int size() {

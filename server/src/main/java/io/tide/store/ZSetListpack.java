@@ -49,7 +49,7 @@ final class ZSetListpack {
 
     /** {@link CollectionValue#touch}. */
     int touch() {
-        return buf.length;
+        return CollectionValue.touchLines(buf);
     }
 
     ZSetListpack copy() {
