@@ -11,6 +11,7 @@ import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
@@ -27,6 +28,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * operation.
  *
  * <p>{@code tideGetInPlace} is GET's lookup since the reply is written from the entry: no copy of the value.
+ *
+ * <p>{@code batch*}: GET's lookups for a pipelined batch of 16 keys, per key, without and with the prefetch of
+ * decision 0023.
  *
  * <p>Run: {@code java -jar benchmarks/target/benchmarks.jar DatabaseBench -prof gc}
  */
@@ -160,6 +164,38 @@ public class DatabaseBench {
         if (db.getInPlace(lookup[next()], NOW, true) != Database.EMBEDDED) throw new IllegalStateException();
         byte[] e = db.inPlaceArray();
         return e[db.inPlaceOffset()] + e[e.length - 1];
+    }
+
+    private static final int BATCH = 16;
+
+    private int batchStart() {
+        int i = cursor;
+        cursor = i + BATCH > keys - BATCH ? 0 : i + BATCH;
+        return i;
+    }
+
+    private int getBatch(int start) {
+        int acc = 0;
+        for (int k = start; k < start + BATCH; k++) {
+            if (db.getInPlace(lookup[k], NOW, true) != Database.EMBEDDED) throw new IllegalStateException();
+            acc += db.inPlaceArray()[db.inPlaceOffset()];
+        }
+        return acc;
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(BATCH)
+    public int batchNoPrefetch() {
+        return getBatch(batchStart());
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(BATCH)
+    public int batchPrefetch() {
+        int start = batchStart();
+        for (int k = start; k < start + BATCH; k++) db.prefetch(lookup[k]);
+        db.prefetchEntries();
+        return getBatch(start);
     }
 
     @Benchmark
