@@ -198,6 +198,11 @@ public final class RespDecoder extends ByteToMessageDecoder {
     /** Reads {@code *<n>\r\n}; true if consumed (starting a command or ignoring an empty one). */
     private boolean readMultibulkHeader(ByteBuf in, List<Object> out) {
         int r = in.readerIndex();
+        int n0 = scanned == 0 ? shortHeader(in, r, UNAUTHENTICATED_MAX_ARGS) : -1;
+        if (n0 >= 0) {
+            if (n0 > 0) startCommand(n0);
+            return true;
+        }
         int cr = findLineEnd(in, r);
         if (cr < 0) {
             if (cr == -1 && in.readableBytes() > INLINE_MAX) {
@@ -215,13 +220,16 @@ public final class RespDecoder extends ByteToMessageDecoder {
             return false;
         }
         consumeTo(in, cr + 2);
-        if (n > 0) {
-            argc = (int) n;
-            argIndex = 0;
-            bulkLength = -1;
-            argv = new byte[Math.min(argc, INITIAL_ARGV)][];
-        }
+        if (n > 0) startCommand((int) n);
         return true;
+    }
+
+    /** Starts reading a command of {@code n} arguments. */
+    private void startCommand(int n) {
+        argc = n;
+        argIndex = 0;
+        bulkLength = -1;
+        argv = new byte[Math.min(n, INITIAL_ARGV)][];
     }
 
     /** Reads bulk arguments of the current multibulk; true once it is complete and emitted. */
@@ -298,6 +306,13 @@ public final class RespDecoder extends ByteToMessageDecoder {
         int w = in.writerIndex();
         if (r >= w) {
             return false;
+        }
+        if (scanned == 0 && in.getByte(r) == '$') {
+            int length = shortHeader(in, r, Math.min(UNAUTHENTICATED_MAX_BULK, limits.maxBulkLength()));
+            if (length >= 0) {
+                bulkLength = length;
+                return true;
+            }
         }
         if (in.getByte(r) == CR) { // an empty header line: Redis reports the CR, which its reply turns into a space
             if (r + 1 < w) {
@@ -501,6 +516,29 @@ public final class RespDecoder extends ByteToMessageDecoder {
      * number after the type byte is parsed in the same pass into {@link #number}, which keeps its state
      * across partial reads, so no byte of a header is looked at twice.
      */
+    /**
+     * The fast path of a header line ({@code *<n>} or {@code $<n>} at {@code r}, its type byte already checked): a
+     * number of 1 to 5 digits, without a leading zero, up to {@code max}, followed by CR and one more byte (not checked,
+     * as Redis does not check it). Consumes the line and returns the number; otherwise returns -1 and consumes nothing,
+     * and the general path ({@link #findLineEnd}, {@link NumberScanner}) reads the line, with its errors.
+     */
+    private static int shortHeader(ByteBuf in, int r, long max) {
+        int w = in.writerIndex();
+        int p = r + 1;
+        int end = Math.min(w, p + 5);
+        int v = 0;
+        while (p < end) {
+            int d = in.getByte(p) - '0';
+            if (d < 0 || d > 9) break;
+            v = v * 10 + d;
+            p++;
+        }
+        if (p == r + 1 || p + 1 >= w || in.getByte(p) != CR || v > max) return -1;
+        if (v == 0 ? p != r + 2 : in.getByte(r + 1) == '0') return -1; // "0" alone; no leading zero
+        in.readerIndex(p + 2);
+        return v;
+    }
+
     private int findLineEnd(ByteBuf in, int r) {
         int w = in.writerIndex();
         int from = r + 1 + scanned;

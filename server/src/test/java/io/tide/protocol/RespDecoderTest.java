@@ -339,6 +339,17 @@ class RespDecoderTest {
     }
 
     @Test
+    void shortBulkLengths_zeroIsAnEmptyArgument_aLeadingZeroIsInvalid() {
+        feed("*2\r\n$4\r\nECHO\r\n$0\r\n\r\n*1\r\n$12345\r\n" + "x".repeat(12345) + "\r\n");
+        assertThat(decoded()).containsExactly(List.of("ECHO", ""), List.of("x".repeat(12345)));
+        assertError("*1\r\n$01\r\nx\r\n", "ERR Protocol error: invalid bulk length");
+        RespDecoder d = new RespDecoder(limits, () -> true);
+        List<Object> out = new ArrayList<>();
+        d.parse(Unpooled.wrappedBuffer(bytes("*1\r\n$00\r\n\r\n")), out);
+        assertThat(out).containsExactly(new ProtocolError("ERR Protocol error: invalid bulk length"));
+    }
+
+    @Test
     void invalidBulkLength_negative() {
         assertError("*1\r\n$-1\r\n", "ERR Protocol error: invalid bulk length");
     }
