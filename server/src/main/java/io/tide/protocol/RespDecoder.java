@@ -511,12 +511,6 @@ public final class RespDecoder extends ByteToMessageDecoder {
     // ---- shared -------------------------------------------------------------------------------
 
     /**
-     * Index of the CR ending the header line at {@code r} ({@code *<n>} or {@code $<len>}), if the byte
-     * after it has arrived too; -1 if there is no CR yet, -2 if the CR is the last readable byte. The
-     * number after the type byte is parsed in the same pass into {@link #number}, which keeps its state
-     * across partial reads, so no byte of a header is looked at twice.
-     */
-    /**
      * The fast path of a header line ({@code *<n>} or {@code $<n>} at {@code r}, its type byte already checked): a
      * number of 1 to 5 digits, without a leading zero, up to {@code max}, followed by CR and one more byte (not checked,
      * as Redis does not check it). Consumes the line and returns the number; otherwise returns -1 and consumes nothing,
@@ -539,6 +533,12 @@ public final class RespDecoder extends ByteToMessageDecoder {
         return v;
     }
 
+    /**
+     * Index of the CR ending the header line at {@code r} ({@code *<n>} or {@code $<len>}), if the byte
+     * after it has arrived too; -1 if there is no CR yet, -2 if the CR is the last readable byte. The
+     * number after the type byte is parsed in the same pass into {@link #number}, which keeps its state
+     * across partial reads, so no byte of a header is looked at twice.
+     */
     private int findLineEnd(ByteBuf in, int r) {
         int w = in.writerIndex();
         int from = r + 1 + scanned;

@@ -22,8 +22,8 @@ public interface CollectionValue extends Sized {
     CollectionValue copy();
 
     /**
-     * Reads the value's data (the lines of a listpack's array, {@link #touchLines}) and returns something it read: the last pass of
-     * {@link Database#prefetchEntries}, which overlaps the cache misses of a batch's values (decision 0023).
+     * Reads the value's data (the lines of a listpack's array, {@link #touchLines}) and returns something it read: the
+     * last pass of {@link Database#prefetchEntries}, which overlaps the cache misses of a batch's values (decision 0023).
      */
     default int touch() {
         return 0;
