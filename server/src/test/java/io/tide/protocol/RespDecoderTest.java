@@ -124,6 +124,21 @@ class RespDecoderTest {
     }
 
     @Test
+    void multibulk_argumentsOfEveryShortLength_keepEveryByte() {
+        // Arguments of up to 64 bytes are copied 8 at a time, then byte by byte: every length and byte value.
+        List<Object> expected = new ArrayList<>();
+        StringBuilder in = new StringBuilder();
+        for (int len = 0; len <= 80; len++) {
+            StringBuilder arg = new StringBuilder();
+            for (int i = 0; i < len; i++) arg.append((char) ((len * 31 + i * 7) & 0xFF));
+            in.append(multibulk("ECHO", arg.toString()));
+            expected.add(List.of("ECHO", arg.toString()));
+        }
+        feed(in.toString());
+        assertThat(decoded()).isEqualTo(expected);
+    }
+
+    @Test
     void multibulk_emptyOrNegativeCountIsIgnored() {
         feed("*0\r\n*-1\r\n*-5\r\n" + multibulk("PING"));
         assertThat(decoded()).containsExactly(List.of("PING"));
