@@ -1123,7 +1123,7 @@ public final class Database {
 
     /**
      * Second and last passes of a prefetch: reads the entry in each slot {@link #prefetch} read since the last call,
-     * then the start of the data of each collection among them ({@link CollectionValue#touch}).
+     * then the data of each collection among them ({@link CollectionValue#touch}).
      */
     public void prefetchEntries() {
         Table t = cur;
