@@ -203,7 +203,10 @@ public final class Dispatcher {
 
     private void dispatchNow(ClientSession c, byte[][] argv) {
         Shard home = c.home();
-        long now = System.currentTimeMillis();
+        // The command's start and wall-clock time, chained to the previous command of the same read (decision 0024).
+        io.tide.shard.CommandClock clock = home != null ? home.clock() : null;
+        long t0 = clock != null ? clock.start() : System.nanoTime();
+        long now = clock != null ? clock.millis(t0) : System.currentTimeMillis();
         c.lastInteractionMs = now;
         boolean silent = c.takeSilence();
 
@@ -324,9 +327,9 @@ public final class Dispatcher {
         home.stats().commandsProcessed++; // as Redis's total_commands_processed: commands that get to run
 
         if (single) {
-            if (inlineScripts && isScript(spec)) runInline(c, spec, argv, home, now, silent, true);
+            if (inlineScripts && isScript(spec)) runInline(c, spec, argv, home, now, t0, silent, true);
             else if (needsCoordinator(c, spec, argv)) runCoordinated(c, spec, argv, shards.all(), silent);
-            else runInline(c, spec, argv, home, now, silent);
+            else runInline(c, spec, argv, home, now, t0, silent);
             return;
         }
         if (spec.has(CommandSpec.ALL_SHARDS)) {
@@ -364,34 +367,34 @@ public final class Dispatcher {
             }
         }
         if (target == null) {
-            runInline(c, spec, argv, home, now, silent);
+            runInline(c, spec, argv, home, now, t0, silent);
             return;
         }
         if (Long.bitCount(involved) > 1) {
             runCoordinated(c, spec, argv, shardsOf(involved), silent);
         } else if (target == home) {
-            runInline(c, spec, argv, home, now, silent);
+            runInline(c, spec, argv, home, now, t0, silent);
         } else {
             hop(c, spec, argv, target, silent);
         }
     }
 
-    private void runInline(ClientSession c, CommandSpec spec, byte[][] argv, Shard home, long now, boolean silent) {
-        runInline(c, spec, argv, home, now, silent, false);
+    private void runInline(ClientSession c, CommandSpec spec, byte[][] argv, Shard home, long now, long t0,
+                           boolean silent) {
+        runInline(c, spec, argv, home, now, t0, silent, false);
     }
 
     /**
      * {@code script}: a script on a one-shard server, run in a continuation; if it turns busy it yields, and its rest
      * moves to the coordinator ({@link #moveScript}), so that this thread can answer -BUSY meanwhile (decision 0022).
      */
-    private void runInline(ClientSession c, CommandSpec spec, byte[][] argv, Shard home, long now, boolean silent,
-                           boolean script) {
+    private void runInline(ClientSession c, CommandSpec spec, byte[][] argv, Shard home, long now, long t0,
+                           boolean silent, boolean script) {
         CommandContext ctx = shardContexts[home.id()].reset(home, false, 0, c, c.db, now, c.noTouch);
         // The reply is written below, before this thread runs anything else (or settled); a script's is its own.
         if (!script) ctx.allowReplyInPlace();
         io.tide.journal.Journal journal = home.writes().journal();
         long recorded = journal.records();
-        long t0 = System.nanoTime();
         Outcome o = c.inMulti() ? null : memoryRefusal(spec, home);
         if (o == null && script) {
             InlineScript run = new InlineScript(spec, ctx, argv);
@@ -405,7 +408,7 @@ public final class Dispatcher {
             o = run.outcome;
         }
         if (o == null) o = execute(spec, ctx, argv);
-        record(spec, home, o, System.nanoTime() - t0, c, argv);
+        record(spec, home, o, home.clock().end() - t0, c, argv);
         if (c.forceCurrent) {
             c.forceCurrent = false;
             c.suppressCurrent = false;
@@ -433,7 +436,12 @@ public final class Dispatcher {
         } else {
             c.reply(o.reply, silent, spec, argv);
         }
-        if (!home.dataLent()) serveReady(home); // while a busy script holds the data, the coordinator serves later
+        // While a busy script holds the data, the coordinator serves later. Served clients' commands run here, between
+        // this command's end and the next one's start: the next one reads the clock afresh.
+        if (!home.dataLent() && home.blocking().hasReady()) {
+            serveReady(home);
+            home.clock().breakChain();
+        }
     }
 
     /** A script's run, inside a continuation (see {@link #runInline}). */

@@ -230,7 +230,20 @@ public final class NetworkServer {
                 tlsPeerName, faults);
         RespDecoder decoder = new RespDecoder(limits, () -> handler.session() == null
                 || handler.session().authenticated());
-        if (shards.length == 1 && Dispatcher.PREFETCH) decoder.batchHook(batch -> dispatcher.prefetch(handler.session(), batch));
+        boolean prefetch = shards.length == 1 && Dispatcher.PREFETCH;
+        io.tide.shard.CommandClock clock = home.clock();
+        decoder.reads(new RespDecoder.Reads() {
+            @Override
+            public void batch(java.util.List<Object> batch) {
+                if (prefetch) dispatcher.prefetch(handler.session(), batch);
+                clock.beginRead();
+            }
+
+            @Override
+            public void done() {
+                clock.endRead();
+            }
+        });
         ch.pipeline().addLast("resp", decoder);
         ch.pipeline().addLast("client", handler);
     }

@@ -111,7 +111,30 @@ public final class RespDecoder extends ByteToMessageDecoder {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
         if (msg instanceof ByteBuf b) bytesReceived += b.readableBytes();
-        super.channelRead(ctx, msg);
+        try {
+            super.channelRead(ctx, msg);
+        } finally {
+            if (reads != null) reads.done();
+        }
+    }
+
+    // The decoder also decodes what is left when the input closes; those requests end their read the same way.
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        try {
+            super.channelInactive(ctx);
+        } finally {
+            if (reads != null) reads.done();
+        }
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+        try {
+            super.userEventTriggered(ctx, evt);
+        } finally {
+            if (reads != null) reads.done();
+        }
     }
 
     /** Bytes read from the channel since the last call (INFO's {@code total_net_input_bytes}); on the channel's loop. */
@@ -124,15 +147,24 @@ public final class RespDecoder extends ByteToMessageDecoder {
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
         parse(in, out);
-        if (batchHook != null && !out.isEmpty()) batchHook.accept(out);
+        if (reads != null && !out.isEmpty()) reads.batch(out);
     }
 
-    /** Sees each batch of requests decoded from one read, before the first is handed on; or null. */
-    private java.util.function.Consumer<List<Object>> batchHook;
+    /** What sees the requests of each read (one or more batches, then its end). */
+    public interface Reads {
+        /** A batch of requests decoded from one read, before the first of them is handed on. */
+        void batch(List<Object> batch);
 
-    /** Sets {@link #batchHook}. */
-    public void batchHook(java.util.function.Consumer<List<Object>> hook) {
-        this.batchHook = hook;
+        /** Every request of the read has been handed on (also called after a read that decoded none). */
+        void done();
+    }
+
+    /** Sees the requests of each read; or null. */
+    private Reads reads;
+
+    /** Sets {@link #reads}. */
+    public void reads(Reads reads) {
+        this.reads = reads;
     }
 
     /**

@@ -27,6 +27,7 @@ public final class Shard {
     private final EventLoop loop;
     private final Database[] dbs;
     private final ShardStats stats = new ShardStats();
+    private final CommandClock clock = new CommandClock();
     private final BlockedKeys blocking = new BlockedKeys();
     private final WatchedKeys watched = new WatchedKeys();
     /** The write seam: every change to a key of this shard passes through it. */
@@ -171,6 +172,8 @@ public final class Shard {
     }
     public int databases() { return dbs.length; }
     public ShardStats stats() { return stats; }
+    /** The clock of the commands this shard's thread runs (its thread only). */
+    public CommandClock clock() { return clock; }
     public Eviction eviction() { return eviction; }
     /** The clients blocked on this shard's keys, and the keys signalled ready for them. */
     public BlockedKeys blocking() { return blocking; }

@@ -96,24 +96,37 @@ class RespDecoderTest {
         assertThat(argv[1][1]).isNotSameAs(argv[0][1]);
     }
 
-    /** The batch hook (the key prefetch's, decision 0023) sees a read's whole batch before any of it is handed on. */
+    /**
+     * The read hooks (the key prefetch's, decision 0023, and the command clock's, decision 0024) see a read's whole
+     * batch before any of it is handed on, and the read's end once all of it has been.
+     */
     @Test
-    void batchHook_seesAReadsWholeBatchBeforeItIsHandedOn() {
-        List<Integer> seen = new ArrayList<>();
-        decoder.batchHook(batch -> {
-            assertThat(channel.inboundMessages()).isEmpty();
-            seen.add(batch.size());
+    void reads_seeAReadsWholeBatchBeforeItIsHandedOn_andItsEndAfter() {
+        List<String> seen = new ArrayList<>();
+        decoder.reads(new RespDecoder.Reads() {
+            @Override
+            public void batch(List<Object> batch) {
+                assertThat(channel.inboundMessages()).isEmpty();
+                seen.add("batch " + batch.size());
+            }
+
+            @Override
+            public void done() {
+                seen.add("done " + channel.inboundMessages().size());
+            }
         });
         feed(multibulk("GET", "a") + multibulk("GET", "b") + multibulk("SET", "a", "1"));
-        assertThat(seen).containsExactly(3);
+        assertThat(seen).containsExactly("batch 3", "done 3");
         assertThat(decoded()).hasSize(3);
+        seen.clear();
         feed(multibulk("GET", "c"));
-        assertThat(seen).containsExactly(3, 1);
+        assertThat(seen).containsExactly("batch 1", "done 1");
         assertThat(decoded()).hasSize(1);
+        seen.clear();
         feed(multibulk("GET", "d") + "*2\r\n$3\r\nGE");
         assertThat(decoded()).hasSize(1);
         feed("T\r\n$1\r\ne\r\n");
-        assertThat(seen).containsExactly(3, 1, 1, 1);
+        assertThat(seen).containsExactly("batch 1", "done 1", "batch 1", "done 1");
         assertThat(decoded()).hasSize(1);
     }
 
