@@ -127,17 +127,19 @@ public final class Dispatcher {
     }
 
     /**
-     * Prefetches the keys of a batch of requests that one read brought, before the first of them runs (decision 0023);
-     * one-shard servers only, where every key is the home shard's. Only the key positions the command table names (the
-     * first {@link io.tide.store.Database#PREFETCH_MAX} keys of the batch), and only when there are several: a lone
-     * key is looked up at once, with nothing to overlap. A client not yet authenticated gets nothing.
+     * Prefetches the keys of a batch of requests that one read brought, before the first of them runs (decision 0023):
+     * the keys on the client's home shard (with several shards, the others are prefetched by their own shard when their
+     * hops arrive). Only the key positions the command table names (the first
+     * {@link io.tide.store.Database#PREFETCH_MAX} home keys of the batch), and only when there are several: a lone key
+     * is looked up at once, with nothing to overlap. A client not yet authenticated gets nothing.
      */
     public void prefetch(ClientSession c, java.util.List<Object> batch) {
         if (c == null || !c.authenticated || c.home() == null) return;
         if (batch.size() == 1 && !(batch.get(0) instanceof byte[][] one && one.length > 2 && severalKeys(c, one))) {
             return;
         }
-        io.tide.store.Database db = c.home().db(c.db());
+        Shard home = c.home();
+        io.tide.store.Database db = home.db(c.db());
         byte[] lastName = null;
         CommandSpec spec = null;
         for (int k = 0, n = batch.size(); k < n; k++) {
@@ -146,13 +148,23 @@ public final class Dispatcher {
                 lastName = argv[0];
                 spec = specOf(c, argv[0]);
             }
-            if (!prefetchKeys(db, spec, argv)) break;
+            if (!(single ? prefetchKeys(db, spec, argv) : prefetchHomeKeys(db, spec, argv, home))) break;
         }
         db.prefetchEntries();
     }
 
+    /** {@link #prefetchKeys} for the keys among them that live on {@code home} (their slot's shard). */
+    private boolean prefetchHomeKeys(io.tide.store.Database d, CommandSpec spec, byte[][] argv, Shard home) {
+        int last = lastKeyIndex(spec, argv);
+        if (last == 0) return true;
+        for (int i = spec.firstKey(), step = Math.max(1, spec.keyStep()); i <= last; i += step) {
+            if (shards.shardOf(argv[i]) == home && !d.prefetch(argv[i])) return false;
+        }
+        return true;
+    }
+
     /**
-     * Whether batches of requests have their keys prefetched (decision 0023): a read's on a one-shard server, a batch of
+     * Whether batches of requests have their keys prefetched (decision 0023): a read's on its home shard, a batch of
      * hops on its target; {@code -Dtide.prefetch=false} turns it off.
      */
     public static final boolean PREFETCH = !"false".equals(System.getProperty("tide.prefetch"));

@@ -230,7 +230,7 @@ public final class NetworkServer {
                 tlsPeerName, faults);
         RespDecoder decoder = new RespDecoder(limits, () -> handler.session() == null
                 || handler.session().authenticated());
-        boolean prefetch = shards.length == 1 && Dispatcher.PREFETCH;
+        boolean prefetch = Dispatcher.PREFETCH;
         io.tide.shard.CommandClock clock = home.clock();
         decoder.reads(new RespDecoder.Reads() {
             @Override
