@@ -323,7 +323,10 @@ public final class Dispatcher {
                 return;
             }
         }
-        if (c.hopsInFlight > 0 && !followsHops(c, spec, argv)) {
+        // The shards of the command's keys, each key's slot hashed once for both uses below; -1: any (ALL_SHARDS, or
+        // keys a key finder cannot name in advance), 0: none. A one-shard server has no use for it.
+        long involved = single ? 0 : spec == execSpec && c.inMulti() ? execShards(c) : routeMask(spec, argv);
+        if (c.hopsInFlight > 0 && !followsHops(c, spec, argv, involved)) {
             // Redis runs a client's commands one after the other. One that would run elsewhere than the client's
             // commands still on their way to another shard could take effect (or read) before them, so it waits.
             if (silent && c.replyMode() != ClientSession.ReplyMode.OFF) c.skipNextReply(); // SKIP applies when it runs
@@ -349,39 +352,18 @@ public final class Dispatcher {
             else runCoordinated(c, spec, argv, shards.all(), silent);
             return;
         }
-        Shard target = null;
-        long involved = 0;
-        if (spec == execSpec && c.inMulti()) {
-            involved = execShards(c);
-            if (involved == -1L) {
-                runCoordinated(c, spec, argv, shards.all(), silent);
-                return;
-            }
-            if (involved != 0) target = shards.get(Long.numberOfTrailingZeros(involved));
-        } else if (spec.keyFinder() != null) {
-            byte[][] keys = spec.keyFinder().keys(argv);
-            if (keys == CommandSpec.ALL_KEYS) {
-                long declared = isScript(spec) ? declaredKeysMask(argv) : 0;
-                runCoordinated(c, spec, argv, declared != 0 ? shardsOf(declared) : shards.all(), silent);
-                return;
-            }
-            for (byte[] k : keys) {
-                Shard s = shards.shardOf(k);
-                involved |= 1L << s.id();
-                if (target == null) target = s;
-            }
-        } else if (spec.hasKeys() && argv.length > spec.firstKey()) {
-            int last = Math.min(spec.lastKeyIndex(argv.length), argv.length - 1);
-            for (int i = spec.firstKey(); i <= last; i += spec.keyStep()) {
-                Shard s = shards.shardOf(argv[i]);
-                involved |= 1L << s.id();
-                if (target == null) target = s;
-            }
+        if (involved == -1L) {
+            // EXEC of a queue that needs every shard, or keys named only as the command runs (a script's, which start
+            // with their declared keys' shards parked)
+            long declared = spec != execSpec && isScript(spec) ? declaredKeysMask(argv) : 0;
+            runCoordinated(c, spec, argv, declared != 0 ? shardsOf(declared) : shards.all(), silent);
+            return;
         }
-        if (target == null) {
+        if (involved == 0) {
             runInline(c, spec, argv, home, now, t0, silent);
             return;
         }
+        Shard target = shards.get(Long.numberOfTrailingZeros(involved));
         if (Long.bitCount(involved) > 1) {
             runCoordinated(c, spec, argv, shardsOf(involved), silent);
         } else if (target == home) {
@@ -506,14 +488,14 @@ public final class Dispatcher {
     }
 
     /**
-     * Whether a command may start while {@code c}'s hops to {@link ClientSession#hopTarget} are unanswered without
+     * Whether a command may start, its keys on the shards of {@code mask} ({@link #routeMask}), while {@code c}'s hops
+     * to {@link ClientSession#hopTarget} are unanswered without
      * running before them: a hop to that same shard (its loop runs them in order), or a coordinated or gathered command
      * that involves that shard (its barrier or walk waits there behind them). Anything else (inline on the home shard,
      * a hop to a third shard) could run first, so another client could see its effect without theirs.
      */
-    private boolean followsHops(ClientSession c, CommandSpec spec, byte[][] argv) {
+    private boolean followsHops(ClientSession c, CommandSpec spec, byte[][] argv, long mask) {
         if (spec.has(CommandSpec.ALL_SHARDS)) return true;
-        long mask = spec == execSpec && c.inMulti() ? execShards(c) : routeMask(spec, argv);
         if (mask == -1L) { // any key: coordinated over every shard, or a script over its declared keys' shards
             if (!isScript(spec)) return true;
             mask = declaredKeysMask(argv);
