@@ -44,7 +44,8 @@ import org.slf4j.LoggerFactory;
  * <p>An idle connection holds no buffer: the output buffer is released at each flush, the decoder's cumulation
  * once it is consumed, and the backlog's queue once it drains; the address strings are made when first asked for.
  */
-final class ConnectionHandler extends ChannelInboundHandlerAdapter implements ClientConnection, RespWriter.Output {
+final class ConnectionHandler extends ChannelInboundHandlerAdapter
+        implements ClientConnection, RespWriter.Output, RespDecoder.Reads, java.util.function.BooleanSupplier {
 
     private static final Logger LOG = LoggerFactory.getLogger(ConnectionHandler.class);
 
@@ -108,6 +109,27 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Cl
 
     ClientSession session() {
         return session;
+    }
+
+    // The decoder's view of this connection, without an object of its own per connection (an idle connection's
+    // memory): whether it may send requests of any size, and its reads (the key prefetch, decision 0023; the command
+    // clock, decision 0024).
+
+    /** Whether the connection may send commands of unlimited size: authenticated, or not yet set up. */
+    @Override
+    public boolean getAsBoolean() {
+        return session == null || session.authenticated();
+    }
+
+    @Override
+    public void batch(java.util.List<Object> batch) {
+        if (Dispatcher.PREFETCH) dispatcher.prefetch(session, batch);
+        home.clock().beginRead();
+    }
+
+    @Override
+    public void done() {
+        home.clock().endRead();
     }
 
     @Override

@@ -228,22 +228,8 @@ public final class NetworkServer {
         Shard home = homeOf(shards, ch.eventLoop());
         ConnectionHandler handler = new ConnectionHandler(server, dispatcher, home, clients[home.id()], outputLimit,
                 tlsPeerName, faults);
-        RespDecoder decoder = new RespDecoder(limits, () -> handler.session() == null
-                || handler.session().authenticated());
-        boolean prefetch = Dispatcher.PREFETCH;
-        io.tide.shard.CommandClock clock = home.clock();
-        decoder.reads(new RespDecoder.Reads() {
-            @Override
-            public void batch(java.util.List<Object> batch) {
-                if (prefetch) dispatcher.prefetch(handler.session(), batch);
-                clock.beginRead();
-            }
-
-            @Override
-            public void done() {
-                clock.endRead();
-            }
-        });
+        RespDecoder decoder = new RespDecoder(limits, handler);
+        decoder.reads(handler);
         ch.pipeline().addLast("resp", decoder);
         ch.pipeline().addLast("client", handler);
     }
