@@ -338,7 +338,7 @@ public final class Dispatcher {
         c.lastCommand = spec.fullName();
         long argvBytes = 0;
         for (byte[] a : argv) argvBytes += a.length;
-        c.argvBytes = argvBytes;
+        c.argvBytes(argvBytes);
         home.stats().commandsProcessed++; // as Redis's total_commands_processed: commands that get to run
 
         if (single) {

@@ -85,11 +85,29 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
     private String local;
     private RespDecoder decoder;
     private volatile int fd = -1;
-    /** Query-buffer figures as of the end of the last read (CLIENT LIST reads them from other threads). */
-    private volatile long queryBytes;
-    private volatile long queryFree;
+    /**
+     * Query-buffer figures as of the end of the last read (CLIENT LIST reads them from other threads). Written by the
+     * home shard at every read and flush, read elsewhere: opaque access ({@link #QUERY_BYTES} and the others), without
+     * the fence of a volatile write.
+     */
+    private long queryBytes;
+    private long queryFree;
     /** Peak reply-buffer bytes at a flush, in the five-second window that started at {@link #peakWindowMs}. */
-    private volatile long replyPeak;
+    private long replyPeak;
+    private static final java.lang.invoke.VarHandle QUERY_BYTES;
+    private static final java.lang.invoke.VarHandle QUERY_FREE;
+    private static final java.lang.invoke.VarHandle REPLY_PEAK;
+
+    static {
+        try {
+            var lookup = java.lang.invoke.MethodHandles.lookup();
+            QUERY_BYTES = lookup.findVarHandle(ConnectionHandler.class, "queryBytes", long.class);
+            QUERY_FREE = lookup.findVarHandle(ConnectionHandler.class, "queryFree", long.class);
+            REPLY_PEAK = lookup.findVarHandle(ConnectionHandler.class, "replyPeak", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
     private long lastWindowPeak;
     private long peakWindowMs;
 
@@ -299,9 +317,9 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
             home.stats().netInputBytes += decoder.takeBytesReceived();
             home.stats().readsProcessed++;
             long q = decoder.queryBufferBytes();
-            queryBytes = q;
+            QUERY_BYTES.setOpaque(this, q);
             if (q > inputPeak) inputPeak = q;
-            queryFree = decoder.queryBufferFree();
+            QUERY_FREE.setOpaque(this, decoder.queryBufferFree());
         }
         flush();
     }
@@ -629,7 +647,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
             peakWindowMs = now;
         }
         if (bytes > replyPeakNow) replyPeakNow = bytes;
-        replyPeak = Math.max(replyPeakNow, lastWindowPeak);
+        REPLY_PEAK.setOpaque(this, Math.max(replyPeakNow, lastWindowPeak));
     }
 
     private long replyPeakNow;
@@ -642,19 +660,19 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
      */
     void sampleBufferPeaks(long nowSec) {
         io.tide.shard.ShardStats st = home.stats();
-        st.clientInputPeak.record(nowSec, Math.max(inputPeak, queryBytes));
+        st.clientInputPeak.record(nowSec, Math.max(inputPeak, queryBytes)); // the home shard's own field
         st.clientOutputPeak.record(nowSec, Math.max(replyPeakNow, outputBufferBytes()));
         inputPeak = 0;
     }
 
     @Override
     public long queryBufferBytes() {
-        return queryBytes;
+        return (long) QUERY_BYTES.getOpaque(this);
     }
 
     @Override
     public long queryBufferFree() {
-        return queryFree;
+        return (long) QUERY_FREE.getOpaque(this);
     }
 
     @Override
@@ -665,7 +683,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
 
     @Override
     public long replyBufferPeak() {
-        return replyPeak;
+        return (long) REPLY_PEAK.getOpaque(this);
     }
 
     @Override
