@@ -531,18 +531,24 @@ public final class Dispatcher {
         } catch (RuntimeException e) {
             LOG.error("internal error prefetching a batch of hops", e); // only loads: the batch still runs
         }
-        for (Hop h : batch) {
-            try {
-                runHop(target, ctx, journal, h);
-            } catch (RuntimeException | StackOverflowError e) {
-                // execute() answers a failing command itself; this is the bookkeeping around it. Every hop of the
-                // batch is still answered, so no client of it waits forever for a reply.
-                LOG.error("internal error running a hop of {}", h.spec.fullName(), e);
-                if (h.outcome == null || h.outcome.block != null && h.waiter == null) {
-                    h.outcome = new Outcome(Reply.error("ERR internal error while executing '"
-                            + h.spec.fullName() + "': " + e.getClass().getSimpleName()), true, null);
+        // The hops of the batch run back to back, as the requests of a read do: they share the clock (decision 0024).
+        target.clock().beginRead();
+        try {
+            for (Hop h : batch) {
+                try {
+                    runHop(target, ctx, journal, h);
+                } catch (RuntimeException | StackOverflowError e) {
+                    // execute() answers a failing command itself; this is the bookkeeping around it. Every hop of the
+                    // batch is still answered, so no client of it waits forever for a reply.
+                    LOG.error("internal error running a hop of {}", h.spec.fullName(), e);
+                    if (h.outcome == null || h.outcome.block != null && h.waiter == null) {
+                        h.outcome = new Outcome(Reply.error("ERR internal error while executing '"
+                                + h.spec.fullName() + "': " + e.getClass().getSimpleName()), true, null);
+                    }
                 }
             }
+        } finally {
+            target.clock().endRead();
         }
         if (journal.records() == recordedBefore) {
             home.loop().execute(() -> completeHops(home, batch));
@@ -562,27 +568,34 @@ public final class Dispatcher {
         });
     }
 
-    /** Tests only: sees each hop's argv on its target before it runs, and may throw there. Null otherwise. */
+    /**
+     * Tests only: sees each hop's argv on its target as it starts (its time counts as the hop's), and may throw there.
+     * Null otherwise.
+     */
     static java.util.function.Consumer<byte[][]> hopFaultForTests;
 
     /** Runs one hop of a batch on its target shard: its outcome, whether it was journalled, its time, its waiter. */
     private void runHop(Shard target, CommandContext ctx, io.tide.journal.Journal journal, Hop h) {
+        io.tide.shard.CommandClock clock = target.clock();
+        long t0 = clock.start();
         java.util.function.Consumer<byte[][]> fault = hopFaultForTests;
         if (fault != null) fault.accept(h.argv);
-        ctx.reset(target, false, 0, h.client, h.db, System.currentTimeMillis(), h.noTouch);
+        ctx.reset(target, false, 0, h.client, h.db, clock.millis(t0), h.noTouch);
         long recorded = journal.records();
-        long t0 = System.nanoTime();
         Outcome refused = memoryRefusal(h.spec, target);
         h.outcome = refused != null ? refused : execute(h.spec, ctx, h.argv);
         h.recorded = journal.records() != recorded;
-        h.nanos = System.nanoTime() - t0;
+        h.nanos = clock.end() - t0;
         if (h.outcome.block != null) {
             BlockedCommand w = new BlockedCommand(this, shards, h.client, h.spec, h.outcome.block, h.slot, h.db,
                     1L << target.id());
             w.register();
             h.waiter = w; // only once registered: a hop whose waiter failed to register is answered with an error
         }
-        serveReady(target);
+        if (target.blocking().hasReady()) {
+            serveReady(target);
+            clock.breakChain(); // the served clients' commands ran after this hop's end
+        }
     }
 
     private void completeHops(Shard home, Hop[] batch) {
@@ -873,8 +886,17 @@ public final class Dispatcher {
         c.barrierInFlight = false;
         boolean wasPaused = c.deferredRequests() >= DEFER_PAUSE_THRESHOLD;
         byte[][] next;
-        while (!c.barrierInFlight && !c.quitting && (next = c.pollDeferred()) != null) {
-            dispatchNow(c, next);
+        // The held-back requests run back to back, as a read's do: they share the clock (decision 0024). Called
+        // within a read (a blocked client served by a push), this ends that read's chain: its next command reads the
+        // clock afresh.
+        io.tide.shard.CommandClock clock = c.home() != null && c.deferredRequests() > 0 ? c.home().clock() : null;
+        if (clock != null) clock.beginRead();
+        try {
+            while (!c.barrierInFlight && !c.quitting && (next = c.pollDeferred()) != null) {
+                dispatchNow(c, next);
+            }
+        } finally {
+            if (clock != null) clock.endRead();
         }
         if (wasPaused && c.deferredRequests() < DEFER_PAUSE_THRESHOLD) c.connection().pauseReading(false);
         flushUnlessHopping(c);
