@@ -303,7 +303,10 @@ class ServerCommandsTest {
     void config_rewrite_writesTheFileTheServerStartedFrom(@TempDir Path dir) throws Exception {
         Path conf = dir.resolve("tide.conf");
         Files.writeString(conf, "# mine\nhz 15\n");
-        try (Server s = Tide.start(conf.toString(), "--port", "0", "--shards", Integer.toString(shards));
+        // Its own dir: with the default save points, stopping the server writes a dump.rdb there (not in the
+        // working directory).
+        try (Server s = Tide.start(conf.toString(), "--port", "0", "--shards", Integer.toString(shards), "--dir",
+                dir.toString());
              Jedis j = TestServers.jedis(s.port(), 2)) {
             j.configSet("hz", "25");
             assertThat(j.configRewrite()).isEqualTo("OK");
