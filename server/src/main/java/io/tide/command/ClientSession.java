@@ -51,16 +51,8 @@ public final class ClientSession {
      * costs no fence, where a volatile write would cost one per request.
      */
     private long argvBytes;
-    private static final java.lang.invoke.VarHandle ARGV_BYTES;
-
-    static {
-        try {
-            ARGV_BYTES = java.lang.invoke.MethodHandles.lookup().findVarHandle(ClientSession.class, "argvBytes",
-                    long.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    private static final java.lang.invoke.VarHandle ARGV_BYTES =
+            io.tide.util.VarHandles.field(java.lang.invoke.MethodHandles.lookup(), "argvBytes", long.class);
 
     /** Sets {@link #argvBytes}: on the home shard. */
     void argvBytes(long bytes) {

@@ -215,10 +215,10 @@ public final class Dispatcher {
 
     private void dispatchNow(ClientSession c, byte[][] argv) {
         Shard home = c.home();
-        // The command's start and wall-clock time, chained to the previous command of the same read (decision 0024).
-        io.tide.shard.CommandClock clock = home != null ? home.clock() : null;
-        long t0 = clock != null ? clock.start() : System.nanoTime();
-        long now = clock != null ? clock.millis(t0) : System.currentTimeMillis();
+        // The command's start and wall-clock time, chained to the previous command of the same run (decision 0024).
+        io.tide.shard.CommandClock clock = home.clock();
+        long t0 = clock.start();
+        long now = clock.millis(t0);
         c.lastInteractionMs = now;
         boolean silent = c.takeSilence();
 
@@ -531,8 +531,8 @@ public final class Dispatcher {
         } catch (RuntimeException e) {
             LOG.error("internal error prefetching a batch of hops", e); // only loads: the batch still runs
         }
-        // The hops of the batch run back to back, as the requests of a read do: they share the clock (decision 0024).
-        target.clock().beginRead();
+        // The hops of the batch run back to back: one run of the shard's clock (decision 0024).
+        target.clock().beginRun();
         try {
             for (Hop h : batch) {
                 try {
@@ -548,7 +548,7 @@ public final class Dispatcher {
                 }
             }
         } finally {
-            target.clock().endRead();
+            target.clock().endRun();
         }
         if (journal.records() == recordedBefore) {
             home.loop().execute(() -> completeHops(home, batch));
@@ -886,17 +886,16 @@ public final class Dispatcher {
         c.barrierInFlight = false;
         boolean wasPaused = c.deferredRequests() >= DEFER_PAUSE_THRESHOLD;
         byte[][] next;
-        // The held-back requests run back to back, as a read's do: they share the clock (decision 0024). Called
-        // within a read (a blocked client served by a push), this ends that read's chain: its next command reads the
-        // clock afresh.
-        io.tide.shard.CommandClock clock = c.home() != null && c.deferredRequests() > 0 ? c.home().clock() : null;
-        if (clock != null) clock.beginRead();
+        // The held-back requests run back to back: one run of the shard's clock (decision 0024). Called within
+        // another run (a blocked client served by a push), this ends that run: its next command reads the clock.
+        io.tide.shard.CommandClock clock = c.deferredRequests() > 0 ? c.home().clock() : null;
+        if (clock != null) clock.beginRun();
         try {
             while (!c.barrierInFlight && !c.quitting && (next = c.pollDeferred()) != null) {
                 dispatchNow(c, next);
             }
         } finally {
-            if (clock != null) clock.endRead();
+            if (clock != null) clock.endRun();
         }
         if (wasPaused && c.deferredRequests() < DEFER_PAUSE_THRESHOLD) c.connection().pauseReading(false);
         flushUnlessHopping(c);

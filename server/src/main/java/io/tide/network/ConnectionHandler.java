@@ -94,20 +94,12 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
     private long queryFree;
     /** Peak reply-buffer bytes at a flush, in the five-second window that started at {@link #peakWindowMs}. */
     private long replyPeak;
-    private static final java.lang.invoke.VarHandle QUERY_BYTES;
-    private static final java.lang.invoke.VarHandle QUERY_FREE;
-    private static final java.lang.invoke.VarHandle REPLY_PEAK;
-
-    static {
-        try {
-            var lookup = java.lang.invoke.MethodHandles.lookup();
-            QUERY_BYTES = lookup.findVarHandle(ConnectionHandler.class, "queryBytes", long.class);
-            QUERY_FREE = lookup.findVarHandle(ConnectionHandler.class, "queryFree", long.class);
-            REPLY_PEAK = lookup.findVarHandle(ConnectionHandler.class, "replyPeak", long.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    private static final java.lang.invoke.VarHandle QUERY_BYTES =
+            io.tide.util.VarHandles.field(java.lang.invoke.MethodHandles.lookup(), "queryBytes", long.class);
+    private static final java.lang.invoke.VarHandle QUERY_FREE =
+            io.tide.util.VarHandles.field(java.lang.invoke.MethodHandles.lookup(), "queryFree", long.class);
+    private static final java.lang.invoke.VarHandle REPLY_PEAK =
+            io.tide.util.VarHandles.field(java.lang.invoke.MethodHandles.lookup(), "replyPeak", long.class);
     private long lastWindowPeak;
     private long peakWindowMs;
 
@@ -142,12 +134,12 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
     @Override
     public void batch(java.util.List<Object> batch) {
         if (Dispatcher.PREFETCH) dispatcher.prefetch(session, batch);
-        home.clock().beginRead();
+        home.clock().beginRun();
     }
 
     @Override
     public void done() {
-        home.clock().endRead();
+        home.clock().endRun();
     }
 
     @Override

@@ -20,17 +20,17 @@ public final class Crc16 {
             T1[i] = crc & 0xffff;
         }
         for (int i = 0; i < 256; i++) {
-            T2[i] = zeroByte(T1[i]);
-            T3[i] = zeroByte(T2[i]);
-            T4[i] = zeroByte(T3[i]);
+            T2[i] = step(T1[i], 0);
+            T3[i] = step(T2[i], 0);
+            T4[i] = step(T3[i], 0);
         }
     }
 
     private Crc16() {}
 
-    /** The checksum {@code crc} followed by one zero byte. */
-    private static int zeroByte(int crc) {
-        return ((crc << 8) ^ T1[crc >>> 8]) & 0xffff;
+    /** The checksum {@code crc} followed by the byte {@code b}: one byte's step. */
+    private static int step(int crc, int b) {
+        return ((crc << 8) ^ T1[((crc >>> 8) ^ b) & 0xff]) & 0xffff;
     }
 
     /**
@@ -45,9 +45,7 @@ public final class Crc16 {
             crc = T4[((crc >>> 8) ^ bytes[i]) & 0xff] ^ T3[(crc ^ bytes[i + 1]) & 0xff]
                     ^ T2[bytes[i + 2] & 0xff] ^ T1[bytes[i + 3] & 0xff];
         }
-        for (; i < to; i++) {
-            crc = ((crc << 8) ^ T1[((crc >>> 8) ^ bytes[i]) & 0xff]) & 0xffff;
-        }
+        for (; i < to; i++) crc = step(crc, bytes[i]);
         return crc;
     }
 

@@ -13,8 +13,8 @@ class CommandClockTest {
     }
 
     @Test
-    void withinARead_eachCommandStartsWhereTheLastEnded() throws InterruptedException {
-        clock.beginRead();
+    void withinARun_eachCommandStartsWhereTheLastEnded() throws InterruptedException {
+        clock.beginRun();
         long first = clock.start();
         pause();
         long end = clock.end();
@@ -27,7 +27,7 @@ class CommandClockTest {
 
     @Test
     void aStartWithoutAnEndInBetween_readsTheClock() throws InterruptedException {
-        clock.beginRead();
+        clock.beginRun();
         long first = clock.start();
         pause();
         assertThat(clock.start() - first).isGreaterThanOrEqualTo(2_000_000L);
@@ -35,7 +35,7 @@ class CommandClockTest {
 
     @Test
     void aBrokenChain_readsTheClock() throws InterruptedException {
-        clock.beginRead();
+        clock.beginRun();
         clock.start();
         long end = clock.end();
         clock.breakChain();
@@ -44,11 +44,11 @@ class CommandClockTest {
     }
 
     @Test
-    void afterTheRead_theEndIsNotHandedOn() throws InterruptedException {
-        clock.beginRead();
+    void afterTheRun_theEndIsNotHandedOn() throws InterruptedException {
+        clock.beginRun();
         clock.start();
         long end = clock.end();
-        clock.endRead();
+        clock.endRun();
         pause();
         assertThat(clock.start() - end).isGreaterThanOrEqualTo(2_000_000L);
         long end2 = clock.end();
@@ -57,15 +57,15 @@ class CommandClockTest {
     }
 
     @Test
-    void theMillisecondsFollowTheWallClock_inAReadAndOutside() throws InterruptedException {
+    void theMillisecondsFollowTheWallClock_inARunAndOutside() throws InterruptedException {
         long before = System.currentTimeMillis();
-        clock.beginRead();
+        clock.beginRun();
         clock.start();
         Thread.sleep(30);
         long at = clock.millis(clock.end());
         long after = System.currentTimeMillis();
         assertThat(at).isBetween(before + 29, after);
-        clock.endRead();
+        clock.endRun();
         long outside = clock.millis(clock.start());
         assertThat(outside).isBetween(after, System.currentTimeMillis());
     }
