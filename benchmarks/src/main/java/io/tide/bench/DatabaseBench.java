@@ -29,6 +29,8 @@ import org.openjdk.jmh.annotations.Warmup;
  *
  * <p>{@code tideGetInPlace} is GET's lookup since the reply is written from the entry: no copy of the value.
  *
+ * <p>{@code tideReadThenWrite}: INCR's read of a key for writing, then its write.
+ *
  * <p>{@code batch*}: GET's lookups for a pipelined batch of 16 keys, per key, without and with the prefetch of
  * decision 0023.
  *
@@ -207,6 +209,14 @@ public class DatabaseBench {
     @Benchmark
     public void tidePutOverwrite() {
         db.put(lookup[next()], value, 0, NOW);
+    }
+
+    /** INCR's pattern: a read for writing, then a write of the same key array (the second finds the first's slot). */
+    @Benchmark
+    public void tideReadThenWrite() {
+        byte[] k = lookup[next()];
+        if (db.getForWrite(k, NOW) == null) throw new IllegalStateException();
+        db.put(k, value, Database.KEEP_TTL, NOW);
     }
 
     @Benchmark

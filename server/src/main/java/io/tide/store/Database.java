@@ -129,6 +129,8 @@ public final class Database {
      * that it never keeps a flushed or drained table (and every value in it) reachable.
      */
     private Table found;
+    /** The hash {@link #locate} last looked up. */
+    private int foundHash;
 
     public Database(int id) {
         this.id = id;
@@ -255,7 +257,43 @@ public final class Database {
         Table t = found;
         saveIfPending(t, i);
         touchEntry(t, i, nowMs);
+        readKey = key;
+        readTable = t;
+        readSlot = i;
+        readHash = foundHash;
         return valueAt(t, i);
+    }
+
+    /**
+     * Where {@link #getForWrite} last found a key: {@link #store} of the same key array (INCR's read, then its write)
+     * starts there instead of hashing and probing again, once it has checked that the slot still holds the key.
+     */
+    private byte[] readKey;
+    private Table readTable;
+    private int readSlot;
+    private int readHash;
+
+    /**
+     * The slot of {@code key} (its table in {@link #found}, its hash in {@link #foundHash}), or -1: the one
+     * {@link #getForWrite} found if the same key array still sits there, else a lookup. A change since, a migration
+     * step or a delete's backward shift, shows as an empty, moved or other key's slot; a dropped table (a flush, a
+     * finished migration, a rebuild, SWAPDB) is forgotten with {@link #found}. Forgets the read.
+     */
+    private int locateAfterRead(byte[] key) {
+        Table t = readTable;
+        int i = readSlot;
+        boolean same = key == readKey && t != null;
+        readKey = null;
+        readTable = null;
+        if (same) {
+            int r = t.refs[i];
+            if (r != EMPTY && r != MOVED && keyEquals(Slabs.slab(t.heap.arr, r), Slabs.offset(r), key)) {
+                found = t;
+                foundHash = readHash;
+                return i;
+            }
+        }
+        return locate(key, hash(key));
     }
 
     /**
@@ -355,8 +393,8 @@ public final class Database {
             throw new IllegalArgumentException("expireAtMs " + expireAtMs);
         }
         step();
-        int h = hash(key);
-        int i = locate(key, h);
+        int i = locateAfterRead(key);
+        int h = foundHash;
         if (i >= 0 && isExpired(found, i, nowMs) && observer.expiryHeld()) {
             // An expired key a pause kept (lookups called it absent): this write replaces it, so it expires first.
             expireSlot(found, i);
@@ -514,6 +552,7 @@ public final class Database {
         cur = new Table(MIN_CAPACITY, heap);
         old = null;
         found = null;
+        readTable = null;
         rehashIdx = 0;
         volatileCount = 0;
         dataBytes = 0;
@@ -536,6 +575,7 @@ public final class Database {
         if (cap > cur.refs.length) {
             cur = new Table(cap, heap);
             found = null;
+            readTable = null;
             expireCursor = 0;
         }
     }
@@ -629,6 +669,7 @@ public final class Database {
         compactSlab = other.compactSlab;
         compactPos = other.compactPos;
         found = null;
+        readTable = null;
         old = other.old;
         rehashIdx = other.rehashIdx;
         expireCursor = other.expireCursor;
@@ -640,6 +681,7 @@ public final class Database {
         other.compactSlab = cs;
         other.compactPos = cp;
         other.found = null;
+        other.readTable = null;
         other.old = o;
         other.rehashIdx = ri;
         other.expireCursor = ec;
@@ -1160,6 +1202,7 @@ public final class Database {
             i = t.find(key, h);
         }
         found = t;
+        foundHash = h;
         return i;
     }
 
@@ -1266,6 +1309,7 @@ public final class Database {
         if (idx >= end || o.live == 0) {
             old = null;
             found = null;
+            readTable = null;
         }
     }
 
@@ -1302,6 +1346,7 @@ public final class Database {
         cur = t;
         old = null;
         found = null;
+        readTable = null;
         rehashIdx = 0;
         expireCursor = 0;
     }
@@ -1314,6 +1359,7 @@ public final class Database {
         if (old.live == 0) {
             old = null;
             found = null;
+            readTable = null;
         }
     }
 
@@ -1430,6 +1476,7 @@ public final class Database {
         if (old != null && old.live == 0) {
             old = null;
             found = null;
+            readTable = null;
         }
         if (old == null) {
             int cap = cur.refs.length;

@@ -148,6 +148,48 @@ class DatabaseTest {
         assertThat(db.isRehashing()).isFalse();
     }
 
+    /**
+     * A write after {@code getForWrite} of the same key array starts at the slot the read found (INCR's read and
+     * write). Between the two, anything may move or drop that slot: a delete's backward shift, a resize and its
+     * migration steps, a flush. Random runs against a map: every key keeps its own value and the size stays right.
+     */
+    @Test
+    void writeAfterRead_findsTheKeyWhereverItMovedSince() {
+        Random rnd = new Random(12);
+        for (int run = 0; run < 40; run++) {
+            Database db = new Database(0);
+            Map<String, String> model = new HashMap<>();
+            int keys = 8 + rnd.nextInt(300);
+            for (int op = 0; op < 3000; op++) {
+                String name = "k" + rnd.nextInt(keys);
+                byte[] key = k(name);
+                Object before = db.getForWrite(key, NOW);
+                assertThat(before == null ? null : s(before)).as(name).isEqualTo(model.get(name));
+                int between = rnd.nextInt(4);
+                for (int j = 0; j < between; j++) {
+                    String other = "k" + rnd.nextInt(keys);
+                    switch (rnd.nextInt(10)) {
+                        case 0, 1, 2 -> { db.remove(k(other)); model.remove(other); }
+                        case 3 -> db.rehashStep(1 + rnd.nextInt(4));
+                        case 4 -> { if (rnd.nextInt(50) == 0) { db.clear(); model.clear(); } }
+                        default -> {
+                            String v = "o" + op + "-" + j;
+                            db.put(k(other), k(v), 0, NOW);
+                            model.put(other, v);
+                        }
+                    }
+                }
+                String v = "v" + op;
+                db.put(key, k(v), 0, NOW);
+                model.put(name, v);
+                assertThat(db.size()).isEqualTo(model.size());
+            }
+            for (Map.Entry<String, String> e : model.entrySet()) {
+                assertThat(s(db.peek(k(e.getKey()), NOW))).as(e.getKey()).isEqualTo(e.getValue());
+            }
+        }
+    }
+
     @Test
     void remove_duringRehash_keepsOtherKeysReachable() {
         Database db = new Database(0);
