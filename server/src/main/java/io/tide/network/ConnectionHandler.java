@@ -13,6 +13,7 @@ import io.tide.command.Errors;
 import io.tide.command.ServerContext;
 import io.tide.protocol.BulkArrayEncoder;
 import io.tide.protocol.ProtocolError;
+import io.tide.protocol.ProtocolLimits;
 import io.tide.protocol.Reply;
 import io.tide.protocol.RespDecoder;
 import io.tide.protocol.RespWriter;
@@ -45,7 +46,7 @@ import org.slf4j.LoggerFactory;
  * once it is consumed, and the backlog's queue once it drains; the address strings are made when first asked for.
  */
 final class ConnectionHandler extends ChannelInboundHandlerAdapter
-        implements ClientConnection, RespWriter.Output, RespDecoder.Reads, java.util.function.BooleanSupplier {
+        implements ClientConnection, RespWriter.Output, java.util.function.BooleanSupplier {
 
     private static final Logger LOG = LoggerFactory.getLogger(ConnectionHandler.class);
 
@@ -53,6 +54,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
     private final Dispatcher dispatcher;
     private final Shard home;
     private final ShardClients registry;
+    /** This connection's place in {@link #registry}, or -1. */
+    int clientsSlot = -1;
     private final OutputBufferLimit outputLimit;
     /** The client certificate's CN on a TLS connection, handed to the session; null otherwise. */
     private final String tlsPeerName;
@@ -83,7 +86,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
     /** The peer's and our address as CLIENT LIST shows them, formatted on first use. */
     private String remote;
     private String local;
-    private RespDecoder decoder;
+    /** Decodes this connection's reads: the pipeline's only other handler would cost a context per connection. */
+    private final RespDecoder decoder;
     private volatile int fd = -1;
     /**
      * Query-buffer figures as of the end of the last read (CLIENT LIST reads them from other threads). Written by the
@@ -104,7 +108,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
     private long peakWindowMs;
 
     ConnectionHandler(ServerContext server, Dispatcher dispatcher, Shard home, ShardClients registry,
-                      OutputBufferLimit outputLimit, String tlsPeerName, Faults faults) {
+                      OutputBufferLimit outputLimit, String tlsPeerName, Faults faults, ProtocolLimits limits) {
+        this.decoder = new RespDecoder(limits, this);
         this.tlsPeerName = tlsPeerName;
         this.server = server;
         this.dispatcher = dispatcher;
@@ -121,31 +126,18 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
         return session;
     }
 
-    // The decoder's view of this connection, without an object of its own per connection (an idle connection's
-    // memory): whether it may send requests of any size, and its reads (the key prefetch, decision 0023; the command
-    // clock, decision 0024).
-
-    /** Whether the connection may send commands of unlimited size: authenticated, or not yet set up. */
+    /**
+     * The decoder's test of this connection, without an object of its own per connection (an idle connection's
+     * memory): whether it may send commands of unlimited size, which it may once authenticated or before it is set up.
+     */
     @Override
     public boolean getAsBoolean() {
         return session == null || session.authenticated();
     }
 
     @Override
-    public void batch(java.util.List<Object> batch) {
-        if (Dispatcher.PREFETCH) dispatcher.prefetch(session, batch);
-        home.clock().beginRun();
-    }
-
-    @Override
-    public void done() {
-        home.clock().endRun();
-    }
-
-    @Override
     public void channelActive(ChannelHandlerContext ctx) {
         channel = ctx.channel();
-        decoder = ctx.pipeline().get(RespDecoder.class);
         channel.remoteAddress(); // Netty keeps both from now on, so a closed channel still tells them
         channel.localAddress();
         if (channel instanceof UnixChannel u && u.fd() != null) fd = u.fd().intValue();
@@ -227,9 +219,36 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
         return true;
     }
 
+    /**
+     * One read: its bytes are decoded into the loop's request list, the whole batch is prefetched (decision 0023) and
+     * starts a run of the command clock (decision 0024), then each request is handled in order; the run ends with the
+     * read.
+     */
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (refused) return;
+        if (!(msg instanceof ByteBuf in)) {
+            io.netty.util.ReferenceCountUtil.release(msg);
+            return;
+        }
+        if (refused) {
+            in.release(); // nothing a refused connection sends is read
+            return;
+        }
+        java.util.ArrayList<Object> requests = RequestLists.take();
+        try {
+            decoder.read(ctx.alloc(), in, requests);
+            if (!requests.isEmpty()) {
+                if (Dispatcher.PREFETCH) dispatcher.prefetch(session, requests);
+                home.clock().beginRun();
+                for (int i = 0, n = requests.size(); i < n; i++) request(ctx, requests.get(i));
+            }
+        } finally {
+            home.clock().endRun();
+            RequestLists.give(requests);
+        }
+    }
+
+    private void request(ChannelHandlerContext ctx, Object msg) {
         long delay = faults.delayNanos();
         if (delay != 0 || held != null) {
             hold(ctx, msg, delay); // behind the requests held before it, even once the delay is over
@@ -305,14 +324,12 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
-        if (decoder != null) {
-            home.stats().netInputBytes += decoder.takeBytesReceived();
-            home.stats().readsProcessed++;
-            long q = decoder.queryBufferBytes();
-            QUERY_BYTES.setOpaque(this, q);
-            if (q > inputPeak) inputPeak = q;
-            QUERY_FREE.setOpaque(this, decoder.queryBufferFree());
-        }
+        home.stats().netInputBytes += decoder.takeBytesReceived();
+        home.stats().readsProcessed++;
+        long q = decoder.queryBufferBytes();
+        QUERY_BYTES.setOpaque(this, q);
+        if (q > inputPeak) inputPeak = q;
+        QUERY_FREE.setOpaque(this, decoder.queryBufferFree());
         flush();
     }
 
@@ -366,6 +383,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
         }
         registry.remove(this);
         held = null;
+        decoder.release();
         if (out != null) {
             out.release();
             out = null;
@@ -486,7 +504,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
         if (journal.active() && !journal.syncsReplies() && journal.pending()) {
             if (!flushHeld) {
                 flushHeld = true;
-                journal.afterNextFlush(heldFlush);
+                journal.afterNextFlush(this::flushHeld);
             }
             return;
         }
@@ -494,10 +512,12 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
     }
 
     private boolean flushHeld;
-    private final Runnable heldFlush = () -> {
+
+    /** The journal's flush came: the replies held for it go out. */
+    private void flushHeld() {
         flushHeld = false;
         flushNow();
-    };
+    }
 
     /** Closing: the journal first (the replies acknowledge what it holds), then the replies, now. */
     private void flushBeforeClose() {

@@ -2,6 +2,7 @@ package io.tide.network;
 
 import io.netty.bootstrap.AbstractBootstrap;
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
@@ -27,7 +28,6 @@ import io.tide.command.Dispatcher;
 import io.tide.command.ServerContext;
 import io.tide.config.ConfigRegistry;
 import io.tide.protocol.ProtocolLimits;
-import io.tide.protocol.RespDecoder;
 import io.tide.shard.Shard;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -173,7 +173,7 @@ public final class NetworkServer {
             ServerBootstrap b = bootstrap(config).childHandler(new ChannelInitializer<SocketChannel>() {
                 @Override
                 protected void initChannel(SocketChannel ch) {
-                    keepalive(ch, config);
+                    configure(ch, config);
                     addClientHandlers(ch, null);
                 }
             });
@@ -211,7 +211,9 @@ public final class NetworkServer {
                     ? LoopBuffers.INSTANCE
                     : io.netty.buffer.ByteBufAllocator.DEFAULT;
 
-    private void keepalive(SocketChannel ch, ConfigRegistry config) {
+    /** A new client channel's settings: one receive-buffer allocator for all, and tcp-keepalive. */
+    private void configure(SocketChannel ch, ConfigRegistry config) {
+        ch.config().setRecvByteBufAllocator(receiveAllocator(ch));
         int keepalive = config.getInt("tcp-keepalive");
         if (keepalive > 0) {
             ch.config().setOption(ChannelOption.SO_KEEPALIVE, true);
@@ -223,15 +225,32 @@ public final class NetworkServer {
         }
     }
 
-    /** The RESP decoder and connection handler; {@code tlsPeerName} is the client certificate's CN on TLS, or null. */
+    /**
+     * The receive-buffer allocator all client channels share. Netty's channel config makes one of its own per channel
+     * (32 B of an idle connection's heap); its state is its settings, and each channel's handle keeps the read sizes.
+     * It reads as many times per read event as the channel's own would (its transport's default, 16 for TCP).
+     */
+    private static volatile AdaptiveRecvByteBufAllocator sharedReceive;
+
+    private static AdaptiveRecvByteBufAllocator receiveAllocator(Channel ch) {
+        int reads = ch.metadata().defaultMaxMessagesPerRead();
+        AdaptiveRecvByteBufAllocator a = sharedReceive;
+        if (a == null || a.maxMessagesPerRead() != reads) {
+            a = new AdaptiveRecvByteBufAllocator();
+            a.maxMessagesPerRead(reads);
+            sharedReceive = a;
+        }
+        return a;
+    }
+
+    /**
+     * The connection handler, the pipeline's one after TLS (it decodes RESP itself); {@code tlsPeerName} is the client
+     * certificate's CN on TLS, or null.
+     */
     private void addClientHandlers(SocketChannel ch, String tlsPeerName) {
         Shard home = homeOf(shards, ch.eventLoop());
-        ConnectionHandler handler = new ConnectionHandler(server, dispatcher, home, clients[home.id()], outputLimit,
-                tlsPeerName, faults);
-        RespDecoder decoder = new RespDecoder(limits, handler);
-        decoder.reads(handler);
-        ch.pipeline().addLast("resp", decoder);
-        ch.pipeline().addLast("client", handler);
+        ch.pipeline().addLast("client", new ConnectionHandler(server, dispatcher, home, clients[home.id()], outputLimit,
+                tlsPeerName, faults, limits));
     }
 
     /** The TLS contexts new TLS connections are made with. */
@@ -255,7 +274,7 @@ public final class NetworkServer {
             ServerBootstrap b = bootstrap(config).childHandler(new ChannelInitializer<SocketChannel>() {
                 @Override
                 protected void initChannel(SocketChannel ch) {
-                    keepalive(ch, config);
+                    configure(ch, config);
                     ch.pipeline().addLast("tls", tls.newHandler(ch.alloc()));
                     ch.pipeline().addLast("tls-accept", new TlsAccept(NetworkServer.this::addClientHandlers,
                             tls.material().sessionCaching()));

@@ -2,21 +2,44 @@ package io.tide.network;
 
 import io.tide.command.ClientSession;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
+import java.util.Arrays;
 import java.util.List;
-import java.util.Set;
 
-/** The connections whose home is one shard. Confined to that shard's thread. */
+/**
+ * The connections whose home is one shard, in no particular order. Confined to that shard's thread. An array in which
+ * each connection knows its place ({@link ConnectionHandler#clientsSlot}), not a hash set: a set's entry would be 32 B
+ * more of each idle connection's heap.
+ */
 final class ShardClients {
 
-    private final Set<ConnectionHandler> connections = new LinkedHashSet<>();
+    private static final int MIN = 16;
+    private ConnectionHandler[] connections = new ConnectionHandler[MIN];
+    private int size;
 
     void add(ConnectionHandler c) {
-        connections.add(c);
+        if (c.clientsSlot >= 0) return;
+        if (size == connections.length) connections = Arrays.copyOf(connections, size * 2);
+        connections[size] = c;
+        c.clientsSlot = size++;
     }
 
+    /** Removes {@code c} (if here): the last connection takes its place. */
     void remove(ConnectionHandler c) {
-        connections.remove(c);
+        int i = c.clientsSlot;
+        if (i < 0 || i >= size || connections[i] != c) return;
+        ConnectionHandler last = connections[--size];
+        connections[i] = last;
+        last.clientsSlot = i;
+        connections[size] = null;
+        c.clientsSlot = -1;
+        if (connections.length > MIN && size < connections.length / 4) {
+            connections = Arrays.copyOf(connections, connections.length / 2);
+        }
+    }
+
+    /** The connections now, a copy (what runs over it may close some). */
+    List<ConnectionHandler> snapshot() {
+        return new ArrayList<>(Arrays.asList(connections).subList(0, size));
     }
 
     private long peaksSampledSec;
@@ -26,19 +49,20 @@ final class ShardClients {
         long sec = nowMs / 1000;
         if (sec == peaksSampledSec) return;
         peaksSampledSec = sec;
-        for (ConnectionHandler c : connections) c.sampleBufferPeaks(sec);
+        for (int i = 0; i < size; i++) connections[i].sampleBufferPeaks(sec);
     }
 
     /** Closes every connection now, pending replies dropped ({@link Faults#dropConnections}). */
     void dropAll() {
-        for (ConnectionHandler c : new ArrayList<>(connections)) c.drop();
+        for (ConnectionHandler c : snapshot()) c.drop();
     }
 
     /** Closes clients idle for longer than {@code timeoutSeconds} (0 = never), as Redis's {@code timeout}. */
     void closeIdle(int timeoutSeconds, long nowMs) {
-        if (timeoutSeconds <= 0 || connections.isEmpty()) return;
+        if (timeoutSeconds <= 0 || size == 0) return;
         List<ConnectionHandler> idle = new ArrayList<>();
-        for (ConnectionHandler c : connections) {
+        for (int i = 0; i < size; i++) {
+            ConnectionHandler c = connections[i];
             ClientSession s = c.session();
             if (s != null && s.pendingReplies() == 0 && s.deferredRequests() == 0
                     && nowMs - s.lastInteractionMs() > timeoutSeconds * 1000L) {

@@ -27,7 +27,7 @@ final class TlsAccept extends ChannelInboundHandlerAdapter {
     private final boolean sessionCaching;
 
     /**
-     * @param addClientHandlers adds the decoder and connection handler to the channel's pipeline, given the peer's CN
+     * @param addClientHandlers adds the connection handler to the channel's pipeline, given the peer's CN
      * @param sessionCaching    tls-session-caching; when off the session is invalidated so it cannot be resumed
      */
     TlsAccept(BiConsumer<SocketChannel, String> addClientHandlers, boolean sessionCaching) {

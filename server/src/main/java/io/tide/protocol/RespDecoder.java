@@ -1,7 +1,7 @@
 package io.tide.protocol;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.channel.ChannelHandlerContext;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.util.ByteProcessor;
 import java.lang.invoke.MethodHandles;
@@ -32,8 +32,13 @@ import java.util.function.BooleanSupplier;
  *
  * <p>On a protocol error (texts byte-for-byte as Redis's) the decoder emits one {@link ProtocolError}
  * after the commands decoded before it, then discards all further input.
+ *
+ * <p>Not a channel handler of its own: the connection's one handler gives it each read ({@link #read}), so that a
+ * request goes from the bytes to the dispatcher without passing through the pipeline, and a connection has one handler
+ * context, not two (decision 0025). The partial request waiting for more bytes is kept the way Netty's
+ * {@link ByteToMessageDecoder} keeps it, with its merge cumulator.
  */
-public final class RespDecoder extends ByteToMessageDecoder {
+public final class RespDecoder {
 
     /** Longest inline line, or multibulk/bulk header, without a newline (Redis's PROTO_INLINE_MAX_SIZE). */
     static final int INLINE_MAX = 64 * 1024;
@@ -108,32 +113,42 @@ public final class RespDecoder extends ByteToMessageDecoder {
         this.authenticated = Objects.requireNonNull(authenticated, "authenticated");
     }
 
-    @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
-        if (msg instanceof ByteBuf b) bytesReceived += b.readableBytes();
+    /** The bytes received and not yet decoded (a partial request), or null: an idle connection holds no buffer. */
+    private ByteBuf cumulation;
+    /** Reads since the cumulation was last emptied or compacted. */
+    private int reads;
+    /** After this many reads that left a partial request, the cumulation drops the bytes already decoded. */
+    private static final int COMPACT_AFTER_READS = 16;
+
+    /**
+     * Takes one read's bytes ({@code in}, released here) and decodes every request they complete into {@code out},
+     * in order. What is left of a partial request waits for the next read; once all is decoded the buffer is released.
+     */
+    public void read(ByteBufAllocator alloc, ByteBuf in, List<Object> out) {
+        bytesReceived += in.readableBytes();
+        ByteBuf c = cumulation;
+        c = c == null ? in : ByteToMessageDecoder.MERGE_CUMULATOR.cumulate(alloc, c, in);
+        cumulation = c;
         try {
-            super.channelRead(ctx, msg);
+            parse(c, out);
         } finally {
-            if (reads != null) reads.done();
+            if (!c.isReadable()) {
+                reads = 0;
+                cumulation = null;
+                c.release();
+            } else if (++reads >= COMPACT_AFTER_READS) {
+                reads = 0;
+                c.discardSomeReadBytes();
+            }
         }
     }
 
-    // The decoder also decodes what is left when the input closes; those requests end their read the same way.
-    @Override
-    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
-        try {
-            super.channelInactive(ctx);
-        } finally {
-            if (reads != null) reads.done();
-        }
-    }
-
-    @Override
-    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
-        try {
-            super.userEventTriggered(ctx, evt);
-        } finally {
-            if (reads != null) reads.done();
+    /** Releases a partial request's bytes (the connection closed). */
+    public void release() {
+        ByteBuf c = cumulation;
+        if (c != null) {
+            cumulation = null;
+            c.release();
         }
     }
 
@@ -142,29 +157,6 @@ public final class RespDecoder extends ByteToMessageDecoder {
         long n = bytesReceived;
         bytesReceived = 0;
         return n;
-    }
-
-    @Override
-    protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
-        parse(in, out);
-        if (reads != null && !out.isEmpty()) reads.batch(out);
-    }
-
-    /** What sees the requests of each read (one or more batches, then its end). */
-    public interface Reads {
-        /** A batch of requests decoded from one read, before the first of them is handed on. */
-        void batch(List<Object> batch);
-
-        /** Every request of the read has been handed on (also called after a read that decoded none). */
-        void done();
-    }
-
-    /** Sees the requests of each read; or null. */
-    private Reads reads;
-
-    /** Sets {@link #reads}. */
-    public void reads(Reads reads) {
-        this.reads = reads;
     }
 
     /**
@@ -209,18 +201,19 @@ public final class RespDecoder extends ByteToMessageDecoder {
 
     /**
      * Bytes received and not yet made into a command: the cumulation's unread bytes and a big bulk's bytes so far. Call
-     * on the channel's event loop, outside {@link #decode} (a read cumulation is released after it).
+     * on the channel's event loop, between reads.
      */
     public long queryBufferBytes() {
         byte[] b = big;
-        return internalBuffer().readableBytes() + (b == null ? 0 : bigFilled);
+        ByteBuf c = cumulation;
+        return (c == null ? 0 : c.readableBytes()) + (b == null ? 0 : bigFilled);
     }
 
     /** Space allocated for input and not filled yet: the cumulation's and a big bulk's array's. */
     public long queryBufferFree() {
-        ByteBuf c = internalBuffer();
+        ByteBuf c = cumulation;
         byte[] b = big;
-        return (c.capacity() - c.writerIndex()) + (b == null ? 0 : b.length - bigFilled);
+        return (c == null ? 0 : c.capacity() - c.writerIndex()) + (b == null ? 0 : b.length - bigFilled);
     }
 
     /** Capacity of the array a big bulk is streaming into (0 if none); for tests. */

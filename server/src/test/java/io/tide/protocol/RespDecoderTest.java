@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.buffer.UnpooledByteBufAllocator;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -18,14 +18,15 @@ class RespDecoderTest {
     private final ProtocolLimits limits = new ProtocolLimits();
     private final AtomicBoolean authenticated = new AtomicBoolean(true);
     private final RespDecoder decoder = new RespDecoder(limits, authenticated::get);
-    private final EmbeddedChannel channel = new EmbeddedChannel(decoder);
+    /** What the decoder has decoded from the reads fed to it and {@link #drain} has not taken yet. */
+    private final List<Object> inbound = new ArrayList<>();
 
     private static byte[] bytes(String s) {
         return s.getBytes(StandardCharsets.ISO_8859_1);
     }
 
     private void feed(byte[] b) {
-        channel.writeInbound(Unpooled.wrappedBuffer(b));
+        decoder.read(UnpooledByteBufAllocator.DEFAULT, Unpooled.wrappedBuffer(b), inbound);
     }
 
     private void feed(String s) {
@@ -33,10 +34,8 @@ class RespDecoderTest {
     }
 
     private List<Object> drain() {
-        List<Object> out = new ArrayList<>();
-        for (Object o; (o = channel.readInbound()) != null; ) {
-            out.add(o);
-        }
+        List<Object> out = new ArrayList<>(inbound);
+        inbound.clear();
         return out;
     }
 
@@ -96,38 +95,28 @@ class RespDecoderTest {
         assertThat(argv[1][1]).isNotSameAs(argv[0][1]);
     }
 
-    /**
-     * The read hooks (the key prefetch's, decision 0023, and the command clock's, decision 0024) see a read's whole
-     * batch before any of it is handed on, and the read's end once all of it has been.
-     */
+    /** A read's buffer is kept only while it holds a partial request, and released once decoded or at the close. */
     @Test
-    void reads_seeAReadsWholeBatchBeforeItIsHandedOn_andItsEndAfter() {
-        List<String> seen = new ArrayList<>();
-        decoder.reads(new RespDecoder.Reads() {
-            @Override
-            public void batch(List<Object> batch) {
-                assertThat(channel.inboundMessages()).isEmpty();
-                seen.add("batch " + batch.size());
-            }
-
-            @Override
-            public void done() {
-                seen.add("done " + channel.inboundMessages().size());
-            }
-        });
-        feed(multibulk("GET", "a") + multibulk("GET", "b") + multibulk("SET", "a", "1"));
-        assertThat(seen).containsExactly("batch 3", "done 3");
-        assertThat(decoded()).hasSize(3);
-        seen.clear();
-        feed(multibulk("GET", "c"));
-        assertThat(seen).containsExactly("batch 1", "done 1");
-        assertThat(decoded()).hasSize(1);
-        seen.clear();
-        feed(multibulk("GET", "d") + "*2\r\n$3\r\nGE");
-        assertThat(decoded()).hasSize(1);
-        feed("T\r\n$1\r\ne\r\n");
-        assertThat(seen).containsExactly("batch 1", "done 1", "batch 1", "done 1");
-        assertThat(decoded()).hasSize(1);
+    void read_keepsOnlyAPartialRequest_andReleasesItsBuffers() {
+        // Room to spare: the next read's bytes are merged into this buffer, which the decoder then holds.
+        ByteBuf first = Unpooled.buffer(256).writeBytes(bytes(multibulk("GET", "a") + "*2\r\n$3\r\nGE"));
+        decoder.read(UnpooledByteBufAllocator.DEFAULT, first, inbound);
+        assertThat(decoded()).containsExactly(List.of("GET", "a"));
+        assertThat(decoder.queryBufferBytes()).isPositive();
+        ByteBuf second = Unpooled.wrappedBuffer(bytes("T\r\n$1\r\nb\r\n"));
+        decoder.read(UnpooledByteBufAllocator.DEFAULT, second, inbound);
+        assertThat(decoded()).containsExactly(List.of("GET", "b"));
+        assertThat(decoder.queryBufferBytes()).isZero();
+        assertThat(decoder.queryBufferFree()).isZero();
+        assertThat(first.refCnt()).isZero();
+        assertThat(second.refCnt()).isZero();
+        ByteBuf third = Unpooled.wrappedBuffer(bytes("*1\r\n$4\r\nPI"));
+        decoder.read(UnpooledByteBufAllocator.DEFAULT, third, inbound);
+        assertThat(third.refCnt()).isOne();
+        decoder.release();
+        assertThat(third.refCnt()).isZero();
+        assertThat(decoder.queryBufferBytes()).isZero();
+        assertThat(decoded()).isEmpty();
     }
 
     @Test
@@ -172,11 +161,12 @@ class RespDecoderTest {
         byte[] frame = bytes(multibulk("MSET", "a", "1", "bb", "22") + "ECHO \"x y\"\n" + multibulk("GET", "a"));
         for (int split = 0; split <= frame.length; split++) {
             RespDecoder d = new RespDecoder(limits, () -> true);
-            EmbeddedChannel ch = new EmbeddedChannel(d);
-            ch.writeInbound(Unpooled.wrappedBuffer(Arrays.copyOfRange(frame, 0, split)));
-            ch.writeInbound(Unpooled.wrappedBuffer(Arrays.copyOfRange(frame, split, frame.length)));
+            List<Object> decoded = new ArrayList<>();
+            d.read(UnpooledByteBufAllocator.DEFAULT, Unpooled.wrappedBuffer(Arrays.copyOfRange(frame, 0, split)), decoded);
+            d.read(UnpooledByteBufAllocator.DEFAULT, Unpooled.wrappedBuffer(Arrays.copyOfRange(frame, split, frame.length)),
+                    decoded);
             List<String> cmds = new ArrayList<>();
-            for (Object o; (o = ch.readInbound()) != null; ) {
+            for (Object o : decoded) {
                 byte[][] argv = (byte[][]) o;
                 StringBuilder sb = new StringBuilder();
                 for (byte[] a : argv) {
@@ -185,7 +175,7 @@ class RespDecoderTest {
                 cmds.add(sb.toString());
             }
             assertThat(cmds).as("split at %d", split).containsExactly("MSET|a|1|bb|22|", "ECHO|x y|", "GET|a|");
-            ch.finishAndReleaseAll();
+            assertThat(d.queryBufferBytes()).as("split at %d", split).isZero();
         }
     }
 
