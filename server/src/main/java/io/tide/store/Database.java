@@ -418,7 +418,6 @@ public final class Database {
         }
         if (i >= 0 && found == cur) {
             Table t = cur;
-            long before = slotBytes(t, i);
             int r = t.refs[i];
             byte[] e = Slabs.slab(t.heap.arr, r);
             int p = Slabs.offset(r);
@@ -428,6 +427,8 @@ public final class Database {
             boolean reuse = (expiry != 0) == had && ((c & RAW) != 0
                     ? !embed
                     : embed && valueLength(e, p) == ((byte[]) value).length);
+            // Rewritten in place, the entry keeps its size: only a value held by reference changes what the slot costs.
+            long before = reuse ? ((c & RAW) != 0 ? MemoryCost.of(t.values[i]) : 0) : slotBytes(t, i);
             if (reuse) {
                 // Same shape: rewrite the fields in place. Entries never leave this class (readers get copies, and
                 // getInPlace's reader writes the bytes out before this thread runs anything else), so no one can
@@ -455,7 +456,7 @@ public final class Database {
             }
             t.ctrl[i] = (byte) ((c & (FRAGMENT | SAVED)) | (embed ? 0 : RAW) | (expiry != 0 ? VOLATILE : 0));
             if (had != (expiry != 0)) volatileCount += had ? -1 : 1;
-            dataBytes += slotBytes(t, i) - before;
+            dataBytes += (reuse ? (embed ? 0 : MemoryCost.of(value)) : slotBytes(t, i)) - before;
             observer.written(this, key);
             return;
         }
