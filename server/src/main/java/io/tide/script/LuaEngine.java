@@ -816,8 +816,8 @@ public final class LuaEngine {
             callArgs = LuaValue.varargsOf(stringArray(r.keys), stringArray(r.args)); // functions get (keys, args)
             clearKeysAndArgv(); // a function sees no KEYS or ARGV global, as in Redis
         } else {
-            globals.rawset("KEYS", stringArray(r.keys));
-            globals.rawset("ARGV", stringArray(r.args));
+            globals.rawset(KEYS_GLOBAL, stringArray(r.keys));
+            globals.rawset(ARGV_GLOBAL, stringArray(r.args));
             keysAndArgvSet = true;
         }
         int callerDb = r.ctx != null ? r.ctx.dbIndex() : 0;
@@ -849,10 +849,14 @@ public final class LuaEngine {
 
     private void clearKeysAndArgv() {
         if (!keysAndArgvSet) return;
-        globals.rawset("KEYS", LuaValue.NIL);
-        globals.rawset("ARGV", LuaValue.NIL);
+        globals.rawset(KEYS_GLOBAL, LuaValue.NIL);
+        globals.rawset(ARGV_GLOBAL, LuaValue.NIL);
         keysAndArgvSet = false;
     }
+
+    /** The globals every script call sets, made once: naming them by a Java string converts and hashes it each call. */
+    private static final LuaString KEYS_GLOBAL = LuaString.valueOf("KEYS");
+    private static final LuaString ARGV_GLOBAL = LuaString.valueOf("ARGV");
 
     private static LuaTable stringArray(byte[][] items) {
         LuaTable t = new LuaTable(items.length, 0);
