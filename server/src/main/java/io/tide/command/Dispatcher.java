@@ -148,19 +148,9 @@ public final class Dispatcher {
                 lastName = argv[0];
                 spec = specOf(c, argv[0]);
             }
-            if (!(single ? prefetchKeys(db, spec, argv) : prefetchHomeKeys(db, spec, argv, home))) break;
+            if (!prefetchKeys(db, spec, argv, single ? null : home)) break;
         }
         db.prefetchEntries();
-    }
-
-    /** {@link #prefetchKeys} for the keys among them that live on {@code home} (their slot's shard). */
-    private boolean prefetchHomeKeys(io.tide.store.Database d, CommandSpec spec, byte[][] argv, Shard home) {
-        int last = lastKeyIndex(spec, argv);
-        if (last == 0) return true;
-        for (int i = spec.firstKey(), step = Math.max(1, spec.keyStep()); i <= last; i += step) {
-            if (shards.shardOf(argv[i]) == home && !d.prefetch(argv[i])) return false;
-        }
-        return true;
     }
 
     /**
@@ -173,24 +163,24 @@ public final class Dispatcher {
      * Prefetches the keys of a batch of hops on their target shard, whose own keys they all are, before the first runs
      * (decision 0023). Batches whose hops name several databases are left alone.
      */
-    private static void prefetchHops(Shard target, Hop[] batch) {
+    private void prefetchHops(Shard target, Hop[] batch) {
         if (!PREFETCH || batch.length < 2) return;
         int db = batch[0].db;
         for (Hop h : batch) if (h.db != db) return;
         io.tide.store.Database d = target.db(db);
-        for (Hop h : batch) if (!prefetchKeys(d, h.spec, h.argv)) break;
+        for (Hop h : batch) if (!prefetchKeys(d, h.spec, h.argv, null)) break; // a hop's keys are all its target's
         d.prefetchEntries();
     }
 
     /**
-     * The first prefetch pass over the keys {@code spec} names in {@code argv} (none when it names none, or is null);
-     * false once the database takes no more.
+     * The first prefetch pass over the keys {@code spec} names in {@code argv} (none when it names none, or is null),
+     * those of them on shard {@code only} when it is not null; false once the database takes no more.
      */
-    private static boolean prefetchKeys(io.tide.store.Database d, CommandSpec spec, byte[][] argv) {
+    private boolean prefetchKeys(io.tide.store.Database d, CommandSpec spec, byte[][] argv, Shard only) {
         int last = lastKeyIndex(spec, argv);
         if (last == 0) return true;
         for (int i = spec.firstKey(), step = Math.max(1, spec.keyStep()); i <= last; i += step) {
-            if (!d.prefetch(argv[i])) return false;
+            if ((only == null || shards.shardOf(argv[i]) == only) && !d.prefetch(argv[i])) return false;
         }
         return true;
     }

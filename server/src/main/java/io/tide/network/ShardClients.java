@@ -39,7 +39,7 @@ final class ShardClients {
 
     /** The connections now, a copy (what runs over it may close some). */
     List<ConnectionHandler> snapshot() {
-        return new ArrayList<>(Arrays.asList(connections).subList(0, size));
+        return Arrays.asList(Arrays.copyOf(connections, size));
     }
 
     private long peaksSampledSec;

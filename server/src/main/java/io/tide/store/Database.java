@@ -129,8 +129,6 @@ public final class Database {
      * that it never keeps a flushed or drained table (and every value in it) reachable.
      */
     private Table found;
-    /** The hash {@link #locate} last looked up. */
-    private int foundHash;
 
     public Database(int id) {
         this.id = id;
@@ -250,7 +248,8 @@ public final class Database {
      * in place the caller reports it with {@link #modified}.
      */
     public Object getForWrite(byte[] key, long nowMs) {
-        int i = lookupLive(key, nowMs);
+        int h = hash(key);
+        int i = lookupLive(key, h, nowMs);
         if (i < 0) {
             return null;
         }
@@ -260,24 +259,28 @@ public final class Database {
         readKey = key;
         readTable = t;
         readSlot = i;
-        readHash = foundHash;
+        readHash = h;
         return valueAt(t, i);
     }
 
     /**
-     * Where {@link #getForWrite} last found a key: {@link #store} of the same key array (INCR's read, then its write)
-     * starts there instead of hashing and probing again, once it has checked that the slot still holds the key.
+     * Where {@link #getForWrite} last found a key, and its hash: {@link #store} of the same key array (INCR's read, then
+     * its write) starts there instead of hashing and probing again, once it has checked that the slot still holds the
+     * key.
      */
     private byte[] readKey;
     private Table readTable;
     private int readSlot;
     private int readHash;
 
+    /** The hash of the key {@link #locateAfterRead} last looked for. */
+    private int afterReadHash;
+
     /**
-     * The slot of {@code key} (its table in {@link #found}, its hash in {@link #foundHash}), or -1: the one
-     * {@link #getForWrite} found if the same key array still sits there, else a lookup. A change since, a migration
-     * step or a delete's backward shift, shows as an empty, moved or other key's slot; a dropped table (a flush, a
-     * finished migration, a rebuild, SWAPDB) is forgotten with {@link #found}. Forgets the read.
+     * The slot of {@code key} (its table in {@link #found}, its hash in {@link #afterReadHash}), or -1: the one
+     * {@link #getForWrite} found if the same key array still holds the same key there, else a lookup. A change since, a
+     * migration step or a delete's backward shift, shows as an empty, moved or other key's slot; a dropped table (a
+     * flush, a finished migration, a rebuild, SWAPDB) is forgotten with {@link #found}. Forgets the read.
      */
     private int locateAfterRead(byte[] key) {
         Table t = readTable;
@@ -289,11 +292,13 @@ public final class Database {
             int r = t.refs[i];
             if (r != EMPTY && r != MOVED && keyEquals(Slabs.slab(t.heap.arr, r), Slabs.offset(r), key)) {
                 found = t;
-                foundHash = readHash;
+                afterReadHash = readHash;
                 return i;
             }
         }
-        return locate(key, hash(key));
+        int h = hash(key);
+        afterReadHash = h;
+        return locate(key, h);
     }
 
     /**
@@ -394,7 +399,7 @@ public final class Database {
         }
         step();
         int i = locateAfterRead(key);
-        int h = foundHash;
+        int h = afterReadHash;
         if (i >= 0 && isExpired(found, i, nowMs) && observer.expiryHeld()) {
             // An expired key a pause kept (lookups called it absent): this write replaces it, so it expires first.
             expireSlot(found, i);
@@ -1104,8 +1109,13 @@ public final class Database {
     // ---------------------------------------------------------------- internals
 
     private int lookupLive(byte[] key, long nowMs) {
+        return lookupLive(key, hash(key), nowMs);
+    }
+
+    /** {@link #lookupLive(byte[], long)} of a key whose hash is {@code h}. */
+    private int lookupLive(byte[] key, int h, long nowMs) {
         step();
-        int i = locate(key, hash(key));
+        int i = locate(key, h);
         if (i < 0) {
             return -1;
         }
@@ -1203,7 +1213,6 @@ public final class Database {
             i = t.find(key, h);
         }
         found = t;
-        foundHash = h;
         return i;
     }
 
