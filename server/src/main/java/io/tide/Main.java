@@ -59,7 +59,8 @@ public final class Main {
         }
         log.info("Tide {} started: port={}{} bind={} shards={} io-driver={} pid={} profile={}{}", Version.get(),
                 server.port(), server.tlsPort() == 0 ? "" : " tls-port=" + server.tlsPort(), config.get("bind"),
-                server.shardCount(), server.ioDriver(), ProcessHandle.current().pid(),
+                server.shardCount(), server.ioDriver() + (server.ioBufferRing() ? " (buffer ring)" : ""),
+                ProcessHandle.current().pid(),
                 config.get("profile"),
                 launch.profileSetOptions().isEmpty() ? " (sets no options)" : " (set " + launch.profileSetOptions() + ")");
         java.nio.file.Path pidFile = writePidFile(config.get("pidfile"), log);

@@ -247,6 +247,11 @@ public final class Server implements AutoCloseable {
         return network.driverName();
     }
 
+    /** Whether client reads take their buffers from io_uring's provided-buffer ring ({@code io-uring-buffer-ring}). */
+    public boolean ioBufferRing() {
+        return network.bufferRing();
+    }
+
     /**
      * Faults to inject for testing clients' error handling: drop every connection, delay replies, refuse new
      * connections. None is set unless a caller sets it; unused they cost nothing measurable.

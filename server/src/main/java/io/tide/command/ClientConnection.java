@@ -17,6 +17,14 @@ public interface ClientConnection {
     /** Flushes what is buffered, then closes the connection. Thread-safe. */
     void close();
 
+    /**
+     * Flushes what is buffered and closes the connection once it has all been sent (QUIT: the peer gets every reply due
+     * before the end of the stream). Thread-safe.
+     */
+    default void closeAfterReplies() {
+        close();
+    }
+
     /** Stops or resumes reading requests from the socket (back-pressure). */
     void pauseReading(boolean paused);
 

@@ -268,7 +268,7 @@ public final class ClientSession {
     private void closeIfDrained() {
         if (closeWhenDrained && nonePending()) {
             closeWhenDrained = false;
-            connection.close();
+            connection.closeAfterReplies();
         }
     }
 

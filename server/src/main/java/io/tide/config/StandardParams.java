@@ -158,6 +158,10 @@ final class StandardParams {
                         .defaultValue("auto").immutable()
                         .description("Network I/O transport; auto: io_uring where the kernel has it, else epoll, "
                                 + "else NIO.").build(),
+                ConfigParam.builder("io-uring-buffer-ring", Type.BOOL).defaultValue("yes").immutable()
+                        .description("Tide, io_uring only: client reads take their buffers from a ring provided to "
+                                + "the kernel, with one multishot receive per connection (fewer submissions and "
+                                + "system calls per read).").build(),
                 ConfigParam.builder("profile", Type.ENUM).values(Profile.names().toArray(String[]::new))
                         .defaultValue("standalone").immutable()
                         .description("Named set of option defaults applied before the config file.").build(),

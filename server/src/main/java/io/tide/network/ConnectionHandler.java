@@ -193,12 +193,20 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
      * it still sends is drained instead of being answered with a TCP reset that could destroy the reply in flight.
      */
     private static void shutdownThenClose(Channel ch) {
-        // Closed within 2 s whatever happens: a peer that stops reading never lets the reply's write complete.
-        ch.eventLoop().schedule(() -> ch.close(), 2, java.util.concurrent.TimeUnit.SECONDS);
-        afterWrites(ch, () -> {
+        afterWritesClosingWithin2s(ch, () -> {
             if (ch instanceof io.netty.channel.socket.DuplexChannel duplex) duplex.shutdownOutput();
             else ch.close();
         });
+    }
+
+    /**
+     * {@link #afterWrites}, with the channel closed within 2 s whatever happens: a peer that stops reading never lets
+     * the last write complete.
+     */
+    private static void afterWritesClosingWithin2s(Channel ch, Runnable then) {
+        var deadline = ch.eventLoop().schedule(() -> ch.close(), 2, java.util.concurrent.TimeUnit.SECONDS);
+        ch.closeFuture().addListener(f -> deadline.cancel(false));
+        afterWrites(ch, then);
     }
 
     /**
@@ -357,7 +365,14 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
         }
         if (backlog != null && backlog.isEmpty()) backlog = null; // its array grew with the backlog: let it go
         if (wrote) channel.flush();
+        if (closeWhenSent && backlog == null) {
+            closeWhenSent = false;
+            afterWritesClosingWithin2s(channel, channel::close);
+        }
     }
+
+    /** QUIT came while replies waited in the backlog: the channel closes once they have all been written. */
+    private boolean closeWhenSent;
 
     private boolean backlogEmpty() {
         return backlog == null;
@@ -570,6 +585,24 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
                 ch.close();
             });
         }
+    }
+
+    /**
+     * QUIT's close: the replies due are flushed and the channel closes once they have reached the socket. With io_uring
+     * a close issued at once would overtake the queued write, and a connection with a multishot receive armed (decision
+     * 0026) lost its last replies that way.
+     */
+    @Override
+    public void closeAfterReplies() {
+        Channel ch = channel;
+        if (ch == null) return;
+        Runnable closing = () -> {
+            flushBeforeClose();
+            if (backlogEmpty()) afterWritesClosingWithin2s(ch, ch::close);
+            else closeWhenSent = true; // the backlog's bytes go first: drainBacklog closes once it is empty
+        };
+        if (ch.eventLoop().inEventLoop()) closing.run();
+        else ch.eventLoop().execute(closing);
     }
 
     @Override

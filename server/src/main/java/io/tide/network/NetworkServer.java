@@ -20,6 +20,10 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.uring.IoUring;
+import io.netty.channel.uring.IoUringAdaptiveBufferRingAllocator;
+import io.netty.channel.uring.IoUringBufferRingConfig;
+import io.netty.channel.uring.IoUringChannelOption;
+import io.netty.channel.uring.IoUringIoHandlerConfig;
 import io.netty.channel.uring.IoUringIoHandler;
 import io.netty.channel.uring.IoUringServerSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
@@ -49,6 +53,8 @@ public final class NetworkServer {
     private final EventLoopGroup acceptGroup;
     private final EventLoopGroup shardGroup;
     private final Driver driver;
+    /** Whether client reads take their buffers from the shard loops' provided-buffer ring (io_uring only). */
+    private final boolean bufferRing;
     /** Guarded by itself: {@link Faults} closes and reopens them from a test's thread. */
     private final List<Channel> listeners = new ArrayList<>();
     /** The TLS port's listeners; replaced whole by {@link #listenTls}. */
@@ -72,10 +78,32 @@ public final class NetworkServer {
     public NetworkServer(ConfigRegistry config, String ioDriver, int shards) {
         this.tls = new ServerTls(config);
         this.driver = chooseDriver(ioDriver);
+        this.bufferRing = driver.name().equals("io_uring") && config.getBool("io-uring-buffer-ring")
+                && IoUring.isRegisterBufferRingSupported();
         this.acceptGroup = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("tide-accept", true),
                 driver.factory());
         this.shardGroup = new MultiThreadIoEventLoopGroup(shards, new DefaultThreadFactory("tide-shard", true),
-                driver.factory());
+                bufferRing ? withBufferRing() : driver.factory());
+    }
+
+    /** The buffer group of the shard loops' receive ring ({@link #withBufferRing}). */
+    private static final short RING_GROUP = 1;
+
+    /**
+     * The shard loops' io_uring handler with a ring of receive buffers provided to the kernel (decision 0026): each
+     * client connection keeps one multishot receive armed, and the kernel takes a buffer from the ring only when data
+     * arrives, so a read needs no new submission and an idle connection holds no buffer. The buffers come from
+     * {@link #CLIENT_BUFFERS}, sized by Netty's adaptive ring allocator (1 KB to 64 KB, from the recent reads).
+     */
+    private static IoHandlerFactory withBufferRing() {
+        IoUringIoHandlerConfig config = new IoUringIoHandlerConfig();
+        config.setBufferRingConfig(IoUringBufferRingConfig.builder()
+                .bufferGroupId(RING_GROUP)
+                .bufferRingSize((short) 128)
+                .batchSize(32)
+                .allocator(new IoUringAdaptiveBufferRingAllocator(CLIENT_BUFFERS))
+                .build());
+        return IoUringIoHandler.newFactory(config);
     }
 
     /** Picks the transport: {@code auto} is io_uring where available, else epoll, else NIO. */
@@ -143,6 +171,11 @@ public final class NetworkServer {
         return driver.name();
     }
 
+    /** Whether client reads take their buffers from the shard loops' provided-buffer ring. */
+    public boolean bufferRing() {
+        return bufferRing;
+    }
+
     /** The shard loops, in order; shard i is owned by loop i. */
     public List<EventLoop> loops() {
         List<EventLoop> out = new ArrayList<>();
@@ -189,7 +222,12 @@ public final class NetworkServer {
     }
 
     private ServerBootstrap bootstrap(ConfigRegistry config) {
-        return new ServerBootstrap()
+        ServerBootstrap sb = new ServerBootstrap();
+        if (bufferRing) {
+            // Read at registration, so a child option and not the channel initializer's (which runs after it).
+            sb.childOption(IoUringChannelOption.IO_URING_BUFFER_GROUP_ID, RING_GROUP);
+        }
+        return sb
                 .group(acceptGroup, shardGroup)
                 .channel(driver.channelClass())
                 .option(ChannelOption.SO_BACKLOG, config.getInt("tcp-backlog"))

@@ -417,6 +417,8 @@ class MonitorStressTest {
             }
         } catch (SocketTimeoutException e) {
             if (running()) fail(who, "timed out (wedged?) kind " + kind);
+        } catch (IOException e) {
+            fail(who, "kind " + kind + ": " + e);
         } finally {
             m.close();
         }
