@@ -111,6 +111,7 @@ public final class LuaEngine {
             }
         });
         env.setmetatable(meta);
+        env.readThrough(globals);
         ReadOnlyTable fmeta = new ReadOnlyTable(this::readOnlyError);
         fmeta.rawset(LuaValue.INDEX, new TwoArgFunction() {
             @Override

@@ -2,6 +2,7 @@ package io.tide.script;
 
 import org.luaj.vm2.Globals;
 import org.luaj.vm2.LuaError;
+import org.luaj.vm2.LuaTable;
 import org.luaj.vm2.LuaValue;
 import java.util.function.Supplier;
 
@@ -14,6 +15,12 @@ final class ReadOnlyGlobals extends Globals {
 
     private final Supplier<LuaError> positioned;
     private boolean sealed;
+    /**
+     * The table a read of a name this one lacks finds it in (the script globals), looked up directly: the metatable's
+     * {@code __index} function does the same lookup and raises Redis's error for a name neither has, and a script's
+     * every use of {@code redis}, {@code KEYS} or {@code ARGV} went through it (a metatable lookup and a function call).
+     */
+    private LuaTable readThrough;
 
     ReadOnlyGlobals(Supplier<LuaError> positioned) {
         this.positioned = positioned;
@@ -21,6 +28,18 @@ final class ReadOnlyGlobals extends Globals {
 
     void seal() {
         sealed = true;
+    }
+
+    /** Reads of names this table lacks look in {@code table} first, then go to the metatable as before. */
+    void readThrough(LuaTable table) {
+        readThrough = table;
+    }
+
+    @Override
+    public LuaValue get(LuaValue key) {
+        LuaValue v = rawget(key);
+        if (v.isnil() && readThrough != null) v = readThrough.rawget(key);
+        return v.isnil() ? super.get(key) : v;
     }
 
     @Override
