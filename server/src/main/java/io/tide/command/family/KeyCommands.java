@@ -783,7 +783,9 @@ public final class KeyCommands {
             ctx.notify(KeyspaceEvents.GENERIC, "del", key);
         } else {
             d.setExpireAt(key, when);
-            if (!name.equals("pexpireat")) ctx.propagateAs(new byte[][] {Args.bytes("PEXPIREAT"), key, Args.bytes(when)});
+            if (!name.equals("pexpireat") && ctx.journalling()) {
+                ctx.propagateAs(new byte[][] {Args.bytes("PEXPIREAT"), key, Args.bytes(when)});
+            }
             ctx.notify(KeyspaceEvents.GENERIC, "expire", key);
         }
         return Reply.ONE;
