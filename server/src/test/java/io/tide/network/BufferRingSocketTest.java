@@ -89,17 +89,14 @@ class BufferRingSocketTest {
     void aClientThatStopsReading_isPausedAndResumed(String ring) throws Exception {
         int gets = 300;
         int size = 64 * 1024;
-        try (Server s = start(ring); Socket socket = new Socket("127.0.0.1", s.port())) {
-            socket.setSoTimeout(20_000);
+        try (Server s = start(ring); Socket socket = connect(s)) {
             OutputStream out = socket.getOutputStream();
             InputStream in = socket.getInputStream();
             byte[] value = new byte[size];
             Arrays.fill(value, (byte) 'v');
             value[0] = 'F';
             value[size - 1] = 'L';
-            out.write(RawClient.encode("SET", "v", new String(value, StandardCharsets.ISO_8859_1)));
-            out.flush();
-            assertThat(readLine(in)).isEqualTo("+OK");
+            set(out, in, new String(value, StandardCharsets.ISO_8859_1));
             byte[] get = RawClient.encode("GET", "v");
             byte[] all = new byte[get.length * gets];
             for (int i = 0; i < gets; i++) System.arraycopy(get, 0, all, i * get.length, get.length);
@@ -132,13 +129,10 @@ class BufferRingSocketTest {
     void quitBehindUnreadReplies_sendsThemAllBeforeClosing(String ring) throws Exception {
         int gets = 40;
         int size = 64 * 1024;
-        try (Server s = start(ring); Socket socket = new Socket("127.0.0.1", s.port())) {
-            socket.setSoTimeout(20_000);
+        try (Server s = start(ring); Socket socket = connect(s)) {
             OutputStream out = socket.getOutputStream();
             InputStream in = socket.getInputStream();
-            out.write(RawClient.encode("SET", "v", "x".repeat(size)));
-            out.flush();
-            assertThat(readLine(in)).isEqualTo("+OK");
+            set(out, in, "x".repeat(size));
             java.io.ByteArrayOutputStream all = new java.io.ByteArrayOutputStream();
             for (int i = 0; i < gets; i++) all.writeBytes(RawClient.encode("GET", "v"));
             all.writeBytes(RawClient.encode("QUIT"));
@@ -162,11 +156,7 @@ class BufferRingSocketTest {
         try (Server s = start(ring)) {
             List<Socket> sockets = new ArrayList<>();
             try {
-                for (int i = 0; i < n; i++) {
-                    Socket socket = new Socket("127.0.0.1", s.port());
-                    socket.setSoTimeout(20_000);
-                    sockets.add(socket);
-                }
+                for (int i = 0; i < n; i++) sockets.add(connect(s));
                 for (int round = 0; round < 3; round++) {
                     for (int i = 0; i < n; i++) {
                         sockets.get(i).getOutputStream().write(RawClient.encode("ECHO", "conn " + i + " round " + round));
@@ -182,6 +172,19 @@ class BufferRingSocketTest {
                 for (Socket socket : sockets) socket.close();
             }
         }
+    }
+
+    private static Socket connect(Server s) throws java.io.IOException {
+        Socket socket = new Socket("127.0.0.1", s.port());
+        socket.setSoTimeout(20_000);
+        return socket;
+    }
+
+    /** SET v to {@code value} through a raw connection. */
+    private static void set(OutputStream out, InputStream in, String value) throws java.io.IOException {
+        out.write(RawClient.encode("SET", "v", value));
+        out.flush();
+        assertThat(readLine(in)).isEqualTo("+OK");
     }
 
     private static String readLine(InputStream in) throws java.io.IOException {
