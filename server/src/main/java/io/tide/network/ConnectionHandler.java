@@ -576,15 +576,16 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
     public void close() {
         Channel ch = channel;
         if (ch == null) return;
-        if (ch.eventLoop().inEventLoop()) {
+        onLoop(ch, () -> {
             flushBeforeClose();
             ch.close();
-        } else {
-            ch.eventLoop().execute(() -> {
-                flushBeforeClose();
-                ch.close();
-            });
-        }
+        });
+    }
+
+    /** Runs {@code r} on {@code ch}'s event loop: now when called there, else queued to it. */
+    private static void onLoop(Channel ch, Runnable r) {
+        if (ch.eventLoop().inEventLoop()) r.run();
+        else ch.eventLoop().execute(r);
     }
 
     /**
@@ -596,13 +597,11 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
     public void closeAfterReplies() {
         Channel ch = channel;
         if (ch == null) return;
-        Runnable closing = () -> {
+        onLoop(ch, () -> {
             flushBeforeClose();
             if (backlogEmpty()) afterWritesClosingWithin2s(ch, ch::close);
             else closeWhenSent = true; // the backlog's bytes go first: drainBacklog closes once it is empty
-        };
-        if (ch.eventLoop().inEventLoop()) closing.run();
-        else ch.eventLoop().execute(closing);
+        });
     }
 
     @Override
