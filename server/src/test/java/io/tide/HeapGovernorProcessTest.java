@@ -18,7 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
  * old generation) and flushed, the heap governor sees an old generation far above what the server holds and asks for a
  * concurrent cycle, which gives the dead bytes back; without the governor G1 would start one only near 45% of the
  * heap. And when only some of the values die (no region empties), it drives the mixed collections that free them
- * even though the idle server allocates nothing.
+ * even though the idle server allocates nothing. Under Shenandoah it steers the soft maximum instead.
  */
 class HeapGovernorProcessTest {
 
@@ -114,15 +114,66 @@ class HeapGovernorProcessTest {
         }
     }
 
+    /**
+     * Under Shenandoah the governor keeps SoftMaxHeapSize near what the server holds (decision 0027). After a FLUSHALL
+     * the idle server allocates nothing, so Shenandoah would start no cycle (its soft maximum is the 1 GB heap, and its
+     * periodic cycle comes every 5 minutes by default); with the soft maximum lowered under the heap in use, it starts one
+     * and the flushed bytes go.
+     */
+    @Test
+    void shenandoah_flushedBytesAreReclaimedOnceTheSoftMaximumFollowsTheData() throws Exception {
+        Process p = launchWith(List.of("-XX:+UseShenandoahGC", "-XX:+ExplicitGCInvokesConcurrent"));
+        try (RawClient c = connect(port)) {
+            long full = fill(c);
+            long softMax = info(c, "tide_heap_soft_max");
+            assertThat(softMax).as("soft maximum with the data").isBetween(info(c, "used_memory"), 1L << 30);
+            assertThat(c.call("FLUSHALL")).isEqualTo("+OK\r\n");
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            long used = full;
+            while (System.nanoTime() < deadline && used > full / 3) {
+                Thread.sleep(200);
+                used = info(c, "tide_heap_used");
+            }
+            assertThat(used).as("heap in use after the flush, of %d before", full).isLessThan(full / 3);
+            long after = softMax;
+            while (System.nanoTime() < deadline && after >= softMax / 2) {
+                Thread.sleep(200);
+                after = info(c, "tide_heap_soft_max");
+            }
+            assertThat(after).as("soft maximum without the data, of %d with it", softMax).isLessThan(softMax / 2);
+        } finally {
+            stop(p);
+        }
+    }
+
+    /**
+     * Shenandoah makes System.gc() concurrent by default, so that alone does not say the JVM is the server's own: without
+     * the flag on the command line (a JVM that embeds Tide) the governor leaves the host's collector alone.
+     */
+    @Test
+    void shenandoah_withoutTheLaunchersFlag_noGovernor() throws Exception {
+        Process p = launchWith(List.of("-XX:+UseShenandoahGC"));
+        try (RawClient c = connect(port)) {
+            assertThat(c.call("INFO", "memory")).contains("tide_heap_used:").doesNotContain("tide_heap_governor");
+        } finally {
+            stop(p);
+        }
+    }
+
     private static final int KEYS = 150_000;
     private int port;
 
     private Process launch(String... jvmFlags) throws Exception {
+        List<String> flags = new ArrayList<>(List.of("-XX:+UseG1GC", "-Xmn32m", "-XX:+ExplicitGCInvokesConcurrent"));
+        flags.addAll(List.of(jvmFlags));
+        return launchWith(flags);
+    }
+
+    private Process launchWith(List<String> gcFlags) throws Exception {
         port = RealRedis.freePort();
         List<String> cmd = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx1g", "-XX:+UseCompactObjectHeaders", "-XX:+UseG1GC", "-Xmn32m", "-XX:+ExplicitGCInvokesConcurrent"));
-        cmd.addAll(List.of(jvmFlags));
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx1g", "-XX:+UseCompactObjectHeaders"));
+        cmd.addAll(gcFlags);
         cmd.addAll(List.of(
                 "--sun-misc-unsafe-memory-access=allow", "--enable-native-access=ALL-UNNAMED",
                 "-cp", System.getProperty("java.class.path"), "io.tide.Main",

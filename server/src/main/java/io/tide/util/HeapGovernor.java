@@ -31,9 +31,20 @@ import org.slf4j.LoggerFactory;
  * load or a deletion left committed, and otherwise stays off: a server that is busy but allocates little would
  * otherwise pause for a concurrent cycle every interval for nothing (docs/benchmarks/performance.md, tails).
  *
- * <p>It runs only where {@code System.gc()} is concurrent: under G1 with {@code ExplicitGCInvokesConcurrent}, which the
- * launcher sets. Embedded in a JVM without the flag it does nothing, because there {@code System.gc()} is a full
- * stop-the-world collection of the host's heap.
+ * <p><b>Under Shenandoah</b> (decision 0027) the same bar steers the collector instead of asking for cycles. Shenandoah
+ * starts a cycle when the free heap under its soft maximum runs low, and the soft maximum defaults to the heap's
+ * maximum, so under TTL churn it let the heap grow to 3 GB before collecting. The governor keeps the manageable
+ * {@code SoftMaxHeapSize} where Shenandoah starts a cycle at {@link #cycleAt} bytes in use ({@link #softMax}): the bar
+ * above, or a quarter over what the last cycle left live plus {@value #HEADROOM_MB} MB where that is more (heap the
+ * accounting does not see, which would otherwise make cycles run back to back), less what the server freed since that
+ * cycle. Shenandoah reclaims every dead region in each cycle and gives empty ones back after
+ * {@code ShenandoahUncommitDelay}, so nothing else is needed.
+ *
+ * <p>It runs only where {@code System.gc()} is concurrent: under G1 or Shenandoah with
+ * {@code ExplicitGCInvokesConcurrent}, which the launcher sets (under Shenandoah, where it is the default, only when
+ * given on the command line). Embedded in a JVM without the flag it does nothing,
+ * because there {@code System.gc()} is a full stop-the-world collection of the host's heap, and the host's collector
+ * settings are the host's.
  */
 public final class HeapGovernor implements AutoCloseable {
 
@@ -55,10 +66,19 @@ public final class HeapGovernor implements AutoCloseable {
     static final int PERIODIC_SLACK_MB = 16;
 
     private static final Logger LOG = LoggerFactory.getLogger("tide");
+    /** Shenandoah's heap pool (its single-generation mode; the generational one has other pools and is not steered). */
+    static final String SHENANDOAH_POOL = "Shenandoah";
 
     private final LongSupplier live;
+    /** G1's old generation, or Shenandoah's one heap pool. */
     private final MemoryPoolMXBean oldGen;
+    /** Whether {@code oldGen} is Shenandoah's heap: the governor steers SoftMaxHeapSize (see the class comment). */
+    private final boolean shenandoah;
+    /** The SoftMaxHeapSize last set, 0 before the first (INFO memory's tide_heap_soft_max). */
+    private volatile long softMaxSet;
+    private final String softMaxAtStart = VmOptions.value("SoftMaxHeapSize");
     private final MemoryPoolMXBean eden;
+    /** G1's young collections, or Shenandoah's cycles. */
     private final java.lang.management.GarbageCollectorMXBean young;
     /** Where {@link #drainWhileIdle} drops its arrays (a field, so that the allocation is not optimised away). */
     private volatile Object sink;
@@ -75,6 +95,7 @@ public final class HeapGovernor implements AutoCloseable {
     private HeapGovernor(LongSupplier live, MemoryPoolMXBean oldGen) {
         this.live = live;
         this.oldGen = oldGen;
+        this.shenandoah = oldGen.getName().equals(SHENANDOAH_POOL);
         MemoryPoolMXBean e = null;
         for (MemoryPoolMXBean p : ManagementFactory.getMemoryPoolMXBeans()) {
             if (p.getName().equals("G1 Eden Space")) e = p;
@@ -82,7 +103,8 @@ public final class HeapGovernor implements AutoCloseable {
         this.eden = e;
         java.lang.management.GarbageCollectorMXBean y = null;
         for (var gc : ManagementFactory.getGarbageCollectorMXBeans()) {
-            if (gc.getName().equals("G1 Young Generation")) y = gc;
+            // Shenandoah: its cycles, each of which ends with the usage its heap pool reports as after a collection
+            if (gc.getName().equals("G1 Young Generation") || gc.getName().equals("Shenandoah Cycles")) y = gc;
         }
         this.young = y;
         this.startHeap = oldGen.getUsage().getUsed();
@@ -101,9 +123,12 @@ public final class HeapGovernor implements AutoCloseable {
     public static HeapGovernor startIfConcurrent(LongSupplier live) {
         MemoryPoolMXBean old = null;
         for (MemoryPoolMXBean p : ManagementFactory.getMemoryPoolMXBeans()) {
-            if (p.getName().equals("G1 Old Gen")) old = p;
+            if (p.getName().equals("G1 Old Gen") || p.getName().equals(SHENANDOAH_POOL)) old = p;
         }
         if (old == null || !explicitGcIsConcurrent()) return null;
+        // Shenandoah makes System.gc() concurrent by default: only the flag given on the command line (the launcher's
+        // line) says the JVM is the server's own, whose soft maximum the governor may steer.
+        if (old.getName().equals(SHENANDOAH_POOL) && !VmOptions.givenAtStart("ExplicitGCInvokesConcurrent")) return null;
         HeapGovernor g = new HeapGovernor(live, old);
         g.thread.start();
         return g;
@@ -137,9 +162,11 @@ public final class HeapGovernor implements AutoCloseable {
 
     private void run() {
         try {
-            govern();
+            if (shenandoah) steerSoftMax();
+            else govern();
         } finally {
             restorePeriodic();
+            restoreSoftMax();
         }
     }
 
@@ -174,6 +201,87 @@ public final class HeapGovernor implements AutoCloseable {
                 LOG.warn("heap governor: {}", e.toString());
             }
         }
+    }
+
+    /**
+     * Where Shenandoah should start a cycle for a server holding {@code liveBytes} (and {@code startHeap} at start) whose
+     * last cycle left {@code afterCycle} bytes in use while it held {@code liveAtCycle}: the governor's bar, or a quarter
+     * more than what that cycle left plus the headroom where that is more. What the server freed since that cycle (a
+     * FLUSHALL, deletions) comes off what the cycle left, so a cycle that found the data live does not keep the bar up
+     * once the data is gone.
+     */
+    static long cycleAt(long liveBytes, long startHeap, long afterCycle, long liveAtCycle) {
+        long left = Math.max(0, afterCycle - Math.max(0, liveAtCycle - liveBytes));
+        long byCycle = left + left / 4 + HEADROOM_MB * 1024L * 1024;
+        return Math.max(threshold(liveBytes, startHeap), byCycle);
+    }
+
+    /**
+     * The SoftMaxHeapSize at which Shenandoah starts a cycle once {@code cycleAt} bytes are in use, never over
+     * {@code max}. Shenandoah counts as free what lies under the soft maximum less its evacuation reserve (a share of
+     * the whole heap, {@code ShenandoahEvacReserve}, 5% by default) and starts a cycle when that is under
+     * {@code ShenandoahMinFreeThreshold} (10%) of the soft maximum: a soft maximum under the reserve means no free heap
+     * at all and cycles back to back.
+     */
+    static long softMax(long cycleAt, long max, long reservePercent, long minFreePercent) {
+        long reserve = max / 100 * reservePercent;
+        return Math.min(max, (cycleAt + reserve) / Math.max(1, 100 - minFreePercent) * 100);
+    }
+
+    /** Whether a new soft maximum differs enough from the one set to be worth setting (a sixteenth, or none set). */
+    static boolean worthSetting(long current, long wanted) {
+        return current == 0 || Math.abs(wanted - current) > current / 16;
+    }
+
+    private void steerSoftMax() {
+        long max = Runtime.getRuntime().maxMemory();
+        long reservePercent = percentOption("ShenandoahEvacReserve", 5);
+        long minFreePercent = percentOption("ShenandoahMinFreeThreshold", 10);
+        long seenCycles = -1;
+        long liveAtCycle = 0;
+        while (!closed) {
+            try {
+                long held = live.getAsLong();
+                long c = young == null ? 0 : young.getCollectionCount();
+                if (c != seenCycles) { // a cycle ended since the last look: what it left goes with what was held then
+                    seenCycles = c;
+                    liveAtCycle = held;
+                }
+                java.lang.management.MemoryUsage after = oldGen.getCollectionUsage();
+                long at = cycleAt(held, startHeap, after == null ? 0 : after.getUsed(), liveAtCycle);
+                long wanted = softMax(at, max, reservePercent, minFreePercent);
+                if (worthSetting(softMaxSet, wanted)) {
+                    VmOptions.set("SoftMaxHeapSize", Long.toString(wanted));
+                    softMaxSet = wanted;
+                }
+                Thread.sleep(PERIOD_MS);
+            } catch (InterruptedException e) {
+                return;
+            } catch (RuntimeException e) {
+                LOG.warn("heap governor: cannot set Shenandoah's soft maximum ({}); leaving it as it is", e.toString());
+                return;
+            }
+        }
+    }
+
+    private static long percentOption(String name, long otherwise) {
+        String v = VmOptions.value(name);
+        return v == null ? otherwise : Long.parseLong(v);
+    }
+
+    /** On close: the soft maximum the JVM had (an embedding JVM keeps its own). */
+    private void restoreSoftMax() {
+        if (softMaxSet == 0 || softMaxAtStart == null) return;
+        try {
+            VmOptions.set("SoftMaxHeapSize", softMaxAtStart);
+        } catch (RuntimeException e) {
+            LOG.warn("heap governor: cannot restore Shenandoah's soft maximum ({})", e.toString());
+        }
+    }
+
+    /** The SoftMaxHeapSize the governor last set under Shenandoah; 0 under G1. */
+    public long softMaxSet() {
+        return softMaxSet;
     }
 
     /** Whether the committed heap exceeds the need by more than the slack (see the class comment). */

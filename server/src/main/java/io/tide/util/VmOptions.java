@@ -19,6 +19,16 @@ public final class VmOptions {
         }
     }
 
+    /** Whether the option was given on the JVM's command line (or in its options file or environment). */
+    public static boolean givenAtStart(String name) {
+        try {
+            HotSpotDiagnosticMXBean vm = ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class);
+            return vm != null && vm.getVMOption(name).getOrigin() == com.sun.management.VMOption.Origin.VM_CREATION;
+        } catch (RuntimeException | LinkageError e) {
+            return false;
+        }
+    }
+
     /** Whether the option reads "true". */
     public static boolean isTrue(String name) {
         return Boolean.parseBoolean(value(name));

@@ -56,4 +56,33 @@ class HeapGovernorTest {
         assertThat(HeapGovernor.heapToGiveBack(96 * mb, 48 * mb, 16 * mb, 20)).isFalse();
         assertThat(HeapGovernor.heapToGiveBack(96 * mb + 1, 48 * mb, 16 * mb, 20)).isTrue();
     }
+
+    @Test
+    void cycleAt_isTheBarOrAQuarterOverWhatTheLastCycleLeftWhicheverIsMore() {
+        long mb = 1024 * 1024;
+        // the accounting's bar: (100 + 20) * 1.25 + 32
+        assertThat(HeapGovernor.cycleAt(100 * mb, 20 * mb, 0, 0)).isEqualTo(182 * mb);
+        assertThat(HeapGovernor.cycleAt(100 * mb, 20 * mb, 80 * mb, 100 * mb)).isEqualTo(182 * mb);
+        // more live heap than the accounting sees: room over what the cycle left, so cycles do not run back to back
+        assertThat(HeapGovernor.cycleAt(100 * mb, 20 * mb, 200 * mb, 100 * mb)).isEqualTo(282 * mb);
+        // 150 MB freed since the cycle that left 200: it counts as having left 50
+        assertThat(HeapGovernor.cycleAt(0, 20 * mb, 200 * mb, 150 * mb)).isEqualTo(94 * mb + mb / 2);
+    }
+
+    /** Shenandoah's free heap is the soft maximum less the evacuation reserve; a cycle starts under a tenth of it. */
+    @Test
+    void softMax_coversTheEvacuationReserveAndTheMinimumFreeShare() {
+        long mb = 1024 * 1024;
+        // 6000 MB heap: a 300 MB reserve; (182 + 300) / 0.9
+        assertThat(HeapGovernor.softMax(182 * mb, 6000 * mb, 5, 10)).isEqualTo((482 * mb) / 90 * 100);
+        assertThat(HeapGovernor.softMax(182 * mb, 200 * mb, 5, 10)).isEqualTo(200 * mb);
+    }
+
+    @Test
+    void worthSetting_onlyAChangeOfMoreThanASixteenth() {
+        assertThat(HeapGovernor.worthSetting(0, 64)).isTrue();
+        assertThat(HeapGovernor.worthSetting(160, 170)).isFalse();
+        assertThat(HeapGovernor.worthSetting(160, 171)).isTrue();
+        assertThat(HeapGovernor.worthSetting(160, 149)).isTrue();
+    }
 }

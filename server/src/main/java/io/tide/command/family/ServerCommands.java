@@ -356,6 +356,7 @@ public final class ServerCommands {
         if (governor != null) {
             line(sb, "tide_heap_governor_cycles", governor.requests());
             line(sb, "tide_heap_governor_periodic_switches", governor.periodicSwitches());
+            if (governor.softMaxSet() > 0) line(sb, "tide_heap_soft_max", governor.softMaxSet());
         }
     }
 
