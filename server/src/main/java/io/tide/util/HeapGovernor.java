@@ -41,8 +41,8 @@ import org.slf4j.LoggerFactory;
  * {@code ShenandoahUncommitDelay}, so nothing else is needed.
  *
  * <p>It runs only where {@code System.gc()} is concurrent: under G1 or Shenandoah with
- * {@code ExplicitGCInvokesConcurrent}, which the launcher sets (under Shenandoah, where it is the default, only when
- * given on the command line). Embedded in a JVM without the flag it does nothing,
+ * {@code ExplicitGCInvokesConcurrent} given when the JVM started, as the launcher gives it (under Shenandoah it is the
+ * default, so only the flag given counts). Embedded in a JVM without the flag it does nothing,
  * because there {@code System.gc()} is a full stop-the-world collection of the host's heap, and the host's collector
  * settings are the host's.
  */
@@ -126,16 +126,19 @@ public final class HeapGovernor implements AutoCloseable {
             if (p.getName().equals("G1 Old Gen") || p.getName().equals(SHENANDOAH_POOL)) old = p;
         }
         if (old == null || !explicitGcIsConcurrent()) return null;
-        // Shenandoah makes System.gc() concurrent by default: only the flag given on the command line (the launcher's
-        // line) says the JVM is the server's own, whose soft maximum the governor may steer.
-        if (old.getName().equals(SHENANDOAH_POOL) && !VmOptions.givenAtStart("ExplicitGCInvokesConcurrent")) return null;
         HeapGovernor g = new HeapGovernor(live, old);
         g.thread.start();
         return g;
     }
 
+    /**
+     * The launcher's {@code -XX:+ExplicitGCInvokesConcurrent}, given explicitly: Shenandoah makes {@code System.gc()}
+     * concurrent by default, so only the flag given says the JVM is the server's own, whose collector the governor
+     * may drive.
+     */
     private static boolean explicitGcIsConcurrent() {
-        return !VmOptions.isTrue("DisableExplicitGC") && VmOptions.isTrue("ExplicitGCInvokesConcurrent");
+        return !VmOptions.isTrue("DisableExplicitGC") && VmOptions.isTrue("ExplicitGCInvokesConcurrent")
+                && VmOptions.givenAtStart("ExplicitGCInvokesConcurrent");
     }
 
     /** The old-generation occupancy over which a cycle is asked for, given the bytes the server holds. */
@@ -204,9 +207,9 @@ public final class HeapGovernor implements AutoCloseable {
     }
 
     /**
-     * Where Shenandoah should start a cycle for a server holding {@code liveBytes} (and {@code startHeap} at start) whose
-     * last cycle left {@code afterCycle} bytes in use while it held {@code liveAtCycle}: the governor's bar, or a quarter
-     * more than what that cycle left plus the headroom where that is more. What the server freed since that cycle (a
+     * Where Shenandoah should start a cycle for a server holding {@code liveBytes} (and {@code startHeap} at start)
+     * whose last cycle left {@code afterCycle} bytes in use while it held {@code liveAtCycle}: the governor's bar, or a
+     * quarter more than what that cycle left plus the headroom where that is more. What the server freed since that cycle (a
      * FLUSHALL, deletions) comes off what the cycle left, so a cycle that found the data live does not keep the bar up
      * once the data is gone.
      */

@@ -1,6 +1,7 @@
 package io.tide.util;
 
 import com.sun.management.HotSpotDiagnosticMXBean;
+import com.sun.management.VMOption;
 import java.lang.management.ManagementFactory;
 
 /** HotSpot's VM options, read and (the manageable ones) set; a JVM without them reads as null and refuses to set. */
@@ -19,11 +20,17 @@ public final class VmOptions {
         }
     }
 
-    /** Whether the option was given on the JVM's command line (or in its options file or environment). */
+    /**
+     * Whether the option was given when the JVM started: on its command line, in {@code JAVA_TOOL_OPTIONS} or an
+     * options file (not a default, nor a value the JVM chose).
+     */
     public static boolean givenAtStart(String name) {
         try {
             HotSpotDiagnosticMXBean vm = ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class);
-            return vm != null && vm.getVMOption(name).getOrigin() == com.sun.management.VMOption.Origin.VM_CREATION;
+            if (vm == null) return false;
+            VMOption.Origin o = vm.getVMOption(name).getOrigin();
+            return o == VMOption.Origin.VM_CREATION || o == VMOption.Origin.ENVIRON_VAR
+                    || o == VMOption.Origin.CONFIG_FILE;
         } catch (RuntimeException | LinkageError e) {
             return false;
         }

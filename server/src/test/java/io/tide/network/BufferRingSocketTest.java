@@ -97,9 +97,7 @@ class BufferRingSocketTest {
             value[0] = 'F';
             value[size - 1] = 'L';
             set(out, in, new String(value, StandardCharsets.ISO_8859_1));
-            byte[] get = RawClient.encode("GET", "v");
-            byte[] all = new byte[get.length * gets];
-            for (int i = 0; i < gets; i++) System.arraycopy(get, 0, all, i * get.length, get.length);
+            byte[] all = gets(gets).toByteArray();
             Thread writer = Thread.ofPlatform().start(() -> {
                 try {
                     out.write(all);
@@ -133,8 +131,7 @@ class BufferRingSocketTest {
             OutputStream out = socket.getOutputStream();
             InputStream in = socket.getInputStream();
             set(out, in, "x".repeat(size));
-            java.io.ByteArrayOutputStream all = new java.io.ByteArrayOutputStream();
-            for (int i = 0; i < gets; i++) all.writeBytes(RawClient.encode("GET", "v"));
+            java.io.ByteArrayOutputStream all = gets(gets);
             all.writeBytes(RawClient.encode("QUIT"));
             out.write(all.toByteArray());
             out.flush();
@@ -181,6 +178,14 @@ class BufferRingSocketTest {
     }
 
     /** SET v to {@code value} through a raw connection. */
+    /** {@code n} pipelined {@code GET v} requests. */
+    private static java.io.ByteArrayOutputStream gets(int n) {
+        java.io.ByteArrayOutputStream all = new java.io.ByteArrayOutputStream();
+        byte[] get = RawClient.encode("GET", "v");
+        for (int i = 0; i < n; i++) all.writeBytes(get);
+        return all;
+    }
+
     private static void set(OutputStream out, InputStream in, String value) throws java.io.IOException {
         out.write(RawClient.encode("SET", "v", value));
         out.flush();
