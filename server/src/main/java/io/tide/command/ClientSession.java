@@ -170,7 +170,7 @@ public final class ClientSession {
     public void markReplica() { replica = true; }
     public int deferredRequests() { return deferred == null ? 0 : deferred.size(); }
 
-    private boolean nonePending() {
+    boolean nonePending() {
         return pending == null || pending.isEmpty();
     }
 

@@ -90,6 +90,7 @@ public final class CommandContext implements ShardWrites.Recorder {
         this.fromScript = false;
         this.retry = false;
         this.replyInPlace = false;
+        this.argvKept = true;
         this.suspendable = false;
         return this;
     }
@@ -156,6 +157,24 @@ public final class CommandContext implements ShardWrites.Recorder {
     /** Set by the dispatcher for a command run inline whose reply it writes before this thread runs anything else. */
     void allowReplyInPlace() {
         replyInPlace = true;
+    }
+
+    /** False once the running top-level command's handler said it keeps no reference to its arguments. */
+    private boolean argvKept = true;
+
+    /**
+     * Said by a handler that keeps no reference to any of its arguments past its return, whatever it wrote (decision
+     * 0028): the store copies what it keeps, and nothing else of the handler's holds them. The dispatcher may then
+     * give the arrays to the decoder to fill again, if nothing outside the handler keeps arguments by reference
+     * either. Only counts for a top-level command run inline (a nested one's arguments are its caller's).
+     */
+    public void keepsNoArguments() {
+        if (replyInPlace) argvKept = false;
+    }
+
+    /** See {@link #keepsNoArguments}. */
+    boolean argumentsKept() {
+        return argvKept;
     }
 
     /** This context's reusable view reply (the dispatcher pairs it with a preallocated outcome). */

@@ -158,6 +158,19 @@ public final class Dispatcher {
      * hops on its target; {@code -Dtide.prefetch=false} turns it off.
      */
     public static final boolean PREFETCH = !"false".equals(System.getProperty("tide.prefetch"));
+    /** Whether argument arrays go back to the decoder (decision 0028); {@code -Dtide.argvPool=false} turns it off (A/B). */
+    static final boolean ARGV_POOL = !"false".equals(System.getProperty("tide.argvPool"));
+
+    /**
+     * Whether nothing outside a command's handler can hold its arguments by reference once it has run (decision 0028):
+     * no journal (the AOF and replication keep records until their flush) and no blocked client (a key that a write
+     * signals waits in the ready list). Both belong to this shard and change only on its thread (or while it is
+     * parked), so what this reads after the command held all through it. Keyspace events and client tracking, which
+     * other threads switch on, copy the keys they keep.
+     */
+    private boolean nothingKeepsArguments(Shard home) {
+        return !home.writes().journal().active() && home.blocking().isEmpty();
+    }
 
     /**
      * Prefetches the keys of a batch of hops on their target shard, whose own keys they all are, before the first runs
@@ -418,7 +431,11 @@ public final class Dispatcher {
         } else if (o.reply instanceof Reply.Later later) {
             answerLater(c, c.reserve(silent, spec, argv), later);
         } else {
+            boolean direct = c.nonePending(); // else the reply waits in a slot that holds argv
             c.reply(o.reply, silent, spec, argv);
+            if (direct && !ctx.argumentsKept() && ARGV_POOL && nothingKeepsArguments(home)) {
+                io.tide.protocol.ArgvPool.current().give(argv);
+            }
         }
         // While a busy script holds the data, the coordinator serves later. Served clients' commands run here, between
         // this command's end and the next one's start: the next one reads the clock afresh.

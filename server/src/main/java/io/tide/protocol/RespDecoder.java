@@ -170,10 +170,11 @@ public final class RespDecoder {
             in.skipBytes(in.readableBytes());
             return;
         }
+        ArgvPool pool = ArgvPool.current(); // argument arrays to fill again (decision 0028)
         while (in.isReadable()) {
             if (argv == null) {
                 boolean progressed = in.getByte(in.readerIndex()) == '*'
-                        ? readMultibulkHeader(in, out)
+                        ? readMultibulkHeader(in, out, pool)
                         : readInline(in, out);
                 if (!progressed) {
                     break;
@@ -182,7 +183,7 @@ public final class RespDecoder {
                     continue;
                 }
             }
-            if (!readArguments(in, out)) {
+            if (!readArguments(in, out, pool)) {
                 break;
             }
         }
@@ -224,11 +225,11 @@ public final class RespDecoder {
     // ---- multibulk ----------------------------------------------------------------------------
 
     /** Reads {@code *<n>\r\n}; true if consumed (starting a command or ignoring an empty one). */
-    private boolean readMultibulkHeader(ByteBuf in, List<Object> out) {
+    private boolean readMultibulkHeader(ByteBuf in, List<Object> out, ArgvPool pool) {
         int r = in.readerIndex();
         int n0 = scanned == 0 ? shortHeader(in, r, UNAUTHENTICATED_MAX_ARGS) : -1;
         if (n0 >= 0) {
-            if (n0 > 0) startCommand(n0);
+            if (n0 > 0) startCommand(n0, pool);
             return true;
         }
         int cr = findLineEnd(in, r);
@@ -248,18 +249,18 @@ public final class RespDecoder {
             return false;
         }
         consumeTo(in, cr + 2);
-        if (n > 0) startCommand((int) n);
+        if (n > 0) startCommand((int) n, pool);
         return true;
     }
 
     private static final VarHandle LONGS_LE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
     /**
-     * The next {@code length} bytes as a new array, consumed. An argument of up to 64 bytes is copied 8 bytes at a
+     * The next {@code length} bytes in an array of their own (new, or one the pool took back), consumed. An argument of up to 64 bytes is copied 8 bytes at a
      * time: for such a short copy the buffer's bulk copy costs more in checks and its call than in the copy.
      */
-    private static byte[] readArgument(ByteBuf in, int length) {
-        byte[] a = new byte[length];
+    private static byte[] readArgument(ByteBuf in, int length, ArgvPool pool) {
+        byte[] a = pool.bytes(length);
         if (length > 64) {
             in.readBytes(a);
             return a;
@@ -273,15 +274,15 @@ public final class RespDecoder {
     }
 
     /** Starts reading a command of {@code n} arguments. */
-    private void startCommand(int n) {
+    private void startCommand(int n, ArgvPool pool) {
         argc = n;
         argIndex = 0;
         bulkLength = -1;
-        argv = new byte[Math.min(n, INITIAL_ARGV)][];
+        argv = n <= ArgvPool.MAX_ARGC ? pool.argv(n) : new byte[Math.min(n, INITIAL_ARGV)][];
     }
 
     /** Reads bulk arguments of the current multibulk; true once it is complete and emitted. */
-    private boolean readArguments(ByteBuf in, List<Object> out) {
+    private boolean readArguments(ByteBuf in, List<Object> out, ArgvPool pool) {
         while (argIndex < argc) {
             if (bulkLength < 0 && !readBulkHeader(in, out)) {
                 return false;
@@ -293,7 +294,7 @@ public final class RespDecoder {
                     if (argIndex == 0 && bulkLength <= NAME_MAX) {
                         arg = commandName(in, bulkLength);
                     } else {
-                        arg = readArgument(in, bulkLength);
+                        arg = readArgument(in, bulkLength, pool);
                     }
                     in.skipBytes(2); // like Redis, the two bytes after a bulk are not checked
                 } else if (bulkLength >= BIG_ARG) {
@@ -323,7 +324,8 @@ public final class RespDecoder {
     /**
      * The command name of {@code length} bytes at the reader index, consumed: the array of one of the last
      * {@value #NAMES} names this connection sent when it is the same (a pipeline of GETs shares one "GET" array), else a
-     * new one, remembered. Sharing is safe because no one writes into an argument array.
+     * new one, remembered. Sharing is safe because no one writes into an argument array, and {@link ArgvPool#give} never
+     * takes a name back.
      */
     private byte[] commandName(ByteBuf in, int length) {
         int r = in.readerIndex();

@@ -137,7 +137,8 @@ public final class KeyspaceEvents {
         byte[] ev = event.getBytes(StandardCharsets.US_ASCII);
         byte[] dbPart = (db + "__:").getBytes(StandardCharsets.US_ASCII);
         if ((f & KEYSPACE) != 0) pubSub.publish(concat(KEYSPACE_PREFIX, dbPart, key), ev);
-        if ((f & KEYEVENT) != 0) pubSub.publish(concat(KEYEVENT_PREFIX, dbPart, ev), key);
+        // The message is a copy: the key may be a request's argument, which a later request fills again (decision 0028).
+        if ((f & KEYEVENT) != 0) pubSub.publish(concat(KEYEVENT_PREFIX, dbPart, ev), key.clone());
     }
 
     private static byte[] concat(byte[] a, byte[] b, byte[] c) {

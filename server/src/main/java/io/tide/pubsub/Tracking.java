@@ -97,9 +97,14 @@ public final class Tracking {
         return clients.apply(id) != null;
     }
 
-    /** Remembers that {@code clientId} read {@code key} (default mode). */
+    /**
+     * Remembers that {@code clientId} read {@code key} (default mode). What the table keeps is a copy: a request's
+     * argument arrays may be filled again by a later request (decision 0028).
+     */
     public void remember(long clientId, byte[] key) {
-        keys.computeIfAbsent(new PubSub.Name(key), n -> ConcurrentHashMap.newKeySet()).add(clientId);
+        Set<Long> ids = keys.get(new PubSub.Name(key));
+        if (ids == null) ids = keys.computeIfAbsent(new PubSub.Name(key.clone()), n -> ConcurrentHashMap.newKeySet());
+        ids.add(clientId);
     }
 
     /** A key changed (by {@code originId}, 0 for the server itself): invalidates it for the clients tracking it. */
@@ -107,8 +112,10 @@ public final class Tracking {
         if (modes.isEmpty()) return;
         Reply payload = null;
         Set<Long> readers = keys.remove(new PubSub.Name(key));
+        // What goes into messages and batches is a copy: the caller's key may be a request's argument (decision 0028).
+        byte[] kept = null;
         if (readers != null) {
-            payload = Reply.array(Reply.bulk(key));
+            payload = Reply.array(Reply.bulk(kept = key.clone()));
             for (long id : readers) send(id, originId, payload);
         }
         if (!prefixes.isEmpty()) {
@@ -118,10 +125,10 @@ public final class Tracking {
                 if (b.depth > 0) {
                     // Redis's trackingRememberKeyToBroadcast: the first change of a key names its origin.
                     b.byPrefix.computeIfAbsent(e.getKey().bytes(), p -> new TreeMap<>(Arrays::compareUnsigned))
-                            .putIfAbsent(key, originId);
+                            .putIfAbsent(kept != null ? kept : (kept = key.clone()), originId);
                     continue;
                 }
-                if (payload == null) payload = Reply.array(Reply.bulk(key));
+                if (payload == null) payload = Reply.array(Reply.bulk(kept != null ? kept : (kept = key.clone())));
                 for (long id : e.getValue()) send(id, originId, payload);
             }
         }

@@ -226,6 +226,7 @@ public final class HashCommands {
     }
 
     static Reply hget(CommandContext ctx, byte[][] argv) {
+        ctx.keepsNoArguments(); // a read: the key and the field are only compared (decision 0028)
         HashValue h = forRead(ctx, argv[1]);
         if (h == null) return Reply.NULL;
         if (ctx.repliesInPlace()) { // written from the packed hash, no copy

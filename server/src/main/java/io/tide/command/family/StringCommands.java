@@ -108,13 +108,18 @@ public final class StringCommands {
     // ------------------------------------------------------------------ GET / SET family
 
     static Reply get(CommandContext ctx, byte[][] argv) {
+        ctx.keepsNoArguments(); // the lookup only reads the key (decision 0028)
         Object v = ctx.readInPlace(argv[1]);
         if (v instanceof Reply.BulkView stored) return stored; // written from the entry, no copy
         return v == null ? Reply.NULL : Reply.bulk(StringValues.bytes(v));
     }
 
     static Reply set(CommandContext ctx, byte[][] argv) {
-        if (argv.length == 3) return setGeneric(ctx, 0, argv[1], argv[2], null, null, "set", Reply.OK, Reply.NULL);
+        if (argv.length == 3) {
+            // The store copies the key, and a value it embeds (decision 0028); a longer one it keeps as it is.
+            if (argv[2].length <= Database.INLINE_LIMIT) ctx.keepsNoArguments();
+            return setGeneric(ctx, 0, argv[1], argv[2], null, null, "set", Reply.OK, Reply.NULL);
+        }
         Options o = parseOptions(argv, 3, true);
         return setGeneric(ctx, o.flags, argv[1], argv[2], o.expire, o.ifeq, "set", Reply.OK, Reply.NULL);
     }
@@ -415,6 +420,7 @@ public final class StringCommands {
     }
 
     private static Reply incrDecr(CommandContext ctx, byte[] key, long incr) {
+        ctx.keepsNoArguments(); // the store copies the key; the value is a number (decision 0028)
         Object cur = ctx.readForWrite(key);
         long value = 0;
         if (cur != null) {

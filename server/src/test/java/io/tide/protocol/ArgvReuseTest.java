@@ -1,0 +1,284 @@
+package io.tide.protocol;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tide.Server;
+import io.tide.testing.RawClient;
+import io.tide.testing.TestServers;
+import java.io.ByteArrayOutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import redis.clients.jedis.Jedis;
+
+/**
+ * Argument arrays given back to the decoder after a command that kept none of them (decision 0028), through real
+ * sockets: they are given back when nothing keeps them, kept where something does (the journal, a blocked client, a
+ * value the store holds by reference), and data, the AOF, keyspace events and tracking invalidations stay exact while
+ * several clients' pipelines reuse each other's arrays.
+ */
+class ArgvReuseTest {
+
+    @TempDir
+    Path dir;
+
+    /** Keys of 14 bytes ({@code k:} and 12 digits), the benchmarks' shape. */
+    private static String key(String prefix, int i) {
+        return String.format(Locale.ROOT, "%s%012d", prefix, i);
+    }
+
+    private static byte[] pipeline(List<String[]> commands) {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        for (String[] c : commands) b.writeBytes(RawClient.encode(c));
+        return b.toByteArray();
+    }
+
+    /** Arrays of {@code length} bytes held by the pool of the thread of the shard owning {@code key}. */
+    private static int held(Server server, String key, int length) throws Exception {
+        return TestServers.onShard(server, key, () -> ArgvPool.current().held(length));
+    }
+
+    /** The data of the last bulk string of a raw reply (one without line breaks in its data). */
+    private static String lastBulk(String reply) {
+        return reply.substring(reply.lastIndexOf("\r\n", reply.length() - 3) + 2, reply.length() - 2);
+    }
+
+    /** Sends {@code commands} as one pipeline and returns the replies. */
+    private static List<String> run(RawClient c, List<String[]> commands) throws Exception {
+        c.send(pipeline(commands));
+        List<String> replies = new ArrayList<>();
+        for (int i = 0; i < commands.size(); i++) replies.add(c.readReply());
+        return replies;
+    }
+
+    @Test
+    void pipelinedReadsAndWrites_giveTheirArraysBack() throws Exception {
+        try (Server server = TestServers.start(1); RawClient c = new RawClient(server.port())) {
+            List<String[]> cmds = new ArrayList<>();
+            for (int i = 0; i < 16; i++) cmds.add(new String[] {"SET", key("k:", i), "v".repeat(33)});
+            for (int i = 0; i < 16; i++) cmds.add(new String[] {"GET", key("k:", i)});
+            for (int i = 0; i < 16; i++) cmds.add(new String[] {"INCR", key("n:", i)});
+            for (int i = 0; i < 16; i++) cmds.add(new String[] {"HGET", key("h:", i), "f".repeat(7)});
+            run(c, cmds);
+            assertThat(held(server, "k:", 14)).isPositive();
+            assertThat(held(server, "k:", 33)).isPositive();
+            assertThat(held(server, "k:", 7)).isPositive();
+        }
+    }
+
+    @Test
+    void withTheAofOn_nothingIsGivenBack() throws Exception {
+        try (Server server = TestServers.start(1, "--dir", dir.toString(), "--appendonly", "yes");
+             RawClient c = new RawClient(server.port())) {
+            List<String[]> cmds = new ArrayList<>();
+            for (int i = 0; i < 16; i++) cmds.add(new String[] {"SET", key("k:", i), "v".repeat(33)});
+            for (int i = 0; i < 16; i++) cmds.add(new String[] {"GET", key("k:", i)});
+            run(c, cmds);
+            assertThat(held(server, "k:", 14)).isZero();
+            assertThat(held(server, "k:", 33)).isZero();
+        }
+    }
+
+    @Test
+    void whileAClientIsBlocked_writesKeepTheirArrays() throws Exception {
+        try (Server server = TestServers.start(1); RawClient c = new RawClient(server.port());
+             Jedis waiting = TestServers.jedis(server.port(), 2); Jedis observer = TestServers.jedis(server.port(), 2)) {
+            Thread blocked = Thread.ofVirtual().start(() -> waiting.blpop(0, key("list", 0)));
+            TestServers.awaitBlocked(observer, 1);
+            List<String[]> cmds = new ArrayList<>();
+            for (int i = 0; i < 16; i++) cmds.add(new String[] {"SET", key("k:", i), "v".repeat(33)});
+            run(c, cmds);
+            assertThat(held(server, "k:", 14)).isZero();
+            observer.lpush(key("list", 0), "x");
+            blocked.join(10_000);
+            run(c, cmds);
+            assertThat(held(server, "k:", 14)).isPositive();
+        }
+    }
+
+    @Test
+    void aValueTheStoreKeepsAsItIs_keepsItsArguments() throws Exception {
+        try (Server server = TestServers.start(1); RawClient c = new RawClient(server.port())) {
+            List<String[]> cmds = new ArrayList<>();
+            for (int i = 0; i < 16; i++) cmds.add(new String[] {"SET", key("k:", i), "v".repeat(2000)});
+            run(c, cmds);
+            assertThat(held(server, "k:", 14)).isZero();
+        }
+    }
+
+    /**
+     * Several clients pipeline writes and reads of same-sized keys and values, so that each read decodes into arrays
+     * another client's commands gave back; every reply and the final data are what they must be.
+     */
+    @Test
+    void concurrentPipelines_seeExactlyTheirOwnData() throws Exception {
+        try (Server server = TestServers.start(2)) {
+            int clients = 4;
+            ExecutorService pool = Executors.newFixedThreadPool(clients);
+            try {
+                List<Future<Map<String, String>>> done = new ArrayList<>();
+                for (int t = 0; t < clients; t++) {
+                    int id = t;
+                    done.add(pool.submit(() -> mixedLoad(server.port(), id)));
+                }
+                Map<String, String> expected = new HashMap<>();
+                for (Future<Map<String, String>> f : done) expected.putAll(f.get());
+                try (Jedis j = TestServers.jedis(server.port(), 2)) {
+                    for (Map.Entry<String, String> e : expected.entrySet()) {
+                        assertThat(j.get(e.getKey())).as(e.getKey()).isEqualTo(e.getValue());
+                    }
+                }
+            } finally {
+                pool.shutdownNow();
+            }
+        }
+    }
+
+    /** Client {@code id}'s rounds of SET, GET, INCR and HGET on keys of its own; returns what its keys must hold. */
+    private static Map<String, String> mixedLoad(int port, int id) throws Exception {
+        Map<String, String> expect = new HashMap<>();
+        Map<String, Long> counters = new HashMap<>();
+        try (RawClient c = new RawClient(port)) {
+            c.call("HSET", key("h" + id + ":", 0), "field00", "hashval" + id);
+            for (int round = 0; round < 60; round++) {
+                List<String[]> cmds = new ArrayList<>();
+                List<String> want = new ArrayList<>();
+                for (int i = 0; i < 8; i++) {
+                    String k = key("s" + id + ":", (round * 8 + i) % 50);
+                    String v = String.format(Locale.ROOT, "value-%d-%06d-%018d", id, round, i);
+                    cmds.add(new String[] {"SET", k, v});
+                    want.add("+OK\r\n");
+                    cmds.add(new String[] {"GET", k});
+                    want.add("$" + v.length() + "\r\n" + v + "\r\n");
+                    expect.put(k, v);
+                    String n = key("n" + id + ":", i);
+                    long next = counters.merge(n, 1L, Long::sum);
+                    cmds.add(new String[] {"INCR", n});
+                    want.add(":" + next + "\r\n");
+                    expect.put(n, Long.toString(next));
+                    cmds.add(new String[] {"HGET", key("h" + id + ":", 0), "field00"});
+                    String hv = "hashval" + id;
+                    want.add("$" + hv.length() + "\r\n" + hv + "\r\n");
+                }
+                assertThat(run(c, cmds)).as("client %d round %d", id, round).isEqualTo(want);
+            }
+        }
+        return expect;
+    }
+
+    /** The journal keeps a write's arguments until its flush: what the AOF replays must be what was written. */
+    @Test
+    void theAof_recordsEveryPipelinedWriteExactly() throws Exception {
+        Map<String, String> expected = new HashMap<>();
+        try (Server server = TestServers.start(1, "--dir", dir.toString(), "--appendonly", "yes",
+                "--appendfsync", "no")) {
+            List<RawClient> clients = new ArrayList<>();
+            try {
+                for (int t = 0; t < 4; t++) clients.add(new RawClient(server.port()));
+                for (int round = 0; round < 30; round++) {
+                    for (int t = 0; t < clients.size(); t++) {
+                        List<String[]> cmds = new ArrayList<>();
+                        for (int i = 0; i < 16; i++) {
+                            String k = key("a" + t + ":", round * 16 + i);
+                            String v = String.format(Locale.ROOT, "aof-%d-%04d-%02d-%020d", t, round, i, i);
+                            cmds.add(new String[] {"SET", k, v});
+                            expected.put(k, v);
+                        }
+                        clients.get(t).send(pipeline(cmds));
+                    }
+                    for (RawClient c : clients) for (int i = 0; i < 16; i++) assertThat(c.readReply()).isEqualTo("+OK\r\n");
+                }
+            } finally {
+                for (RawClient c : clients) c.close();
+            }
+        }
+        assertThat(Files.exists(dir.resolve("appendonlydir"))).isTrue();
+        try (Server server = TestServers.start(1, "--dir", dir.toString(), "--appendonly", "yes");
+             Jedis j = TestServers.jedis(server.port(), 2)) {
+            assertThat(j.dbSize()).isEqualTo(expected.size());
+            for (Map.Entry<String, String> e : expected.entrySet()) {
+                assertThat(j.get(e.getKey())).as(e.getKey()).isEqualTo(e.getValue());
+            }
+        }
+    }
+
+    /** A keyevent message carries the key: a copy, since the writer's arrays go back to the decoder. */
+    @Test
+    void keyEvents_nameEveryKeyWritten() throws Exception {
+        try (Server server = TestServers.start(2, "--notify-keyspace-events", "E$");
+             RawClient sub = new RawClient(server.port())) {
+            sub.call("SUBSCRIBE", "__keyevent@0__:set");
+            Set<String> written = new HashSet<>();
+            List<RawClient> writers = new ArrayList<>();
+            try {
+                for (int t = 0; t < 3; t++) writers.add(new RawClient(server.port()));
+                for (int round = 0; round < 20; round++) {
+                    for (int t = 0; t < writers.size(); t++) {
+                        List<String[]> cmds = new ArrayList<>();
+                        for (int i = 0; i < 16; i++) {
+                            String k = key("e" + t + ":", round * 16 + i);
+                            cmds.add(new String[] {"SET", k, "x".repeat(14)});
+                            written.add(k);
+                        }
+                        writers.get(t).send(pipeline(cmds));
+                    }
+                    for (RawClient w : writers) for (int i = 0; i < 16; i++) w.readReply();
+                }
+            } finally {
+                for (RawClient w : writers) w.close();
+            }
+            Set<String> heard = new HashSet<>();
+            for (int i = 0; i < written.size(); i++) {
+                String m = sub.readReply();
+                heard.add(lastBulk(m));
+            }
+            assertThat(heard).isEqualTo(written);
+        }
+    }
+
+    /** The tracking table remembers a copy of each key read, and invalidations carry copies. */
+    @Test
+    void tracking_invalidatesEveryKeyRead() throws Exception {
+        try (Server server = TestServers.start(1); RawClient reader = new RawClient(server.port());
+             RawClient writer = new RawClient(server.port())) {
+            reader.call("HELLO", "3");
+            reader.call("CLIENT", "TRACKING", "ON");
+            Set<String> read = new HashSet<>();
+            for (int round = 0; round < 10; round++) {
+                List<String[]> cmds = new ArrayList<>();
+                for (int i = 0; i < 16; i++) {
+                    String k = key("t:", round * 16 + i);
+                    cmds.add(new String[] {"GET", k});
+                    read.add(k);
+                }
+                run(reader, cmds);
+                // Reads of other keys of the same length, which decode into the arrays given back.
+                List<String[]> other = new ArrayList<>();
+                for (int i = 0; i < 16; i++) other.add(new String[] {"SET", key("u:", round * 16 + i), "y"});
+                run(writer, other);
+            }
+            List<String[]> cmds = new ArrayList<>();
+            for (String k : read) cmds.add(new String[] {"SET", k, "z"});
+            run(writer, cmds);
+            Set<String> invalidated = new HashSet<>();
+            reader.timeout(10_000);
+            while (invalidated.size() < read.size()) {
+                String m = reader.readReply();
+                assertThat(m).startsWith(">2\r\n$10\r\ninvalidate\r\n");
+                invalidated.add(lastBulk(m));
+            }
+            assertThat(invalidated).isEqualTo(read);
+        }
+    }
+}
