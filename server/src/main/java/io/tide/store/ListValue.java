@@ -35,6 +35,11 @@ public final class ListValue extends ListNode implements CollectionValue {
     /** Estimated heap bytes of this object: a node's fields plus head, tail, size, memory and fill. */
     private static final long OBJECT_BYTES_VALUE = 72;
     private static final int SIZE_SAFETY_LIMIT = 8192;
+    /**
+     * Longest element a list copies into its listpack whatever {@code list-max-listpack-size} says (the smallest limit of
+     * Redis's large elements, which get a plain node that keeps the array as it is); see decision 0028.
+     */
+    public static final int COPIED_MAX = 4096;
     private static final int[] OPTIMIZATION_LEVEL = {4096, 8192, 16384, 32768, 65536};
     private static final int FILL_MAX = (1 << 15) - 1;
     /** Redis's SIZE_ESTIMATE_OVERHEAD: what a push is assumed to add to a node beyond the element's bytes. */

@@ -70,10 +70,38 @@ class ArgvReuseTest {
             for (int i = 0; i < 16; i++) cmds.add(new String[] {"GET", key("k:", i)});
             for (int i = 0; i < 16; i++) cmds.add(new String[] {"INCR", key("n:", i)});
             for (int i = 0; i < 16; i++) cmds.add(new String[] {"HGET", key("h:", i), "f".repeat(7)});
+            for (int i = 0; i < 16; i++) cmds.add(new String[] {"LPUSH", key("l:", i), "e".repeat(11)});
+            for (int i = 0; i < 16; i++) cmds.add(new String[] {"RPOP", key("l:", i)});
+            for (int i = 0; i < 16; i++) cmds.add(new String[] {"HSET", key("g:", i), "f".repeat(9), "v".repeat(10)});
+            for (int i = 0; i < 16; i++) cmds.add(new String[] {"ZADD", key("z:", i), "1", "m".repeat(13)});
             run(c, cmds);
-            assertThat(held(server, "k:", 14)).isPositive();
-            assertThat(held(server, "k:", 33)).isPositive();
-            assertThat(held(server, "k:", 7)).isPositive();
+            for (int length : new int[] {14, 33, 7, 11, 9, 10, 13}) {
+                assertThat(held(server, "k:", length)).as("arrays of %d bytes", length).isPositive();
+            }
+        }
+    }
+
+    /** A hash or a sorted set past its listpack limits, and a list's large element, keep what they were given. */
+    @Test
+    void collectionsPastTheirListpacks_keepTheirArguments() throws Exception {
+        try (Server server = TestServers.start(1); RawClient c = new RawClient(server.port())) {
+            List<String> hset = new ArrayList<>(List.of("HSET", key("g:", 0)));
+            List<String> zadd = new ArrayList<>(List.of("ZADD", key("z:", 0)));
+            for (int i = 0; i < 600; i++) { // past hash-max-listpack-entries (512) and zset-max-listpack-entries (128)
+                hset.addAll(List.of(String.format(Locale.ROOT, "f%011d", i), "v"));
+                zadd.addAll(List.of("1", String.format(Locale.ROOT, "m%011d", i)));
+            }
+            // Checked after each command: the next one's decoding takes what the pool holds.
+            assertThat(c.call(hset.toArray(new String[0]))).isEqualTo(":600\r\n");
+            assertThat(held(server, "k:", 12)).isZero();
+            assertThat(c.call(zadd.toArray(new String[0]))).isEqualTo(":600\r\n");
+            assertThat(held(server, "k:", 12)).isZero();
+            assertThat(c.call("OBJECT", "ENCODING", key("g:", 0))).isEqualTo("$9\r\nhashtable\r\n");
+            assertThat(c.call("OBJECT", "ENCODING", key("z:", 0))).isNotEqualTo("$8\r\nlistpack\r\n");
+            assertThat(c.call("RPUSH", key("l:", 0), "x".repeat(5000))).isEqualTo(":1\r\n");
+            assertThat(held(server, "k:", 14)).isZero();
+            assertThat(c.call("RPOP", key("l:", 0))).hasSize(5000 + 9);
+            assertThat(held(server, "k:", 14)).isEqualTo(1); // the key of RPOP, which keeps nothing
         }
     }
 

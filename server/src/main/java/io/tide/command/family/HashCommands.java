@@ -206,6 +206,8 @@ public final class HashCommands {
         for (int i = 2; i < argv.length; i += 2) {
             if (h.put(argv[i], argv[i + 1], false, limits)) added++;
         }
+        // A listpack copies fields and values; a hashtable keeps the arrays, and field TTLs keep the key (decision 0028).
+        if (h.packed() != null && !h.hasFieldTtls()) ctx.keepsNoArguments();
         store(ctx, key, h, created);
         ctx.notify(KeyspaceEvents.HASH, "hset", key);
         return hmset ? Reply.OK : Reply.integer(added);

@@ -162,6 +162,9 @@ public final class ListCommands {
     /** LPUSH, RPUSH and, with {@code onlyExisting}, LPUSHX and RPUSHX. */
     private static Reply push(CommandContext ctx, byte[][] argv, boolean head, boolean onlyExisting) {
         byte[] key = argv[1];
+        boolean copied = true;
+        for (int i = 2; i < argv.length; i++) copied &= argv[i].length <= ListValue.COPIED_MAX;
+        if (copied) ctx.keepsNoArguments(); // the list copies such elements; the store copies the key (decision 0028)
         ListValue l = list(ctx.readForWrite(key));
         if (l == null) {
             if (onlyExisting) return Reply.ZERO;
@@ -192,6 +195,7 @@ public final class ListCommands {
         boolean hasCount = argv.length == 3;
         long count = hasCount ? nonNegative(argv[2], Errors.MUST_BE_POSITIVE) : 0;
         byte[] key = argv[1];
+        ctx.keepsNoArguments(); // the key is only looked up (decision 0028)
         ListValue l = list(ctx.readForWrite(key));
         if (l == null) return hasCount ? Reply.NULL_ARRAY : Reply.NULL;
         if (hasCount && count == 0) return Reply.EMPTY_ARRAY;

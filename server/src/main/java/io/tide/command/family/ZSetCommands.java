@@ -558,6 +558,7 @@ public final class ZSetCommands {
             }
         }
         if (elements > 1) z.trimToSize(); // a bulk load keeps no spare capacity
+        if (z.isListpack()) ctx.keepsNoArguments(); // a listpack copies members; a tree keeps them (decision 0028)
         if (created) {
             if (z.size() > 0) db.put(key, z, 0, ctx.now());
         } else {
