@@ -159,6 +159,24 @@ public final class CommandContext implements ShardWrites.Recorder {
         replyInPlace = true;
     }
 
+    /** See {@link #scores}. */
+    private double[] scores = new double[4];
+    private final double[] oneScore = new double[1];
+
+    /**
+     * Scratch space of at least {@code n} doubles for a handler's parsed scores, reused by the next command run in this
+     * context: valid until the handler returns, and not across a nested {@link #call}.
+     */
+    public double[] scores(int n) {
+        if (scores.length < n) scores = new double[n];
+        return scores;
+    }
+
+    /** One more scratch double, for a score a handler gets back from the store; as {@link #scores}. */
+    public double[] oneScore() {
+        return oneScore;
+    }
+
     /** False once the running top-level command's handler said it keeps no reference to its arguments. */
     private boolean argvKept = true;
 

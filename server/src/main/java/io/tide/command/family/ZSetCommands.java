@@ -521,7 +521,7 @@ public final class ZSetCommands {
         if (nx && xx) throw Errors.error(Errors.ZADD_XX_NX);
         if ((gt && nx) || (lt && nx) || (gt && lt)) throw Errors.error(Errors.ZADD_GT_LT_NX);
         if (incr && elements > 1) throw Errors.error(Errors.ZADD_INCR_PAIRS);
-        double[] scores = new double[elements];
+        double[] scores = ctx.scores(elements);
         for (int j = 0; j < elements; j++) scores[j] = parseDouble(argv[idx + j * 2], Errors.NOT_FLOAT);
 
         byte[] key = argv[1];
@@ -542,7 +542,7 @@ public final class ZSetCommands {
             z.maybeConvert(elements, limits);
         }
         if (elements > 1) z.reserveFor(argv, idx + 1, 2, elements);
-        double[] newScore = new double[1];
+        double[] newScore = ctx.oneScore();
         boolean nan = false;
         for (int j = 0; j < elements; j++) {
             int out = z.add(scores[j], argv[idx + 1 + j * 2], flags, limits, newScore);
