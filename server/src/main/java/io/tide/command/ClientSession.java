@@ -357,6 +357,7 @@ public final class ClientSession {
         while ((head = pending().peek()) != null && head.done) {
             pending.poll();
             emit(head.reply, head.silent, head.spec, head.argv);
+            if (head.argvBack) io.tide.protocol.ArgvPool.current().give(head.argv);
         }
         closeIfDrained();
     }
@@ -527,6 +528,8 @@ public final class ClientSession {
         /** The executed command this reply answers, for the large-reply log (null for other replies). */
         CommandSpec spec;
         byte[][] argv;
+        /** Whether {@link #argv} goes back to this thread's decoder once the reply is written (decision 0028). */
+        boolean argvBack;
 
         Slot(boolean silent) {
             this.silent = silent;

@@ -91,6 +91,7 @@ public final class CommandContext implements ShardWrites.Recorder {
         this.retry = false;
         this.replyInPlace = false;
         this.argvKept = true;
+        this.argvReleasable = false;
         this.suspendable = false;
         return this;
     }
@@ -179,15 +180,22 @@ public final class CommandContext implements ShardWrites.Recorder {
 
     /** False once the running top-level command's handler said it keeps no reference to its arguments. */
     private boolean argvKept = true;
+    /** Whether {@link #keepsNoArguments} counts: a top-level command run inline or as a hop (set by the dispatcher). */
+    private boolean argvReleasable;
+
+    /** Set by the dispatcher for a top-level command run inline or as a hop, whose argv it may give back. */
+    void allowArgumentsBack() {
+        argvReleasable = true;
+    }
 
     /**
      * Said by a handler that keeps no reference to any of its arguments past its return, whatever it wrote (decision
      * 0028): the store copies what it keeps, and nothing else of the handler's holds them. The dispatcher may then
      * give the arrays to the decoder to fill again, if nothing outside the handler keeps arguments by reference
-     * either. Only counts for a top-level command run inline (a nested one's arguments are its caller's).
+     * either. Only counts for a top-level command run inline or as a hop (a nested one's arguments are its caller's).
      */
     public void keepsNoArguments() {
-        if (replyInPlace) argvKept = false;
+        if (argvReleasable) argvKept = false;
     }
 
     /** See {@link #keepsNoArguments}. */
@@ -338,6 +346,8 @@ public final class CommandContext implements ShardWrites.Recorder {
         fromScript = script;
         boolean outerInPlace = replyInPlace;
         replyInPlace = false; // a nested command's reply is kept (EXEC's array, a script's value)
+        boolean outerReleasable = argvReleasable;
+        argvReleasable = false; // a nested command's arguments are its caller's
         boolean couldBlock = mayBlock;
         mayBlock = false;
         int outerNested = nestedCalls;
@@ -364,6 +374,7 @@ public final class CommandContext implements ShardWrites.Recorder {
             mayBlock = couldBlock;
             fromScript = outerFromScript;
             replyInPlace = outerInPlace;
+            argvReleasable = outerReleasable;
         }
     }
 

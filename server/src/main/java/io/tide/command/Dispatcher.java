@@ -389,7 +389,10 @@ public final class Dispatcher {
                            boolean silent, boolean script) {
         CommandContext ctx = shardContexts[home.id()].reset(home, false, 0, c, c.db, now, c.noTouch);
         // The reply is written below, before this thread runs anything else (or settled); a script's is its own.
-        if (!script) ctx.allowReplyInPlace();
+        if (!script) {
+            ctx.allowReplyInPlace();
+            ctx.allowArgumentsBack();
+        }
         io.tide.journal.Journal journal = home.writes().journal();
         long recorded = journal.records();
         Outcome o = c.inMulti() ? null : memoryRefusal(spec, home);
@@ -588,6 +591,7 @@ public final class Dispatcher {
         java.util.function.Consumer<byte[][]> fault = hopFaultForTests;
         if (fault != null) fault.accept(h.argv);
         ctx.reset(target, false, 0, h.client, h.db, clock.millis(t0), h.noTouch);
+        ctx.allowArgumentsBack();
         long recorded = journal.records();
         Outcome refused = memoryRefusal(h.spec, target);
         h.outcome = refused != null ? refused : execute(h.spec, ctx, h.argv);
@@ -603,6 +607,8 @@ public final class Dispatcher {
             serveReady(target);
             clock.breakChain(); // the served clients' commands ran after this hop's end
         }
+        // Read here, on the target: its journal and blocked keys are its own (see nothingKeepsArguments).
+        h.argvFree = h.waiter == null && !ctx.argumentsKept() && ARGV_POOL && nothingKeepsArguments(target);
     }
 
     private void completeHops(Shard home, Hop[] batch) {
@@ -615,6 +621,8 @@ public final class Dispatcher {
             if (h.waiter != null) {
                 blocked(h.waiter, now);
             } else {
+                // Home, where the decoder took the arrays: back to its pool once the reply is written (decision 0028).
+                h.slot.argvBack = h.argvFree;
                 c.complete(h.slot, h.outcome.reply);
                 if (h.barrier) resume(c);
             }
@@ -1438,6 +1446,8 @@ public final class Dispatcher {
         BlockedCommand waiter;
         /** Set on the target shard when the command recorded something in its journal. */
         boolean recorded;
+        /** Set on the target shard when nothing there keeps the command's arguments (decision 0028). */
+        boolean argvFree;
 
         Hop set(ClientSession client, CommandSpec spec, byte[][] argv, ClientSession.Slot slot, int db, boolean noTouch) {
             this.client = client;
@@ -1451,6 +1461,7 @@ public final class Dispatcher {
             nanos = 0;
             waiter = null;
             recorded = false;
+            argvFree = false;
             return this;
         }
     }

@@ -105,6 +105,55 @@ class ArgvReuseTest {
         }
     }
 
+    /**
+     * With two shards, reads of each shard's keys: the client's home shard gets back the arrays of its inline reads and
+     * of its hops' (the decoder took them there). Keys of 14 bytes on one shard, 15 on the other.
+     */
+    @Test
+    void hops_giveTheirArraysBackHome() throws Exception {
+        try (Server server = TestServers.start(2); RawClient c = new RawClient(server.port())) {
+            sendReadsOfEachShard(server, c);
+            int most = 0;
+            for (io.tide.shard.Shard s : server.context().shards().all()) {
+                int both = s.loop().submit(() -> ArgvPool.current().held(14) + ArgvPool.current().held(15)).get();
+                most = Math.max(most, both);
+            }
+            assertThat(most).as("arrays back on the home shard").isEqualTo(32);
+        }
+    }
+
+    /** With the AOF on, neither the inline reads nor the hops give anything back, on either shard. */
+    @Test
+    void hopsWithTheAofOn_giveNothingBack() throws Exception {
+        try (Server server = TestServers.start(2, "--dir", dir.toString(), "--appendonly", "yes");
+             RawClient c = new RawClient(server.port())) {
+            sendReadsOfEachShard(server, c);
+            for (io.tide.shard.Shard s : server.context().shards().all()) {
+                int both = s.loop().submit(() -> ArgvPool.current().held(14) + ArgvPool.current().held(15)).get();
+                assertThat(both).as("shard %d", s.id()).isZero();
+            }
+        }
+    }
+
+    /** 16 SETs then 16 GETs of keys on shard 0 (14 bytes), then the same on shard 1 (15 bytes), one pipeline each. */
+    private static void sendReadsOfEachShard(Server server, RawClient c) throws Exception {
+        io.tide.shard.ShardSet shards = server.context().shards();
+        String[] prefixes = {"p:", "pq:"};
+        for (io.tide.shard.Shard s : shards.all()) {
+            List<String> keys = new ArrayList<>();
+            for (int i = 0; keys.size() < 16; i++) {
+                String k = key(prefixes[s.id()], i);
+                if (shards.shardOf(k.getBytes(java.nio.charset.StandardCharsets.UTF_8)) == s) keys.add(k);
+            }
+            List<String[]> sets = new ArrayList<>();
+            for (String k : keys) sets.add(new String[] {"SET", k, "v"});
+            run(c, sets);
+            List<String[]> gets = new ArrayList<>();
+            for (String k : keys) gets.add(new String[] {"GET", k});
+            assertThat(run(c, gets)).containsOnly("$1\r\nv\r\n");
+        }
+    }
+
     @Test
     void withTheAofOn_nothingIsGivenBack() throws Exception {
         try (Server server = TestServers.start(1, "--dir", dir.toString(), "--appendonly", "yes");
