@@ -20,6 +20,8 @@ public final class ArgvPool {
     static final int DEPTH = 64;
     /** Most arguments of a pooled argv (the {@code byte[][]} itself): GET, SET, HGET and the like. */
     static final int MAX_ARGC = 4;
+    /** Most arguments of a request whose arrays are taken back: a longer one would cost more to check than to allocate. */
+    static final int MAX_GIVEN = 32;
 
     private static final FastThreadLocal<ArgvPool> POOLS = new FastThreadLocal<>() {
         @Override
@@ -73,10 +75,12 @@ public final class ArgvPool {
 
     /**
      * Takes back {@code argv} and its arguments, all but the command name (the decoder shares name arrays between
-     * requests). The caller guarantees that nothing refers to any of them any more.
+     * requests); nothing of a request of more than {@value #MAX_GIVEN} arguments. The caller guarantees that nothing
+     * refers to any of them any more.
      */
     public void give(byte[][] argv) {
         int n = argv.length;
+        if (n > MAX_GIVEN) return;
         for (int i = 1; i < n; i++) {
             byte[] b = argv[i];
             int len = b.length;

@@ -63,6 +63,10 @@ class ArgvPoolTest {
             for (int i = 0; i < ArgvPool.DEPTH + 10; i++) pool.give(new byte[][] {new byte[3], new byte[5]});
             assertThat(pool.held(5)).isEqualTo(ArgvPool.DEPTH);
             assertThat(pool.bytes(ArgvPool.MAX_LENGTH + 1)).hasSize(ArgvPool.MAX_LENGTH + 1);
+            byte[][] many = new byte[ArgvPool.MAX_GIVEN + 1][];
+            for (int i = 0; i < many.length; i++) many[i] = new byte[7];
+            pool.give(many); // a long request: not checked argument by argument, not kept
+            assertThat(pool.held(7)).isZero();
             return null;
         });
     }
