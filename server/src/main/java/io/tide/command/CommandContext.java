@@ -173,6 +173,13 @@ public final class CommandContext implements ShardWrites.Recorder {
         return scores;
     }
 
+    private final long[] oneSpan = new long[1];
+
+    /** A scratch long, for where the store says a value's bytes lie (LPOP's and RPOP's views); as {@link #scores}. */
+    public long[] oneSpan() {
+        return oneSpan;
+    }
+
     /** One more scratch double, for a score a handler gets back from the store; as {@link #scores}. */
     public double[] oneScore() {
         return oneScore;

@@ -212,6 +212,16 @@ final class ListPack {
         return b < 0xC0 ? 1 : b < 0xF0 ? 2 : 5;
     }
 
+    /**
+     * Where the text of the string entry at {@code pos} lies in {@code buf}: its offset in the high 32 bits, its length
+     * in the low ones; -1 for an entry stored as an integer (which has no text to point at).
+     */
+    static long textSpan(byte[] buf, int pos) {
+        if (isIntegerAt(buf, pos)) return -1;
+        int off = dataOffset(buf[pos] & 0xFF);
+        return ((long) (pos + off) << 32) | (encodedLength(buf, pos) - off);
+    }
+
     /** The element stored at {@code pos}, as a new array. */
     static byte[] read(byte[] buf, int pos) {
         if (isIntegerAt(buf, pos)) {

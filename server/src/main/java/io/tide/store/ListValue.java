@@ -293,6 +293,29 @@ public final class ListValue extends ListNode implements CollectionValue {
         for (int i = from; i < elements.length; i++) push(elements[i], atHead);
     }
 
+    /**
+     * {@link #pop} for a reply written at once from the list's bytes (LPOP and RPOP, decision 0015's views): removes the
+     * first or last element and returns the array that still holds its text, with {@code span[0]} = the text's offset
+     * in the high 32 bits and its length in the low ones. Removing an end element leaves its bytes where they were
+     * (the node's start or end moves past them; a shrink or an unlinked node leaves the old array as it is), and
+     * nothing writes into that array before the caller's reply is written. Null, removing nothing, for an element
+     * stored as an integer, or an end node that is compressed (never, as ends stay within the depth): then
+     * {@link #pop} it.
+     */
+    public byte[] popInPlace(boolean atHead, long[] span) {
+        ListNode n = atHead ? first() : last();
+        if (n.compressed) return null;
+        byte[] b = n.buf;
+        int pos = atHead ? n.start : ListPack.startBefore(b, n.end);
+        long s = ListPack.textSpan(b, pos);
+        if (s < 0) return null;
+        span[0] = s;
+        removeEntries(n, pos, pos + ListPack.sizeAt(b, pos), 1);
+        size--;
+        settle();
+        return b;
+    }
+
     /** Removes and returns the first ({@code atHead}) or last element; the list must not be empty. */
     public byte[] pop(boolean atHead) {
         ListNode n = atHead ? first() : last();

@@ -199,10 +199,20 @@ public final class ListCommands {
         ListValue l = list(ctx.readForWrite(key));
         if (l == null) return hasCount ? Reply.NULL_ARRAY : Reply.NULL;
         if (hasCount && count == 0) return Reply.EMPTY_ARRAY;
-        Reply r = hasCount ? bulks(popRange(l, head, count)) : Reply.bulk(l.pop(head));
+        Reply r = hasCount ? bulks(popRange(l, head, count)) : popOne(ctx, l, head);
         ctx.notify(KeyspaceEvents.LIST, head ? "lpop" : "rpop", key);
         removed(ctx, key, l);
         return r;
+    }
+
+    /** One element popped: written from the list's bytes when the reply is written at once, else a copy. */
+    private static Reply popOne(CommandContext ctx, ListValue l, boolean head) {
+        if (ctx.repliesInPlace()) {
+            long[] span = ctx.oneSpan();
+            byte[] array = l.popInPlace(head, span);
+            if (array != null) return ctx.bulkView(array, (int) (span[0] >>> 32), (int) span[0]);
+        }
+        return Reply.bulk(l.pop(head));
     }
 
     /** Removes and returns up to {@code count} elements from one end, in the order they are popped. */
