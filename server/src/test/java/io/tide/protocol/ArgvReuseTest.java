@@ -291,6 +291,24 @@ class ArgvReuseTest {
         }
     }
 
+    /** A PUBLISH nobody hears gives its arrays back; one a subscriber queued keeps them (the message holds them). */
+    @Test
+    void publish_givesBackOnlyWhenNobodyHeardIt() throws Exception {
+        try (Server server = TestServers.start(1); RawClient c = new RawClient(server.port());
+             RawClient sub = new RawClient(server.port())) {
+            List<String[]> cmds = new ArrayList<>();
+            for (int i = 0; i < 16; i++) cmds.add(new String[] {"PUBLISH", key("c:", i), "m".repeat(21)});
+            assertThat(run(c, cmds)).containsOnly(":0\r\n");
+            assertThat(held(server, "c:", 21)).isEqualTo(16);
+            sub.call("SUBSCRIBE", key("c:", 0));
+            List<String[]> heard = new ArrayList<>();
+            for (int i = 0; i < 16; i++) heard.add(new String[] {"PUBLISH", key("c:", 0), "n".repeat(22)});
+            assertThat(run(c, heard)).containsOnly(":1\r\n");
+            assertThat(held(server, "c:", 22)).isZero();
+            for (int i = 0; i < 16; i++) assertThat(sub.readReply()).endsWith("$22\r\n" + "n".repeat(22) + "\r\n");
+        }
+    }
+
     /** A keyevent message carries the key: a copy, since the writer's arrays go back to the decoder. */
     @Test
     void keyEvents_nameEveryKeyWritten() throws Exception {

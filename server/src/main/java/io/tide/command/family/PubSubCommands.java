@@ -153,7 +153,9 @@ public final class PubSubCommands {
     // ---------------------------------------------------------------- publishing
 
     static Reply publish(CommandContext ctx, byte[][] argv) {
-        return Reply.integer(ctx.server().pubSub().publish(argv[1], argv[2]));
+        int receivers = ctx.server().pubSub().publish(argv[1], argv[2]);
+        if (receivers == 0) ctx.keepsNoArguments(); // no subscriber queued the message (decision 0028)
+        return Reply.integer(receivers);
     }
 
     static Reply spublish(CommandContext ctx, byte[][] argv) {
