@@ -63,8 +63,8 @@ public final class Main {
                 ProcessHandle.current().pid(),
                 config.get("profile"),
                 launch.profileSetOptions().isEmpty() ? " (sets no options)" : " (set " + launch.profileSetOptions() + ")");
-        java.nio.file.Path pidFile = writePidFile(config.get("pidfile"), log);
-        // SIGTERM and SIGINT shut down cleanly and exit 0, as redis-server does; the hook covers other exits.
+        // SIGTERM and SIGINT shut down cleanly and exit 0, as redis-server does; the hook covers other exits. Both are in
+        // place before the pidfile exists: a supervisor that signals the pid it reads there gets a clean shutdown.
         for (String name : new String[] {"TERM", "INT"}) {
             try {
                 sun.misc.Signal.handle(new sun.misc.Signal(name), sig -> {
@@ -76,6 +76,7 @@ public final class Main {
             }
         }
         Runtime.getRuntime().addShutdownHook(new Thread(server::close, "tide-exit"));
+        java.nio.file.Path pidFile = writePidFile(config.get("pidfile"), log);
         try {
             server.awaitTermination();
         } catch (InterruptedException e) {
