@@ -434,9 +434,10 @@ public final class Dispatcher {
         } else if (o.reply instanceof Reply.Later later) {
             answerLater(c, c.reserve(silent, spec, argv), later);
         } else {
-            boolean direct = c.nonePending(); // else the reply waits in a slot that holds argv
+            // Read before the reply: one that waits in a slot behind another holds argv there.
+            boolean giveBack = !ctx.argumentsKept() && ARGV_POOL && c.nonePending();
             c.reply(o.reply, silent, spec, argv);
-            if (direct && !ctx.argumentsKept() && ARGV_POOL && nothingKeepsArguments(home)) {
+            if (giveBack && nothingKeepsArguments(home)) {
                 io.tide.protocol.ArgvPool.current().give(argv);
             }
         }

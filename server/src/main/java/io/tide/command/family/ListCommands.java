@@ -162,9 +162,6 @@ public final class ListCommands {
     /** LPUSH, RPUSH and, with {@code onlyExisting}, LPUSHX and RPUSHX. */
     private static Reply push(CommandContext ctx, byte[][] argv, boolean head, boolean onlyExisting) {
         byte[] key = argv[1];
-        boolean copied = true;
-        for (int i = 2; i < argv.length; i++) copied &= argv[i].length <= ListValue.COPIED_MAX;
-        if (copied) ctx.keepsNoArguments(); // the list copies such elements; the store copies the key (decision 0028)
         ListValue l = list(ctx.readForWrite(key));
         if (l == null) {
             if (onlyExisting) return Reply.ZERO;
@@ -182,7 +179,13 @@ public final class ListCommands {
 
     private static void pushAll(CommandContext ctx, ListValue l, byte[][] argv, boolean head) {
         long bytes = 0;
-        for (int i = 2; i < argv.length; i++) bytes += argv[i].length;
+        int longest = 0;
+        for (int i = 2; i < argv.length; i++) {
+            bytes += argv[i].length;
+            longest = Math.max(longest, argv[i].length);
+        }
+        // The list copies elements this short; the store copies the key (decision 0028).
+        if (longest <= ListValue.COPIED_MAX) ctx.keepsNoArguments();
         l.beforeAdding(fill(ctx), depth(ctx), bytes, argv.length - 2);
         l.pushAll(argv, 2, head);
     }
