@@ -584,6 +584,14 @@ public final class CommandContext implements ShardWrites.Recorder {
     }
 
     /**
+     * {@link #readForWrite} for INCR and its kin: an integer embedded in its entry comes back as
+     * {@link Database#INTEGER}, its value in the key's database's {@link Database#integerRead()} (no boxing).
+     */
+    public Object readIntegerForWrite(byte[] key) {
+        return db(key).getIntegerForWrite(key, now);
+    }
+
+    /**
      * The write seam for in-place changes: the value of {@code key} (selected database), obtained with
      * {@link #readForWrite}, was changed. Books its size change and tells the shard's seam (dirty counter, WATCH,
      * tracking, blocked clients, the journal). A handler that changed nothing does not call this, and then nothing

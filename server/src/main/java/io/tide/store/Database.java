@@ -26,6 +26,9 @@ import java.util.function.Consumer;
  *
  * <p>Embedded strings: a {@code byte[]} value of at most {@link #INLINE_LIMIT} bytes stored with {@link #put} is
  * kept inside the entry (a separate array would cost its own header, alignment and a reference: 20-28 bytes a key).
+ * A {@link Long} (an "int" string) is kept there too, as its decimal text, its length field raised by
+ * {@link #INT_TEXT} to say so (decision 0029): readers get a {@link Long} back, GET's in-place read the text, and
+ * INCR reads and rewrites the number without boxing it ({@link #getIntegerForWrite}, {@link #putInteger}).
  * OBJECT ENCODING calls those up to {@link #EMBED_LIMIT} bytes "embstr" and longer ones "raw", as Redis names them.
  * Reads of an entry return fresh copies of the value
  * (and of the key, for iteration); string values are immutable to callers, so copies are equivalent.
@@ -57,6 +60,12 @@ public final class Database {
      * are under 2.5% of the value, while every read copies an embedded value: longer values are kept by reference.
      */
     public static final int INLINE_LIMIT = 1024;
+
+    /**
+     * An embedded value's length field at or above this says the value is an integer kept as its canonical decimal
+     * text, of (field - INT_TEXT) bytes; below it the field is a string's length.
+     */
+    private static final int INT_TEXT = INLINE_LIMIT + 1;
 
     static final int MIN_CAPACITY = 16;
     private static final int MAX_CAPACITY = 1 << 30;
@@ -203,8 +212,8 @@ public final class Database {
     private int inPlaceLength;
 
     /**
-     * Like {@link #get} (or {@link #peek} when {@code touch} is false), except that a value embedded in its entry is
-     * not copied: the answer is then {@link #EMBEDDED}, and the value is the {@link #inPlaceLength} bytes of
+     * Like {@link #get} (or {@link #peek} when {@code touch} is false), except that a value embedded in its entry (a
+     * string, or an integer's decimal text) is not copied: the answer is then {@link #EMBEDDED}, and the value is the {@link #inPlaceLength} bytes of
      * {@link #inPlaceArray} from {@link #inPlaceOffset}, valid only until this database is written again (an overwrite of the same
      * shape rewrites them in place). For a reply written at once (GET's); every other reader gets a copy.
      */
@@ -248,10 +257,50 @@ public final class Database {
      * in place the caller reports it with {@link #modified}.
      */
     public Object getForWrite(byte[] key, long nowMs) {
+        int i = lookupForWrite(key, nowMs);
+        return i < 0 ? null : valueAt(found, i);
+    }
+
+    /** What {@link #getIntegerForWrite} returns for an integer embedded in its entry: see {@link #integerRead}. */
+    public static final Object INTEGER = new Object();
+
+    /** The integer {@link #getIntegerForWrite} last answered {@link #INTEGER} for. */
+    private long integerRead;
+
+    /**
+     * Like {@link #getForWrite}, except that an integer embedded in its entry is not boxed: the answer is then
+     * {@link #INTEGER} and the number is {@link #integerRead()}. For INCR and its kin, which store the result with
+     * {@link #putInteger} (allocating nothing when the key already held an integer).
+     */
+    public Object getIntegerForWrite(byte[] key, long nowMs) {
+        int i = lookupForWrite(key, nowMs);
+        if (i < 0) {
+            return null;
+        }
+        Table t = found;
+        if ((t.ctrl[i] & RAW) == 0) {
+            int r = t.refs[i];
+            byte[] e = Slabs.slab(t.heap.arr, r);
+            int p = Slabs.offset(r);
+            if (isIntText(e, p)) {
+                integerRead = parseText(e, keyStart(e, p) + keyLength(e, p), valueLength(e, p));
+                return INTEGER;
+            }
+        }
+        return valueAt(t, i);
+    }
+
+    /** The number {@link #getIntegerForWrite} last answered {@link #INTEGER} for. */
+    public long integerRead() {
+        return integerRead;
+    }
+
+    /** The live slot of {@code key} for a write (its table in {@link #found}), remembered for {@link #store}; or -1. */
+    private int lookupForWrite(byte[] key, long nowMs) {
         int h = hash(key);
         int i = lookupLive(key, h, nowMs);
         if (i < 0) {
-            return null;
+            return -1;
         }
         Table t = found;
         saveIfPending(t, i);
@@ -260,7 +309,7 @@ public final class Database {
         readTable = t;
         readSlot = i;
         readHash = h;
-        return valueAt(t, i);
+        return i;
     }
 
     /**
@@ -376,8 +425,8 @@ public final class Database {
     /**
      * Inserts or overwrites. {@code expireAtMs}: absolute unix ms, 0 for no expiry (clearing an existing
      * one), or {@link #KEEP_TTL}. The access clock is set from the wall clock. A {@code byte[]} value of
-     * at most {@link #INLINE_LIMIT} bytes is embedded with its key (the value and key bytes are copied);
-     * any other value is stored by reference.
+     * at most {@link #INLINE_LIMIT} bytes is embedded with its key (the value and key bytes are copied), and so
+     * is a {@link Long}, as its decimal text; any other value is stored by reference.
      */
     public void put(byte[] key, Object value, long expireAtMs) {
         put(key, value, expireAtMs, System.currentTimeMillis());
@@ -385,15 +434,28 @@ public final class Database {
 
     /** Like {@link #put(byte[], Object, long)} with the access clock set to {@code nowMs}. */
     public void put(byte[] key, Object value, long expireAtMs, long nowMs) {
-        store(key, value, expireAtMs, nowMs, true);
+        if (value instanceof Long l) {
+            store(key, INTEGER, l, expireAtMs, nowMs, true);
+        } else {
+            store(key, value, 0, expireAtMs, nowMs, true);
+        }
+    }
+
+    /** Like {@link #put(byte[], Object, long, long)} with the {@link Long} {@code value}, without boxing it. */
+    public void putInteger(byte[] key, long value, long expireAtMs, long nowMs) {
+        store(key, INTEGER, value, expireAtMs, nowMs, true);
     }
 
     /** Like {@link #put(byte[], Object, long, long)} but never embeds: the value is kept by reference. */
     public void putRaw(byte[] key, byte[] value, long expireAtMs, long nowMs) {
-        store(key, value, expireAtMs, nowMs, false);
+        store(key, value, 0, expireAtMs, nowMs, false);
     }
 
-    private void store(byte[] key, Object value, long expireAtMs, long nowMs, boolean mayEmbed) {
+    /** Scratch for the decimal text of an integer being stored. */
+    private final byte[] intText = new byte[20];
+
+    /** {@code value}: the value, or {@link #INTEGER} for the integer {@code integer}. */
+    private void store(byte[] key, Object value, long integer, long expireAtMs, long nowMs, boolean mayEmbed) {
         if (expireAtMs < 0 && expireAtMs != KEEP_TTL) {
             throw new IllegalArgumentException("expireAtMs " + expireAtMs);
         }
@@ -408,7 +470,11 @@ public final class Database {
         }
         // An overwrite keeps its LFU counter (Redis's dbSetValue); LRU restarts the clock.
         int clock = i >= 0 && access.get().lfu() ? access(found, i) : fresh(nowMs);
-        boolean embed = mayEmbed && value instanceof byte[] b && b.length <= INLINE_LIMIT;
+        boolean isInt = value == INTEGER;
+        // What an embedded value's bytes are: the string's own, or the integer's text in the scratch array.
+        byte[] text = isInt ? intText : value instanceof byte[] b && b.length <= INLINE_LIMIT ? b : null;
+        int textLen = isInt ? writeText(intText, integer) : text != null ? text.length : 0;
+        boolean embed = isInt || mayEmbed && text != null;
         if (!embed && value == null) {
             throw new IllegalArgumentException("null value");
         }
@@ -431,7 +497,7 @@ public final class Database {
             long expiry = expireAtMs == KEEP_TTL ? expiry(e, p) : expireAtMs;
             boolean reuse = (expiry != 0) == had && ((c & RAW) != 0
                     ? !embed
-                    : embed && valueLength(e, p) == ((byte[]) value).length);
+                    : embed && valueLength(e, p) == textLen && isIntText(e, p) == isInt);
             // Rewritten in place, the entry keeps its size: only a value held by reference changes what the slot costs.
             long before = reuse ? ((c & RAW) != 0 ? MemoryCost.of(t.values[i]) : 0) : slotBytes(t, i);
             if (reuse) {
@@ -439,14 +505,12 @@ public final class Database {
                 // getInPlace's reader writes the bytes out before this thread runs anything else), so no one can
                 // observe the change; and the overwrite allocates nothing.
                 if (embed) {
-                    byte[] v = (byte[]) value;
-                    System.arraycopy(v, 0, e, keyStart(e, p) + key.length, v.length);
+                    System.arraycopy(text, 0, e, keyStart(e, p) + key.length, textLen);
                 }
                 writeAccess(e, accessAt(e, p), clock);
                 if (expiry != 0) writeExpiry(e, p, expiry);
             } else {
-                t.refs[i] = entry(heap, key, 0, key.length, expiry, clock, embed ? (byte[]) value : null, 0,
-                        embed ? ((byte[]) value).length : 0);
+                t.refs[i] = entry(heap, key, 0, key.length, expiry, clock, embed ? text : null, 0, textLen, isInt);
                 free(heap, r);
             }
             boolean wasRaw = (c & RAW) != 0;
@@ -479,7 +543,7 @@ public final class Database {
             }
             observer.added(this, key);
         }
-        insertNew(key, h, value, embed, expiry, clock);
+        insertNew(key, h, value, embed ? text : null, textLen, isInt, expiry, clock);
         observer.written(this, key);
     }
 
@@ -1373,7 +1437,10 @@ public final class Database {
         }
     }
 
-    private void insertNew(byte[] key, int h, Object value, boolean embed, long expireAtMs, int clock) {
+    /** {@code text}: the embedded value's bytes ({@code textLen} of them), or null to keep {@code value} by reference. */
+    private void insertNew(byte[] key, int h, Object value, byte[] text, int textLen, boolean isInt, long expireAtMs,
+            int clock) {
+        boolean embed = text != null;
         // Keys still in the frozen table will all land in cur: count them against its load.
         if (size() >= cur.maxLive && cur.refs.length < MAX_CAPACITY) {
             if (old == null) {
@@ -1384,8 +1451,7 @@ public final class Database {
         }
         Table t = cur;
         int i = t.freeSlot(h);
-        byte[] v = embed ? (byte[]) value : null;
-        int r = entry(heap, key, 0, key.length, expireAtMs, clock, v, 0, v == null ? 0 : v.length);
+        int r = entry(heap, key, 0, key.length, expireAtMs, clock, text, 0, textLen, isInt);
         t.refs[i] = r;
         t.ctrl[i] = (byte) (fragment(h) | t.parity | (embed ? 0 : RAW) | (expireAtMs > 0 ? VOLATILE : 0));
         dataBytes += entrySize(Slabs.slab(heap.arr, r), Slabs.offset(r));
@@ -1418,7 +1484,7 @@ public final class Database {
         int kl = keyLength(e, p);
         int before = entrySize(e, p);
         // The new entry may open a new slab, which leaves e where it is: copy from it, then free it.
-        int n = entry(t.heap, e, ks, kl, expireAtMs, access(e, p), e, ks + kl, valueLength(e, p));
+        int n = entry(t.heap, e, ks, kl, expireAtMs, access(e, p), e, ks + kl, valueLength(e, p), isIntText(e, p));
         t.refs[i] = n;
         free(t.heap, r);
         t.ctrl[i] = (byte) (had ? c & ~VOLATILE : c | VOLATILE);
@@ -1541,6 +1607,7 @@ public final class Database {
         byte[] e = Slabs.slab(t.heap.arr, r);
         int p = Slabs.offset(r);
         int vs = keyStart(e, p) + keyLength(e, p);
+        if (isIntText(e, p)) return SharedIntegers.valueOf(parseText(e, vs, valueLength(e, p)));
         return Arrays.copyOfRange(e, vs, vs + valueLength(e, p));
     }
 
@@ -1593,10 +1660,10 @@ public final class Database {
     /**
      * Writes a new entry into {@code h} and returns its reference: the key {@code src[off, off + len)}, its expiry field
      * only when {@code expireAt != 0}, and {@code vLen} bytes of {@code value} from {@code vOff} embedded after the key
-     * unless {@code value} is null.
+     * unless {@code value} is null; {@code isInt}: those bytes are an integer's text.
      */
     private static int entry(Slabs h, byte[] src, int off, int len, long expireAt, int access, byte[] value, int vOff,
-            int vLen) {
+            int vLen, boolean isInt) {
         if (len >= 1 << 30) {
             throw new IllegalArgumentException("key of " + len + " bytes: at most 1 GB - 1"); // len << 2 must fit
         }
@@ -1604,11 +1671,12 @@ public final class Database {
         boolean vol = expireAt != 0;
         int head = len << 2 | (vol ? HAS_EXPIRY : 0);
         int hs = varintSize(head);
-        int ks = hs + varintSize(vLen) + ACCESS_BYTES + (vol ? 8 : 0);
+        int vField = isInt && value != null ? INT_TEXT + vLen : vLen;
+        int ks = hs + varintSize(vField) + ACCESS_BYTES + (vol ? 8 : 0);
         int ref = h.allocate(Slabs.aligned(ks + len + vLen));
         byte[] e = Slabs.slab(h.arr, ref);
         int p = writeVarint(e, Slabs.offset(ref), head);
-        p = writeVarint(e, p, vLen);
+        p = writeVarint(e, p, vField);
         writeAccess(e, p, access);
         p += ACCESS_BYTES;
         if (vol) {
@@ -1673,7 +1741,38 @@ public final class Database {
     }
 
     private static int valueLength(byte[] e, int p) {
-        return varint(e, skipVarint(e, p));
+        int n = varint(e, skipVarint(e, p));
+        return n >= INT_TEXT ? n - INT_TEXT : n;
+    }
+
+    /** Whether the embedded value of the entry at {@code e[p]} is an integer's text. */
+    private static boolean isIntText(byte[] e, int p) {
+        return varint(e, skipVarint(e, p)) >= INT_TEXT;
+    }
+
+    /** The integer whose canonical decimal text is {@code e[off, off + len)} (as {@link #writeText} wrote it). */
+    private static long parseText(byte[] e, int off, int len) {
+        boolean neg = e[off] == '-';
+        long acc = 0; // accumulated negatively, to reach Long.MIN_VALUE
+        for (int i = neg ? off + 1 : off; i < off + len; i++) {
+            acc = acc * 10 - (e[i] - '0');
+        }
+        return neg ? acc : -acc;
+    }
+
+    /** Writes the canonical decimal text of {@code v} at the start of {@code out} (20 bytes); returns its length. */
+    static int writeText(byte[] out, long v) {
+        int n = v < 0 ? 2 : 1;
+        for (long r = v / 10; r != 0; r /= 10) n++;
+        int i = n;
+        long r = v; // digits taken from a negative value, so that Long.MIN_VALUE needs no special case
+        if (r > 0) r = -r;
+        do {
+            out[--i] = (byte) ('0' - (r % 10));
+            r /= 10;
+        } while (r != 0);
+        if (v < 0) out[0] = '-';
+        return n;
     }
 
     /** Offset of the key bytes of the entry at {@code e[p]}. */

@@ -421,9 +421,12 @@ public final class StringCommands {
 
     private static Reply incrDecr(CommandContext ctx, byte[] key, long incr) {
         ctx.keepsNoArguments(); // the store copies the key; the value is a number (decision 0028)
-        Object cur = ctx.readForWrite(key);
+        Database db = ctx.db(key);
+        Object cur = ctx.readIntegerForWrite(key);
         long value = 0;
-        if (cur != null) {
+        if (cur == Database.INTEGER) {
+            value = db.integerRead(); // read from the entry's text, not boxed (decision 0029)
+        } else if (cur != null) {
             Long l = StringValues.longOrNull(cur);
             if (l == null) throw Errors.notInteger();
             value = l;
@@ -433,7 +436,7 @@ public final class StringCommands {
             throw Errors.error(Errors.OVERFLOW);
         }
         value += incr;
-        ctx.db(key).put(key, StringValues.of(value), Database.KEEP_TTL, ctx.now());
+        db.putInteger(key, value, Database.KEEP_TTL, ctx.now()); // rewritten in place when its text keeps its length
         ctx.notify(KeyspaceEvents.STRING, "incrby", key);
         return ctx.integerReply(value);
     }

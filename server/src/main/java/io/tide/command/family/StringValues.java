@@ -54,11 +54,6 @@ public final class StringValues {
         return b;
     }
 
-    /** The value to store for the integer {@code v}. */
-    public static Object of(long v) {
-        return SharedIntegers.valueOf(v);
-    }
-
     /** The integer a string value holds, or null if its text is not a canonical 64-bit integer. */
     public static Long longOrNull(Object v) {
         if (v instanceof Long l) return l;

@@ -60,6 +60,72 @@ class StringCommandsVsRedisTest extends VsRedis {
         same("INCRBYFLOAT", k("a"), "1", "2");
     }
 
+    /**
+     * Counters, which Tide keeps in their entries as text (decision 0029): INCR and its kin across text lengths, the
+     * shared-integer bound, signs and both ends of the range, with their expiry kept; what GET, STRLEN, OBJECT, DUMP
+     * and the string commands then see; and strings that only look like numbers.
+     */
+    @ParameterizedTest(name = "resp{0}")
+    @ValueSource(ints = {2, 3})
+    void counters_acrossLengthsAndEncodings(int proto) throws IOException {
+        protocol(proto);
+        String c = k("c");
+        same("SET", c, "9990", "EX", "1000");
+        for (int i = 0; i < 15; i++) {
+            same("INCR", c);
+            same("GET", c);
+            same("OBJECT", "ENCODING", c);
+            same("OBJECT", "REFCOUNT", c);
+        }
+        same("TTL", c);
+        same("INCRBY", c, "-20010");
+        same("GET", c);
+        same("STRLEN", c);
+        for (String by : new String[] {"99999999", "-1", "7", "-123456789012", "9223372036854000000"}) {
+            same("INCRBY", c, by);
+            same("GET", c);
+            same("DUMP", c);
+        }
+        same("INCRBY", c, "9223372036854775807"); // overflow: an error, the value unchanged
+        same("GET", c);
+        same("SET", c, "-9223372036854775807");
+        same("DECR", c);
+        same("DECR", c);
+        same("GET", c);
+        same("DECRBY", c, "-9223372036854775807");
+        same("GET", c);
+        same("TTL", c);
+        // Strings that look like numbers, and numbers turned into strings.
+        String[] texts = {"007", "+5", "-0", " 1", "1 ", "12345678901234567890", "-9223372036854775809", "00", "0"};
+        for (int i = 0; i < texts.length; i++) {
+            String key = k("t" + i);
+            same("SET", key, texts[i]);
+            same("OBJECT", "ENCODING", key);
+            same("INCR", key);
+            same("GET", key);
+        }
+        String f = k("f");
+        same("INCR", f);
+        same("INCRBYFLOAT", f, "10");
+        same("GET", f);
+        same("OBJECT", "ENCODING", f);
+        same("INCR", f);
+        same("OBJECT", "ENCODING", f);
+        same("APPEND", f, "0");
+        same("OBJECT", "ENCODING", f);
+        same("INCR", f);
+        same("OBJECT", "ENCODING", f);
+        same("GET", f);
+        same("SETRANGE", f, "0", "9");
+        same("GETRANGE", f, "0", "-1");
+        same("INCR", f);
+        same("GETDEL", f);
+        same("INCRBY", f, "-5");
+        same("GETEX", f, "PX", "100000");
+        same("INCR", f);
+        same("TTL", f);
+    }
+
     private static String randomNumber(Random rnd) {
         return switch (rnd.nextInt(6)) {
             case 0 -> Long.toString(rnd.nextLong() >> rnd.nextInt(64));
