@@ -163,13 +163,14 @@ public final class Dispatcher {
 
     /**
      * Whether nothing outside a command's handler can hold its arguments by reference once it has run (decision 0028):
-     * no journal (the AOF and replication keep records until their flush) and no blocked client (a key that a write
+     * no journal sink that keeps its records' arrays (replication queues them until its flush; the AOF encodes them at
+     * once, see {@link io.tide.journal.JournalSink#keepsArguments}) and no blocked client (a key that a write
      * signals waits in the ready list). Both belong to this shard and change only on its thread (or while it is
      * parked), so what this reads after the command held all through it. Keyspace events and client tracking, which
      * other threads switch on, copy the keys they keep.
      */
     private boolean nothingKeepsArguments(Shard home) {
-        return !home.writes().journal().active() && home.blocking().isEmpty();
+        return !home.writes().journal().keepsArguments() && home.blocking().isEmpty();
     }
 
     /**

@@ -17,6 +17,8 @@ public final class Journal {
     private static final JournalSink[] NONE = new JournalSink[0];
 
     private JournalSink[] sinks = NONE;
+    /** Some sink keeps its records' argument arrays; kept with {@link #sinks}. */
+    private boolean keepsArguments;
     /** Records handed over so far (commands and transactions), for tests and INFO. */
     private long records;
     /** Schedules a task after the owning loop's current iteration. */
@@ -35,11 +37,17 @@ public final class Journal {
         return sinks.length != 0;
     }
 
+    /** Whether some sink holds on to the argument arrays of its records ({@link JournalSink#keepsArguments}). */
+    public boolean keepsArguments() {
+        return keepsArguments;
+    }
+
     /** Adds a sink; on the owning thread (or with the shard parked). */
     public void addSink(JournalSink s) {
         JournalSink[] n = java.util.Arrays.copyOf(sinks, sinks.length + 1);
         n[sinks.length] = s;
         sinks = n;
+        keepsArguments |= s.keepsArguments();
     }
 
     /** Removes a sink (AOF turned off); on the owning thread (or with the shard parked). */
@@ -48,6 +56,8 @@ public final class Journal {
         JournalSink[] out = new JournalSink[sinks.length];
         for (JournalSink x : sinks) if (x != s) out[n++] = x;
         sinks = java.util.Arrays.copyOf(out, n);
+        keepsArguments = false;
+        for (JournalSink x : sinks) keepsArguments |= x.keepsArguments();
     }
 
     public void command(Effect e) {

@@ -33,6 +33,13 @@ public interface JournalSink {
      */
     default void whenDurable(java.util.function.Consumer<Boolean> done) { done.accept(true); }
 
+    /**
+     * Whether this sink holds on to the argument arrays of the effects it is handed once the call returns (decision
+     * 0028): then the decoder may not have them back. The AOF encodes each record into its buffer at once and keeps
+     * none; the replication stream queues the effects themselves.
+     */
+    default boolean keepsArguments() { return true; }
+
     /** The error clients get while this sink cannot record writes, or null when it can. */
     default String failure() { return null; }
 }

@@ -765,6 +765,11 @@ public final class AppendOnly {
         }
 
         @Override
+        public boolean keepsArguments() {
+            return false; // appendCommand and appendTransaction encode the arrays into the writer's buffer
+        }
+
+        @Override
         public void whenDurable(Consumer<Boolean> done) {
             writer.whenDurable(writer.offset(), done::accept);
         }
