@@ -351,7 +351,8 @@ public final class ClientSession {
             completeLater(slot, later);
             return;
         }
-        slot.reply = Reply.settled(r);
+        // The head's reply is written below, at once: a view (a hop's reply in its holder, decision 0030) needs no copy.
+        slot.reply = pending().peek() == slot ? r : Reply.settled(r);
         slot.done = true;
         Slot head;
         while ((head = pending().peek()) != null && head.done) {

@@ -40,6 +40,11 @@ public final class Dispatcher {
     private static final int DEFER_PAUSE_THRESHOLD = 4096;
     /** Delivered hops a home shard keeps for reuse. */
     private static final int MAX_FREE_HOPS = 1024;
+    /**
+     * Longest view reply a hop keeps in its own array (decision 0030): the longest value GET reads in place (an embedded
+     * one); so the free hops of a home shard hold at most 1 MB of such arrays.
+     */
+    private static final int HOP_BYTES_MAX = io.tide.store.Database.INLINE_LIMIT;
     private static final Reply QUEUED = Reply.simple("QUEUED");
 
     private final ServerContext server;
@@ -594,9 +599,10 @@ public final class Dispatcher {
         if (fault != null) fault.accept(h.argv);
         ctx.reset(target, false, 0, h.client, h.db, clock.millis(t0), h.noTouch);
         ctx.allowArgumentsBack();
+        ctx.allowReplyInPlace(); // a view reply is copied into the hop below, before the next hop runs (decision 0030)
         long recorded = journal.records();
         Outcome refused = memoryRefusal(h.spec, target);
-        h.outcome = refused != null ? refused : execute(h.spec, ctx, h.argv);
+        h.outcome = refused != null ? refused : h.own(execute(h.spec, ctx, h.argv), ctx);
         h.recorded = journal.records() != recorded;
         h.nanos = clock.end() - t0;
         if (h.outcome.block != null) {
@@ -1450,6 +1456,36 @@ public final class Dispatcher {
         boolean recorded;
         /** Set on the target shard when nothing there keeps the command's arguments (decision 0028). */
         boolean argvFree;
+
+        /**
+         * The hop's own reply holders (decision 0030): a view reply on the target (GET's entry bytes, INCR's number) is
+         * copied here, and home writes it from here; they are reused with the hop, once its reply has been written.
+         */
+        private byte[] bytes;
+        private final Reply.BulkView bulk = new Reply.BulkView();
+        private final Reply.IntView number = new Reply.IntView();
+        private final Outcome bulkOutcome = new Outcome(bulk, false, null);
+        private final Outcome numberOutcome = new Outcome(number, false, null);
+
+        /**
+         * {@code o}, or for a reply that is a view of the target's context (valid only until its next command) the same
+         * reply in this hop's holders; a value over {@link #HOP_BYTES_MAX} bytes is copied into a reply of its own.
+         */
+        Outcome own(Outcome o, CommandContext ctx) {
+            Reply r = o.reply;
+            if (r == ctx.intView()) {
+                number.of(((Reply.IntView) r).value());
+                return numberOutcome;
+            }
+            if (r != ctx.view()) return o;
+            Reply.BulkView v = (Reply.BulkView) r;
+            int n = v.length();
+            if (n > HOP_BYTES_MAX) return new Outcome(v.copy(), false, null);
+            if (bytes == null || bytes.length < n) bytes = new byte[Math.max(n, 32)];
+            System.arraycopy(v.array(), v.offset(), bytes, 0, n);
+            bulk.of(bytes, 0, n);
+            return bulkOutcome;
+        }
 
         Hop set(ClientSession client, CommandSpec spec, byte[][] argv, ClientSession.Slot slot, int db, boolean noTouch) {
             this.client = client;
