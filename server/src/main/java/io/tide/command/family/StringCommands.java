@@ -160,7 +160,7 @@ public final class StringCommands {
             if (current == null || !Arrays.equals(StringValues.bytes(current), ifeq)) return old != null ? old : aborted;
         }
         long expireAt = expire != null ? when : (flags & KEEPTTL) != 0 ? Database.KEEP_TTL : 0;
-        ctx.db(key).put(key, StringValues.of(value), expireAt, ctx.now());
+        StringValues.put(ctx.db(key), key, value, expireAt, ctx.now());
         // As Redis 7.0's setGenericCommand: a relative or seconds expiry is journalled as SET key value PXAT ms.
         if (expire != null && ((flags & PXAT) == 0 || (flags & IFEQ) != 0)) {
             ctx.propagateAs(new byte[][] {SET, key, value, PXAT_ARG, Args.bytes(when)});
@@ -176,7 +176,7 @@ public final class StringCommands {
     static Reply getset(CommandContext ctx, byte[][] argv) {
         Object v = ctx.read(argv[1]);
         Reply old = v == null ? Reply.NULL : Reply.bulk(StringValues.bytes(v));
-        ctx.db(argv[1]).put(argv[1], StringValues.of(argv[2]), 0, ctx.now());
+        StringValues.put(ctx.db(argv[1]), argv[1], argv[2], 0, ctx.now());
         ctx.notify(KeyspaceEvents.STRING, "set", argv[1]);
         return old;
     }
@@ -318,7 +318,7 @@ public final class StringCommands {
     private static void putAll(CommandContext ctx, byte[][] argv) {
         long now = ctx.now();
         for (int i = 1; i < argv.length; i += 2) {
-            ctx.db(argv[i]).put(argv[i], StringValues.of(argv[i + 1]), 0, now);
+            StringValues.put(ctx.db(argv[i]), argv[i], argv[i + 1], 0, now);
             ctx.notify(KeyspaceEvents.STRING, "set", argv[i]);
         }
     }
@@ -330,7 +330,7 @@ public final class StringCommands {
         byte[] add = argv[2];
         Object cur = ctx.readForWrite(key);
         if (cur == null) {
-            ctx.db(key).put(key, StringValues.of(add), 0, ctx.now());
+            StringValues.put(ctx.db(key), key, add, 0, ctx.now());
             ctx.notify(KeyspaceEvents.STRING, "append", key);
             return Reply.integer(add.length);
         }

@@ -2,6 +2,7 @@ package io.tide.command.family;
 
 import io.tide.command.Args;
 import io.tide.command.Errors;
+import io.tide.store.Database;
 import io.tide.store.SharedIntegers;
 
 /**
@@ -10,9 +11,6 @@ import io.tide.store.SharedIntegers;
  * values through {@link SharedIntegers}. Stored arrays are never mutated: snapshots and COPY share them.
  */
 public final class StringValues {
-
-    /** Longest text of a 64-bit integer ("-9223372036854775808"). */
-    private static final int MAX_INTEGER_CHARS = 20;
 
     private StringValues() {}
 
@@ -45,13 +43,17 @@ public final class StringValues {
         throw Errors.wrongType();
     }
 
-    /** The value to store for {@code b}: the shared/boxed integer when {@code b} is canonical, else {@code b} itself. */
-    public static Object of(byte[] b) {
-        if (b.length <= MAX_INTEGER_CHARS && b.length > 0) {
-            Long l = Args.parseLongOrNull(b);
-            if (l != null) return SharedIntegers.valueOf(l);
+    /**
+     * Stores the string {@code value} under {@code key} as the keyspace keeps it (Redis's tryObjectEncoding): an integer
+     * when its text is a canonical 64-bit integer (unboxed, decision 0029), else the bytes.
+     */
+    public static void put(Database db, byte[] key, byte[] value, long expireAtMs, long nowMs) {
+        long n = Args.parseLongOr(value, Long.MIN_VALUE);
+        if (n != Long.MIN_VALUE || Args.isLongMin(value)) {
+            db.putInteger(key, n, expireAtMs, nowMs);
+        } else {
+            db.put(key, value, expireAtMs, nowMs);
         }
-        return b;
     }
 
     /** The integer a string value holds, or null if its text is not a canonical 64-bit integer. */

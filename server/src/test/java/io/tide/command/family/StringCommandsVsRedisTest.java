@@ -104,6 +104,16 @@ class StringCommandsVsRedisTest extends VsRedis {
             same("INCR", key);
             same("GET", key);
         }
+        // Every way a string is stored decides "int" the same way, the lowest integer's text included.
+        same("SET", k("min"), "-9223372036854775808");
+        same("OBJECT", "ENCODING", k("min"));
+        same("MSET", k("m1"), "12345678901", k("m2"), "x12", k("m3"), "-9223372036854775808");
+        same("GETSET", k("m2"), "777");
+        same("APPEND", k("m4"), "4242");
+        for (String key : new String[] {"m1", "m2", "m3", "m4"}) {
+            same("OBJECT", "ENCODING", k(key));
+            same("GET", k(key));
+        }
         String f = k("f");
         same("INCR", f);
         same("INCRBYFLOAT", f, "10");
