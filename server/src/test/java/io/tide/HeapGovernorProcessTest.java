@@ -81,9 +81,11 @@ class HeapGovernorProcessTest {
             assertThat(c.call(zadd)).isEqualTo(":" + members + "\r\n");
             long held = info(c, "used_memory");
             long full = info(c, "tide_heap_used");
-            // 70 MB held (a 32-byte array per member, 25 B of member map, 12.7 B of leaf); 120 MB in use here without
-            // the idle bar, about 98 MB with it
-            awaitReclaimed(c, full, held + held / 4 + (24 << 20));
+            // 66-70 MB held (a 32-byte array per member, 25 B of member map, 12.7 B of leaf); 120 MB in use here
+            // without the idle bar (no cycle is asked for then), 98-108 MB with it: G1's mixed collections stop with up
+            // to G1HeapWastePercent (5%) of the committed heap still garbage, and the heap committed 190-370 MB in runs
+            // of this ZADD, so the bound leaves a few MB of the waste beyond the idle bar's headroom.
+            awaitReclaimed(c, full, held + held / 4 + (32 << 20));
         } finally {
             stop(p);
         }

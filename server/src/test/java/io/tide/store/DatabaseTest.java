@@ -657,6 +657,25 @@ class DatabaseTest {
         assertThat(seen.get("n-7")).isEqualTo(-7L);
     }
 
+    /** Random integers of every magnitude and sign: the text written, read back and rewritten agree with Java's. */
+    @Test
+    void integers_ofEveryMagnitude_roundTripThroughTheirText() {
+        Database db = new Database(0);
+        Random rnd = new Random(29);
+        byte[] key = k("n");
+        for (int i = 0; i < 20_000; i++) {
+            long v = rnd.nextLong() >> rnd.nextInt(64);
+            if (i % 2 == 0) db.put(key, v, 0, NOW);
+            else db.putInteger(key, v, Database.KEEP_TTL, NOW);
+            assertThat(db.getInPlace(key, NOW, false)).isSameAs(Database.EMBEDDED);
+            assertThat(new String(db.inPlaceArray(), db.inPlaceOffset(), db.inPlaceLength(), StandardCharsets.US_ASCII))
+                    .isEqualTo(Long.toString(v));
+            assertThat(db.getIntegerForWrite(key, NOW)).isSameAs(Database.INTEGER);
+            assertThat(db.integerRead()).isEqualTo(v);
+            assertThat(db.peek(key, NOW)).isEqualTo(v);
+        }
+    }
+
     @Test
     void embeddedKeys_ofAnyLength_roundTrip() {
         Database db = new Database(0);
