@@ -84,42 +84,26 @@ public final class Args {
 
     /** A 64-bit integer or null, with string2ll's rules. */
     public static Long parseLongOrNull(byte[] s) {
-        long v = parseLongOr(s, Long.MIN_VALUE);
-        return v != Long.MIN_VALUE || isLongMin(s) ? Long.valueOf(v) : null;
-    }
-
-    private static final byte[] LONG_MIN_TEXT = bytes(Long.MIN_VALUE);
-
-    /** Whether {@code s} is the text of {@link Long#MIN_VALUE}. */
-    public static boolean isLongMin(byte[] s) {
-        return java.util.Arrays.equals(s, LONG_MIN_TEXT);
-    }
-
-    /**
-     * The 64-bit integer {@code s} holds with string2ll's rules, unboxed, or {@code otherwise} when it holds none (or
-     * when it holds {@code otherwise} itself: tell the two apart where that matters, as {@link #parseLongOrNull} does).
-     */
-    public static long parseLongOr(byte[] s, long otherwise) {
         int n = s.length;
-        if (n == 0 || n > 20) return otherwise;
-        if (n == 1 && s[0] == '0') return 0;
+        if (n == 0 || n > 20) return null;
+        if (n == 1 && s[0] == '0') return 0L;
         int i = 0;
         boolean neg = false;
         if (s[0] == '-') {
             neg = true;
             i = 1;
-            if (n == 1) return otherwise;
+            if (n == 1) return null;
         }
-        if (s[i] < '1' || s[i] > '9') return otherwise;
+        if (s[i] < '1' || s[i] > '9') return null;
         long acc = 0; // accumulate negatively to reach Long.MIN_VALUE
         for (; i < n; i++) {
             int d = s[i] - '0';
-            if (d < 0 || d > 9) return otherwise;
-            if (acc < (Long.MIN_VALUE + d) / 10) return otherwise;
+            if (d < 0 || d > 9) return null;
+            if (acc < (Long.MIN_VALUE + d) / 10) return null;
             acc = acc * 10 - d;
         }
         if (neg) return acc;
-        if (acc == Long.MIN_VALUE) return otherwise;
+        if (acc == Long.MIN_VALUE) return null;
         return -acc;
     }
 

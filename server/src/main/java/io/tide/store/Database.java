@@ -282,8 +282,9 @@ public final class Database {
             int r = t.refs[i];
             byte[] e = Slabs.slab(t.heap.arr, r);
             int p = Slabs.offset(r);
-            if (isIntText(e, p)) {
-                integerRead = parseText(e, keyStart(e, p) + keyLength(e, p), valueLength(e, p));
+            int field = valueField(e, p);
+            if (field >= INT_TEXT) {
+                integerRead = IntSet.parse(e, keyStart(e, p) + keyLength(e, p), field - INT_TEXT);
                 return INTEGER;
             }
         }
@@ -497,7 +498,7 @@ public final class Database {
             long expiry = expireAtMs == KEEP_TTL ? expiry(e, p) : expireAtMs;
             boolean reuse = (expiry != 0) == had && ((c & RAW) != 0
                     ? !embed
-                    : embed && valueLength(e, p) == textLen && isIntText(e, p) == isInt);
+                    : embed && valueField(e, p) == (isInt ? INT_TEXT + textLen : textLen));
             // Rewritten in place, the entry keeps its size: only a value held by reference changes what the slot costs.
             long before = reuse ? ((c & RAW) != 0 ? MemoryCost.of(t.values[i]) : 0) : slotBytes(t, i);
             if (reuse) {
@@ -1607,8 +1608,9 @@ public final class Database {
         byte[] e = Slabs.slab(t.heap.arr, r);
         int p = Slabs.offset(r);
         int vs = keyStart(e, p) + keyLength(e, p);
-        if (isIntText(e, p)) return SharedIntegers.valueOf(parseText(e, vs, valueLength(e, p)));
-        return Arrays.copyOfRange(e, vs, vs + valueLength(e, p));
+        int field = valueField(e, p);
+        if (field >= INT_TEXT) return SharedIntegers.valueOf(IntSet.parse(e, vs, field - INT_TEXT));
+        return Arrays.copyOfRange(e, vs, vs + field);
     }
 
     /** The value slot i holds by reference, or null for an embedded entry. */
@@ -1740,30 +1742,24 @@ public final class Database {
         return b >= 0 ? b >>> 2 : varint(e, p) >>> 2;
     }
 
+    /** The embedded value's length field: the length, or {@link #INT_TEXT} + the length for an integer's text. */
+    private static int valueField(byte[] e, int p) {
+        return varint(e, skipVarint(e, p));
+    }
+
     private static int valueLength(byte[] e, int p) {
-        int n = varint(e, skipVarint(e, p));
+        int n = valueField(e, p);
         return n >= INT_TEXT ? n - INT_TEXT : n;
     }
 
     /** Whether the embedded value of the entry at {@code e[p]} is an integer's text. */
     private static boolean isIntText(byte[] e, int p) {
-        return varint(e, skipVarint(e, p)) >= INT_TEXT;
-    }
-
-    /** The integer whose canonical decimal text is {@code e[off, off + len)} (as {@link #writeText} wrote it). */
-    private static long parseText(byte[] e, int off, int len) {
-        boolean neg = e[off] == '-';
-        long acc = 0; // accumulated negatively, to reach Long.MIN_VALUE
-        for (int i = neg ? off + 1 : off; i < off + len; i++) {
-            acc = acc * 10 - (e[i] - '0');
-        }
-        return neg ? acc : -acc;
+        return valueField(e, p) >= INT_TEXT;
     }
 
     /** Writes the canonical decimal text of {@code v} at the start of {@code out} (20 bytes); returns its length. */
     static int writeText(byte[] out, long v) {
-        int n = v < 0 ? 2 : 1;
-        for (long r = v / 10; r != 0; r /= 10) n++;
+        int n = IntSet.digits(v);
         int i = n;
         long r = v; // digits taken from a negative value, so that Long.MIN_VALUE needs no special case
         if (r > 0) r = -r;

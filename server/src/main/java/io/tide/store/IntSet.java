@@ -184,9 +184,14 @@ public final class IntSet {
 
     /** The value of a member for which {@link #isInteger} holds. */
     public static long parse(byte[] s) {
-        boolean neg = s[0] == '-';
-        long acc = 0;
-        for (int i = neg ? 1 : 0; i < s.length; i++) acc = acc * 10 - (s[i] - '0');
+        return parse(s, 0, s.length);
+    }
+
+    /** The value of the canonical integer text {@code s[off, off + len)} (as {@link #isInteger} accepts). */
+    public static long parse(byte[] s, int off, int len) {
+        boolean neg = s[off] == '-';
+        long acc = 0; // accumulated negatively, to reach Long.MIN_VALUE
+        for (int i = neg ? off + 1 : off; i < off + len; i++) acc = acc * 10 - (s[i] - '0');
         return neg ? acc : -acc;
     }
 

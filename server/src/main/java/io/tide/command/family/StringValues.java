@@ -3,6 +3,7 @@ package io.tide.command.family;
 import io.tide.command.Args;
 import io.tide.command.Errors;
 import io.tide.store.Database;
+import io.tide.store.IntSet;
 import io.tide.store.SharedIntegers;
 
 /**
@@ -48,9 +49,8 @@ public final class StringValues {
      * when its text is a canonical 64-bit integer (unboxed, decision 0029), else the bytes.
      */
     public static void put(Database db, byte[] key, byte[] value, long expireAtMs, long nowMs) {
-        long n = Args.parseLongOr(value, Long.MIN_VALUE);
-        if (n != Long.MIN_VALUE || Args.isLongMin(value)) {
-            db.putInteger(key, n, expireAtMs, nowMs);
+        if (IntSet.isInteger(value)) {
+            db.putInteger(key, IntSet.parse(value), expireAtMs, nowMs);
         } else {
             db.put(key, value, expireAtMs, nowMs);
         }
