@@ -336,6 +336,26 @@ public final class ZSetCommands {
         return fraction <= 0 ? (double) m : m / POW10[fraction];
     }
 
+    /**
+     * The whole of {@code s} when it is an optional sign, then digits with at most one '.', at least one digit and at
+     * most 15 (so {@link #exactDecimal} is exact and strtod would read the same value, with no range error); NaN for
+     * any other text, which the full strtod then reads.
+     */
+    static double plainDecimal(byte[] s) {
+        int from = s.length > 0 && (s[0] == '-' || s[0] == '+') ? 1 : 0;
+        int digits = 0;
+        int dots = 0;
+        for (int j = from; j < s.length; j++) {
+            byte b = s[j];
+            if (b >= '0' && b <= '9') digits++;
+            else if (b == '.') dots++;
+            else return Double.NaN;
+        }
+        if (digits == 0 || digits > 15 || dots > 1) return Double.NaN;
+        double v = exactDecimal(s, from, s.length);
+        return from == 1 && s[0] == '-' ? -v : v;
+    }
+
     /** The hexadecimal form after "0x"; null when no hex digit follows (strtod then reads just the "0"). */
     private static Strtod hex(byte[] s, int k, int to, boolean neg) {
         StringBuilder mant = new StringBuilder("0x");
@@ -423,6 +443,8 @@ public final class ZSetCommands {
 
     /** A double argument or the error {@code errorLine} (getDoubleFromObjectOrReply). */
     static double parseDouble(byte[] s, String errorLine) {
+        double plain = plainDecimal(s);
+        if (!Double.isNaN(plain)) return plain; // ZADD's hot path: no record, no box
         Double d = parseDouble(s);
         if (d == null) throw Errors.error(errorLine);
         return d;

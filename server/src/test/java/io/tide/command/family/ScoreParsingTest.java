@@ -1,12 +1,16 @@
 package io.tide.command.family;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.charset.StandardCharsets;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
-/** Scores parsed without a String (ZSetCommands.exactDecimal) are the doubles the JDK's parser gives, bit for bit. */
+/**
+ * Scores parsed without a String (ZSetCommands.exactDecimal) are the doubles the JDK's parser gives, bit for bit, and
+ * ZADD's path without a record or a box (ZSetCommands.plainDecimal) accepts and refuses what the full strtod does.
+ */
 class ScoreParsingTest {
 
     private static void same(String text) {
@@ -14,6 +18,26 @@ class ScoreParsingTest {
         assertThat(parsed).as(text).isNotNull();
         assertThat(Double.doubleToRawLongBits(parsed)).as(text)
                 .isEqualTo(Double.doubleToRawLongBits(Double.parseDouble(text)));
+        assertThat(Double.doubleToRawLongBits(ZSetCommands.parseDouble(text.getBytes(StandardCharsets.ISO_8859_1),
+                "ERR not a float"))).as(text).isEqualTo(Double.doubleToRawLongBits(parsed));
+    }
+
+    @Test
+    void textsStrtodRefuses_areRefusedOnTheFastPathToo() {
+        for (String t : new String[] {"", ".", "-", "+", "-.", "+.", "1.2.3", "..5", "1..", "--1", "+-1", "1-",
+            " 1", "1 ", "0x", "1e", "12a", "nan", "1,5"}) {
+            byte[] b = t.getBytes(StandardCharsets.ISO_8859_1);
+            assertThat(ZSetCommands.parseDouble(b)).as(t).isNull();
+            assertThat(ZSetCommands.plainDecimal(b)).as(t).isNaN();
+            assertThatThrownBy(() -> ZSetCommands.parseDouble(b, "ERR not a float")).as(t)
+                    .hasMessageContaining("not a float");
+        }
+        // Texts the fast path leaves to strtod still parse there.
+        for (String t : new String[] {"1e3", "0x10", "inf", "-Infinity", "1234567890123456.5"}) {
+            byte[] b = t.getBytes(StandardCharsets.ISO_8859_1);
+            assertThat(ZSetCommands.plainDecimal(b)).as(t).isNaN();
+            assertThat(ZSetCommands.parseDouble(b, "ERR not a float")).as(t).isNotNaN();
+        }
     }
 
     @Test
