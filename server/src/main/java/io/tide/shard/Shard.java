@@ -231,6 +231,8 @@ public final class Shard {
         stats.expireCycleNanos += elapsed;
         io.tide.metrics.LatencyMonitor lm = latency;
         if (lm != null) lm.sampleIfNeeded("expire-cycle", elapsed / 1_000_000);
+        long nowMs = clock.getAsLong();
+        for (Database d : dbs) d.releaseIdleValues(nowMs);
         if (spent) return;
         for (Database d : dbs) {
             int rounds = 0;

@@ -1038,6 +1038,17 @@ public final class Database {
         return old != null || sparse;
     }
 
+    /** How long a table's value array may hold no value before the cron drops it (see {@code Table.raw}). */
+    static final long VALUES_IDLE_MS = 1000;
+
+    /**
+     * From the shard's cron: drops the live table's array of values held by reference once it has held none for
+     * {@link #VALUES_IDLE_MS} (a database of strings alone then pays nothing for it). True if it went.
+     */
+    public boolean releaseIdleValues(long nowMs) {
+        return cur.releaseIdleValues(nowMs);
+    }
+
     /** Bytes of the slabs holding this database's entries: live entries, the holes freed ones left, free tails. */
     public long slabBytes() {
         return heap.heldBytes();
@@ -1931,14 +1942,17 @@ public final class Database {
             return i;
         }
 
-        /** Slots holding a RAW entry: when none is left, {@link #values} goes. */
+        /**
+         * Slots holding a RAW entry. When none is left, {@link #values} stays until the cron has seen it unused for
+         * {@link #VALUES_IDLE_MS} ({@link #releaseIdleValues}): a queue that empties and fills again next to a large
+         * table of strings would otherwise allocate an array of the table's capacity on every refill.
+         */
         int raw;
+        /** When the cron first saw {@link #values} held with no RAW entry since its last use; 0 while it is in use. */
+        long valuesIdleSince;
 
         void rawRemoved() {
-            if (--raw == 0 && values != null) {
-                values = null;
-                bytes -= MemoryCost.references(refs.length);
-            }
+            raw--;
         }
 
         Object[] ensureValues() {
@@ -1947,7 +1961,25 @@ public final class Database {
                 vs = values = new Object[refs.length];
                 bytes += MemoryCost.references(refs.length);
             }
+            valuesIdleSince = 0;
             return vs;
+        }
+
+        /** Drops {@link #values} once it has held nothing for {@link #VALUES_IDLE_MS}; true if it went. */
+        boolean releaseIdleValues(long nowMs) {
+            if (values == null || raw > 0) {
+                valuesIdleSince = 0;
+                return false;
+            }
+            if (valuesIdleSince == 0) {
+                valuesIdleSince = nowMs;
+                return false;
+            }
+            if (nowMs - valuesIdleSince < VALUES_IDLE_MS) return false;
+            values = null;
+            valuesIdleSince = 0;
+            bytes -= MemoryCost.references(refs.length);
+            return true;
         }
 
         /**

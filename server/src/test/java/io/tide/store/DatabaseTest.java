@@ -1116,4 +1116,47 @@ class DatabaseTest {
             }
         };
     }
+
+    /**
+     * A queue that empties and fills again next to a large table of strings: the table's array of values held by
+     * reference stays while the cron sees it in use, so each refill allocates nothing of the table's size (it did: an
+     * array of the table's capacity per refill, 68 LPUSH/RPOP pairs a second next to 2M keys); it goes once it has held
+     * nothing for a second, so a database of strings alone pays nothing for it.
+     */
+    @Test
+    void valueArray_staysThroughEmptyAndRefill_andGoesOnceIdle() {
+        Database db = new Database(0);
+        for (int i = 0; i < 100_000; i++) db.put(k("key:" + i), k("value"), 0, NOW);
+        while (db.rehashStep(100_000)) {
+            // finish any incremental rehash: only the live table is left
+        }
+        long strings = db.usedBytes();
+        var threads = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        long before = threads.getCurrentThreadAllocatedBytes();
+        for (int i = 0; i < 200; i++) {
+            db.put(k("queue"), new ListValue(), 0, NOW);
+            assertThat(db.remove(k("queue"))).isInstanceOf(ListValue.class);
+        }
+        long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+        // One array of the table's capacity is 4-8 bytes a slot; 200 of them would be 100+ MB.
+        assertThat(allocated).as("bytes allocated by 200 refills").isLessThan(8L * db.capacity() + 1_000_000);
+        long withArray = db.usedBytes();
+        assertThat(withArray).isGreaterThan(strings);
+
+        assertThat(db.releaseIdleValues(NOW)).isFalse(); // first seen idle
+        assertThat(db.releaseIdleValues(NOW + Database.VALUES_IDLE_MS - 1)).isFalse();
+        db.put(k("queue"), new ListValue(), 0, NOW); // used and emptied between two cron checks: the clock starts over
+        db.remove(k("queue"));
+        assertThat(db.releaseIdleValues(NOW + Database.VALUES_IDLE_MS)).isFalse();
+        assertThat(db.releaseIdleValues(NOW + 2 * Database.VALUES_IDLE_MS - 1)).isFalse();
+        db.put(k("queue"), new ListValue(), 0, NOW);
+        assertThat(db.releaseIdleValues(NOW + 10 * Database.VALUES_IDLE_MS)).isFalse(); // held: never goes
+        db.remove(k("queue"));
+        assertThat(db.releaseIdleValues(NOW + 11 * Database.VALUES_IDLE_MS)).isFalse();
+        assertThat(db.releaseIdleValues(NOW + 12 * Database.VALUES_IDLE_MS)).isTrue();
+        assertThat(db.usedBytes()).isEqualTo(strings);
+        db.put(k("queue"), new ListValue(), 0, NOW); // and comes back when needed
+        assertThat(db.get(k("queue"), NOW)).isInstanceOf(ListValue.class);
+        assertThat(db.usedBytes()).isGreaterThan(withArray - 1);
+    }
 }

@@ -114,6 +114,44 @@ class MemoryCommandsVsRedisTest extends VsRedis {
         same("FLUSHALL");
     }
 
+    /**
+     * A list that empties and comes back next to many strings: the table's array of values held by reference stays
+     * while it is in use (overhead.hashtable.main keeps it) and the shard's cron drops it once it has held nothing for
+     * a second (Database.VALUES_IDLE_MS), so the figure returns to that of the strings alone.
+     */
+    @Test
+    void tableOverhead_keepsTheValueArrayWhileUsed_andTheCronDropsItOnceIdle() throws Exception {
+        same("FLUSHALL");
+        List<String> set = new ArrayList<>(List.of("MSET"));
+        for (int i = 0; i < 5000; i++) {
+            set.add(k("s" + i));
+            set.add("v");
+        }
+        t().call(set.toArray(String[]::new));
+        long strings = mainOverhead();
+        String q = k("queue");
+        for (int i = 0; i < 100; i++) {
+            assertThat(t().call("LPUSH", q, "job")).isEqualTo(":1\r\n");
+            assertThat(t().call("RPOP", q)).isEqualTo("$3\r\njob\r\n");
+        }
+        long withArray = mainOverhead();
+        assertThat(withArray).as("the array of values held by reference").isGreaterThan(strings);
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        long now = withArray;
+        while (now != strings && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+            now = mainOverhead();
+        }
+        assertThat(now).as("overhead.hashtable.main once the cron has dropped the idle array").isEqualTo(strings);
+        same("FLUSHALL");
+    }
+
+    /** MEMORY STATS's overhead.hashtable.main of db 0. */
+    private long mainOverhead() throws IOException {
+        List<String> f = List.of(t().call("MEMORY", "STATS").split("\r\n"));
+        return field(f, "overhead.hashtable.main");
+    }
+
     /** Bytes of a slab entry with short lengths and no expiry, holding {@code payload} bytes of key and value. */
     private static long entry(int payload) {
         return (2 + 3 + payload + 3) & ~3;
