@@ -40,6 +40,8 @@ public final class Dispatcher {
     private static final int DEFER_PAUSE_THRESHOLD = 4096;
     /** Delivered hops a home shard keeps for reuse. */
     private static final int MAX_FREE_HOPS = 1024;
+    /** Completed hop batches an outbox keeps for reuse. */
+    private static final int MAX_FREE_BATCHES = 64;
     /**
      * Longest view reply a hop keeps in its own array (decision 0030): the longest value GET reads in place (an embedded
      * one); so the free hops of a home shard hold at most 1 MB of such arrays.
@@ -182,12 +184,14 @@ public final class Dispatcher {
      * Prefetches the keys of a batch of hops on their target shard, whose own keys they all are, before the first runs
      * (decision 0023). Batches whose hops name several databases are left alone.
      */
-    private void prefetchHops(Shard target, Hop[] batch) {
-        if (!PREFETCH || batch.length < 2) return;
+    private void prefetchHops(Shard target, Hop[] batch, int n) {
+        if (!PREFETCH || n < 2) return;
         int db = batch[0].db;
-        for (Hop h : batch) if (h.db != db) return;
+        for (int i = 0; i < n; i++) if (batch[i].db != db) return;
         io.tide.store.Database d = target.db(db);
-        for (Hop h : batch) if (!prefetchKeys(d, h.spec, h.argv, null)) break; // a hop's keys are all its target's
+        for (int i = 0; i < n; i++) {
+            if (!prefetchKeys(d, batch[i].spec, batch[i].argv, null)) break; // a hop's keys are all its target's
+        }
         d.prefetchEntries();
     }
 
@@ -535,23 +539,24 @@ public final class Dispatcher {
     }
 
     /** Runs a batch of hops on {@code target}'s thread, then posts their replies home in one task. */
-    private void runHops(Shard target, Shard home, Hop[] batch) {
+    private void runHops(Shard target, Shard home, Hop[] batch, int n, Runnable complete) {
         if (target.dataLent()) {
-            refuseHopsWhileBusy(target, home, batch);
+            refuseHopsWhileBusy(target, home, batch, n);
             return;
         }
         CommandContext ctx = shardContexts[target.id()];
         io.tide.journal.Journal journal = target.writes().journal();
         long recordedBefore = journal.records();
         try {
-            prefetchHops(target, batch);
+            prefetchHops(target, batch, n);
         } catch (RuntimeException e) {
             LOG.error("internal error prefetching a batch of hops", e); // only loads: the batch still runs
         }
         // The hops of the batch run back to back: one run of the shard's clock (decision 0024).
         target.clock().beginRun();
         try {
-            for (Hop h : batch) {
+            for (int i = 0; i < n; i++) {
+                Hop h = batch[i];
                 try {
                     runHop(target, ctx, journal, h);
                 } catch (RuntimeException | StackOverflowError e) {
@@ -568,20 +573,23 @@ public final class Dispatcher {
             target.clock().endRun();
         }
         if (journal.records() == recordedBefore) {
-            home.loop().execute(() -> completeHops(home, batch));
+            home.loop().execute(complete);
             return;
         }
         journal.flush(); // before the replies leave: a killed process then loses nothing acknowledged
         if (!journal.syncsReplies()) {
-            home.loop().execute(() -> completeHops(home, batch));
+            home.loop().execute(complete);
             return;
         }
         journal.whenDurable(ok -> {
             if (!ok) {
                 Reply failed = Reply.error(aofError(target));
-                for (Hop h : batch) if (h.recorded && h.waiter == null) h.outcome = new Outcome(failed, true, null);
+                for (int i = 0; i < n; i++) {
+                    Hop h = batch[i];
+                    if (h.recorded && h.waiter == null) h.outcome = new Outcome(failed, true, null);
+                }
             }
-            home.loop().execute(() -> completeHops(home, batch));
+            home.loop().execute(complete);
         });
     }
 
@@ -619,10 +627,11 @@ public final class Dispatcher {
         h.argvFree = h.waiter == null && !ctx.argumentsKept() && ARGV_POOL && nothingKeepsArguments(target);
     }
 
-    private void completeHops(Shard home, Hop[] batch) {
+    private void completeHops(Shard home, Hop[] batch, int n) {
         ClientSession last = null;
         long now = System.currentTimeMillis();
-        for (Hop h : batch) {
+        for (int i = 0; i < n; i++) {
+            Hop h = batch[i];
             record(h.spec, home, h.outcome, h.nanos, h.client, h.argv);
             ClientSession c = h.client;
             c.hopsInFlight--;
@@ -1221,10 +1230,11 @@ public final class Dispatcher {
      * On a target shard while a busy script holds the data: hops that were on their way are answered -BUSY
      * without running, except WATCH, which runs once the script has ended (the client waits for it anyway).
      */
-    private void refuseHopsWhileBusy(Shard target, Shard home, Hop[] batch) {
+    private void refuseHopsWhileBusy(Shard target, Shard home, Hop[] batch, int n) {
         ArrayList<Hop> later = new ArrayList<>();
         ArrayList<Hop> answered = new ArrayList<>();
-        for (Hop h : batch) {
+        for (int i = 0; i < n; i++) {
+            Hop h = batch[i];
             if (h.spec == watchSpec) {
                 later.add(h);
             } else {
@@ -1234,12 +1244,14 @@ public final class Dispatcher {
         }
         if (!later.isEmpty()) {
             Hop[] rest = later.toArray(new Hop[0]);
-            target.executeOnData(() -> runHops(target, home, rest));
+            target.executeOnData(() -> runHops(target, home, rest, rest.length,
+                    () -> completeHops(home, rest, rest.length)));
         }
         if (!answered.isEmpty()) {
             Hop[] done = answered.toArray(new Hop[0]);
-            home.loop().execute(() -> completeHops(home, done));
+            home.loop().execute(() -> completeHops(home, done, done.length));
         }
+        // The batch itself is not taken back: it belongs to the home thread's outbox, and this is the target's.
     }
 
     // ---------------------------------------------------------------- CLIENT PAUSE
@@ -1504,10 +1516,41 @@ public final class Dispatcher {
         }
     }
 
+    /**
+     * One home shard's hops for one target in one loop iteration, posted to the target as one task and completed on home
+     * as one task. Reused, with its two tasks, once home has completed it: a batch then allocates nothing in steady
+     * state. Filled and completed on home; run on the target between the two (the event loops' queues order these).
+     */
+    private final class HopBatch {
+        private final Outbox outbox;
+        private Shard target;
+        private Hop[] hops = new Hop[16];
+        private int n;
+        private final Runnable onTarget;
+        private final Runnable onHome;
+
+        HopBatch(Outbox outbox) {
+            this.outbox = outbox;
+            onHome = () -> {
+                completeHops(outbox.home, hops, n);
+                outbox.release(this);
+            };
+            onTarget = () -> runHops(target, outbox.home, hops, n, onHome);
+        }
+
+        void add(Hop h) {
+            if (n == hops.length) hops = java.util.Arrays.copyOf(hops, n * 2);
+            hops[n++] = h;
+        }
+    }
+
     /** The hops one home shard gathers during a loop iteration, per target. Confined to that home shard's thread. */
     private final class Outbox {
         private final Shard home;
-        private final ArrayList<ArrayList<Hop>> perTarget = new ArrayList<>();
+        /** The batch being filled for each target, or null. */
+        private final HopBatch[] perTarget;
+        /** Completed batches, for reuse; at most {@link #MAX_FREE_BATCHES}. */
+        private final java.util.ArrayDeque<HopBatch> freeBatches = new java.util.ArrayDeque<>();
         private final Runnable flushTask = this::flush;
         private boolean scheduled;
         /** Hops whose replies were delivered, for reuse; at most {@link #MAX_FREE_HOPS}. */
@@ -1527,11 +1570,18 @@ public final class Dispatcher {
 
         Outbox(Shard home) {
             this.home = home;
-            for (int i = 0; i < shards.size(); i++) perTarget.add(new ArrayList<>());
+            perTarget = new HopBatch[shards.size()];
         }
 
         void add(Shard target, Hop h) {
-            perTarget.get(target.id()).add(h);
+            HopBatch b = perTarget[target.id()];
+            if (b == null) {
+                b = freeBatches.poll();
+                if (b == null) b = new HopBatch(this);
+                b.target = target;
+                perTarget[target.id()] = b;
+            }
+            b.add(h);
             if (!scheduled) {
                 scheduled = true;
                 home.executeAfterIteration(flushTask);
@@ -1541,14 +1591,20 @@ public final class Dispatcher {
         /** Posts each target its batch. Runs after the loop iteration, or early before a coordinated command. */
         void flush() {
             scheduled = false;
-            for (int t = 0; t < perTarget.size(); t++) {
-                ArrayList<Hop> list = perTarget.get(t);
-                if (list.isEmpty()) continue;
-                Hop[] batch = list.toArray(new Hop[0]);
-                list.clear();
-                Shard target = shards.get(t);
-                target.loop().execute(() -> runHops(target, home, batch));
+            for (int t = 0; t < perTarget.length; t++) {
+                HopBatch b = perTarget[t];
+                if (b == null) continue;
+                perTarget[t] = null;
+                b.target.loop().execute(b.onTarget);
             }
+        }
+
+        /** Takes back a batch home has completed (its hops went back with {@link #recycle}). */
+        void release(HopBatch b) {
+            java.util.Arrays.fill(b.hops, 0, b.n, null);
+            b.n = 0;
+            b.target = null;
+            if (freeBatches.size() < MAX_FREE_BATCHES) freeBatches.push(b);
         }
     }
 }
