@@ -1039,7 +1039,7 @@ public final class Database {
     }
 
     /** How long a table's value array may hold no value before the cron drops it (see {@code Table.raw}). */
-    static final long VALUES_IDLE_MS = 1000;
+    public static final long VALUES_IDLE_MS = 1000;
 
     /**
      * From the shard's cron: drops the live table's array of values held by reference once it has held none for

@@ -43,7 +43,8 @@ class HashFieldTtlTest extends ServerPerShardCount {
     }
 
     private static long usedBytes(String key) throws Exception {
-        return onShard(server, key, () -> server.context().shards().shardOf(bytes(key)).db(0).usedBytes());
+        return onShard(server, key,
+                () -> io.tide.testing.SettledMemory.usedBytes(server.context().shards().shardOf(bytes(key)).db(0)));
     }
 
     private static Object raw(Jedis j, Protocol.Command cmd, String... args) {

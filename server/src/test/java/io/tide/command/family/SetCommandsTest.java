@@ -613,7 +613,7 @@ class SetCommandsTest {
     private static List<Long> usedBytesInDb7() throws Exception {
         List<Long> out = new ArrayList<>();
         for (Shard s : server.context().shards().all()) {
-            out.add(s.loop().submit(() -> s.db(7).usedBytes()).get(10, TimeUnit.SECONDS));
+            out.add(s.loop().submit(() -> io.tide.testing.SettledMemory.usedBytes(s.db(7))).get(10, TimeUnit.SECONDS));
         }
         return out;
     }

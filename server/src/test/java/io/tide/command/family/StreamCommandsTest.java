@@ -454,7 +454,7 @@ class StreamCommandsTest extends ServerPerShardCount {
             j.select(9);
             String k = "mem";
             Shard s = server.context().shards().shardOf(bytes(k));
-            long baseline = onShard(server, k, () -> s.db(9).usedBytes());
+            long baseline = onShard(server, k, () -> io.tide.testing.SettledMemory.usedBytes(s.db(9)));
             for (int i = 1; i <= 500; i++) j.xadd(k, id(i + "-0"), fields("f", "v".repeat(i % 40)));
             j.xgroupCreate(k, "g", id("0-0"), false);
             j.xreadGroup("g", "c", XReadGroupParams.xReadGroupParams().count(100),
@@ -465,7 +465,7 @@ class StreamCommandsTest extends ServerPerShardCount {
             long withStream = onShard(server, k, () -> s.db(9).usedBytes());
             assertThat(withStream).isGreaterThan(baseline + 300 * 10);
             j.del(k);
-            assertThat(onShard(server, k, () -> s.db(9).usedBytes())).isEqualTo(baseline);
+            assertThat(onShard(server, k, () -> io.tide.testing.SettledMemory.usedBytes(s.db(9)))).isEqualTo(baseline);
         }
     }
 

@@ -430,7 +430,7 @@ class ZSetCommandsTest extends ServerPerShardCount {
             j.del("mem", "mem-small", "mem-u", "mem-r");
             for (Shard s : server.context().shards().all()) {
                 Database d = s.loop().submit(() -> s.db(7)).get();
-                long used = s.loop().submit(d::usedBytes).get();
+                long used = s.loop().submit(() -> io.tide.testing.SettledMemory.usedBytes(d)).get();
                 long size = s.loop().submit(d::size).get();
                 assertThat(size).isZero();
                 long emptyTable = s.loop().submit(() -> new Database(7).usedBytes()).get();
