@@ -26,7 +26,7 @@ import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.Blackhole;
 
 /**
- * Confined to one JMH thread: RESP decoding of pipelined SETs and a GET, and reply encoding: a bulk reply, GET's reply
+ * Confined to one JMH thread: RESP decoding of pipelined SETs, a GET and an EXISTS of 100 keys, and reply encoding: a bulk reply, GET's reply
  * written from a stored entry in place ({@link Reply.BulkView}), {@code +OK} and an integer beyond the shared ones.
  *
  * <p>Run: {@code java -jar benchmarks/target/benchmarks.jar RespDecoderBench -prof gc}
@@ -43,6 +43,7 @@ public class RespDecoderBench {
     private final List<Object> out = new ArrayList<>(32);
     private ByteBuf pipelinedSets;
     private ByteBuf singleGet;
+    private ByteBuf exists100;
     private ByteBuf replyBuffer;
     private RespDecoder decoder;
     private final Reply bulkReply = Reply.bulk("v".repeat(32));
@@ -63,6 +64,9 @@ public class RespDecoderBench {
         ByteBufAllocator alloc = PooledByteBufAllocator.DEFAULT;
         pipelinedSets = direct(alloc, sb.toString());
         singleGet = direct(alloc, "*2\r\n$3\r\nGET\r\n$16\r\nkey:000000000123\r\n");
+        StringBuilder ex = new StringBuilder("*101\r\n$6\r\nEXISTS\r\n");
+        for (int i = 0; i < 100; i++) ex.append("$16\r\n").append(String.format("key:%012d", i)).append("\r\n");
+        exists100 = direct(alloc, ex.toString());
         replyBuffer = alloc.directBuffer(256);
         decoder = new RespDecoder(limits, () -> true);
     }
@@ -76,6 +80,7 @@ public class RespDecoderBench {
     public void tearDown() {
         pipelinedSets.release();
         singleGet.release();
+        exists100.release();
         replyBuffer.release();
     }
 
@@ -87,6 +92,12 @@ public class RespDecoderBench {
     @Benchmark
     public void decodeSingleGet(Blackhole bh) {
         decodeAll(singleGet, bh);
+    }
+
+    /** One command of many short arguments (EXISTS of 100 16-byte keys): the decoder's cost per argument. */
+    @Benchmark
+    public void decodeExists100(Blackhole bh) {
+        decodeAll(exists100, bh);
     }
 
     @Benchmark
