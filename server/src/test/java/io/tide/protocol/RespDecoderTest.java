@@ -179,6 +179,107 @@ class RespDecoderTest {
         }
     }
 
+    /**
+     * Commands of many arguments (read by RespDecoder.fastArguments from the buffer's NIO view) decode exactly as the same
+     * bytes fed one at a time (which the general path reads: an argument is never whole at once), in heap and direct
+     * buffers and split at random: arguments of every short length with CR, LF and '$' inside, ones over the
+     * unauthenticated bulk limit, and malformed headers in the middle of a command (the same error, after the same
+     * earlier commands).
+     */
+    @Test
+    void manyArguments_decodeAsTheGeneralPathDoes_validOrNot() {
+        java.util.SplittableRandom rnd = new java.util.SplittableRandom(7);
+        String[] bad = {"$05\r\n", "$-3\r\n", "$x\r\n", "#3\r\n", "$\r\n", "$123456\r\n", "$1a\r\n"};
+        int decodedRounds = 0;
+        for (int round = 0; round < 300; round++) {
+            boolean auth = round % 3 != 2; // unauthenticated: at most 10 arguments, bulks of at most 16 KB
+            ByteArrayOutputStream frame = new ByteArrayOutputStream();
+            int commands = 1 + rnd.nextInt(4);
+            for (int c = 0; c < commands; c++) {
+                int n = auth ? RespDecoder.FAST_ARGS + rnd.nextInt(40) : 9 + rnd.nextInt(2);
+                frame.writeBytes(bytes("*" + n + "\r\n$6\r\nEXISTS\r\n"));
+                for (int i = 1; i < n; i++) {
+                    if (round % 5 == 4 && c == commands - 1 && i == n / 2) {
+                        frame.writeBytes(bytes(bad[rnd.nextInt(bad.length)])); // the rest is ignored after the error
+                        continue;
+                    }
+                    int len = rnd.nextInt(auth ? 10 : 30) == 0 ? 16_383 + rnd.nextInt(2000) : rnd.nextInt(80);
+                    byte[] a = new byte[len];
+                    for (int k = 0; k < len; k++) a[k] = (byte) "ab\r\n$*0\u0000\u00ff".charAt(rnd.nextInt(9));
+                    frame.writeBytes(bytes("$" + len + "\r\n"));
+                    frame.writeBytes(a);
+                    frame.writeBytes(bytes("\r\n"));
+                }
+            }
+            byte[] all = frame.toByteArray();
+            List<Object> expected = decodeOneByteAtATime(all, auth);
+            if (!expected.isEmpty()) decodedRounds++; // empty: "$123456" waits for its bytes
+            for (int mode = 0; mode < 3; mode++) {
+                RespDecoder d = new RespDecoder(limits, () -> auth);
+                List<Object> got = new ArrayList<>();
+                int at = 0;
+                while (at < all.length) {
+                    int len = mode == 0 ? all.length : 1 + rnd.nextInt(Math.max(1, all.length / 3));
+                    len = Math.min(len, all.length - at);
+                    ByteBuf b = mode == 2 ? Unpooled.directBuffer(len) : Unpooled.buffer(len);
+                    b.writeBytes(all, at, len);
+                    d.read(UnpooledByteBufAllocator.DEFAULT, b, got);
+                    at += len;
+                }
+                d.release();
+                assertThat(strings(got)).as("round %d, mode %d", round, mode).isEqualTo(expected);
+            }
+        }
+        assertThat(decodedRounds).isGreaterThan(280);
+    }
+
+    /**
+     * A command of short arguments with a leading-zero length among them, split at every byte: each read's fast path
+     * stops where an argument is not whole (its trailer included) and at the malformed header, as the general path would.
+     */
+    @Test
+    void manyArguments_splitAtEveryBoundary_andALeadingZeroInTheMiddle() {
+        StringBuilder ok = new StringBuilder("*12\r\n$6\r\nEXISTS\r\n");
+        for (int i = 1; i < 12; i++) ok.append('$').append(i % 4).append("\r\n").append("x\r$".substring(0, i % 4))
+                .append("\r\n");
+        String bad = "*12\r\n$6\r\nEXISTS\r\n$1\r\na\r\n$1\r\nb\r\n$01\r\nc\r\n" + "$1\r\nd\r\n".repeat(8);
+        for (String text : new String[] {ok.toString(), ok + bad}) {
+            byte[] frame = bytes(text);
+            List<Object> expected = decodeOneByteAtATime(frame, true);
+            for (int split = 0; split <= frame.length; split++) {
+                RespDecoder d = new RespDecoder(limits, () -> true);
+                List<Object> got = new ArrayList<>();
+                d.read(UnpooledByteBufAllocator.DEFAULT, Unpooled.wrappedBuffer(Arrays.copyOfRange(frame, 0, split)), got);
+                d.read(UnpooledByteBufAllocator.DEFAULT,
+                        Unpooled.wrappedBuffer(Arrays.copyOfRange(frame, split, frame.length)), got);
+                d.release();
+                assertThat(strings(got)).as("split at %d", split).isEqualTo(expected);
+            }
+        }
+    }
+
+    private List<Object> decodeOneByteAtATime(byte[] all, boolean auth) {
+        RespDecoder d = new RespDecoder(limits, () -> auth);
+        List<Object> got = new ArrayList<>();
+        for (byte b : all) d.read(UnpooledByteBufAllocator.DEFAULT, Unpooled.wrappedBuffer(new byte[] {b}), got);
+        d.release();
+        return strings(got);
+    }
+
+    private static List<Object> strings(List<Object> decoded) {
+        List<Object> out = new ArrayList<>();
+        for (Object o : decoded) {
+            if (o instanceof byte[][] argv) {
+                List<String> args = new ArrayList<>();
+                for (byte[] a : argv) args.add(new String(a, StandardCharsets.ISO_8859_1));
+                out.add(args);
+            } else {
+                out.add(o);
+            }
+        }
+        return out;
+    }
+
     @Test
     void pipeline_of1000CommandsInOneBuffer() {
         StringBuilder sb = new StringBuilder();
