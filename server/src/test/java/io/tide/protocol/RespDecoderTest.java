@@ -41,19 +41,7 @@ class RespDecoderTest {
 
     /** Each decoded command as a list of ISO-8859-1 strings; errors as their message. */
     private List<Object> decoded() {
-        List<Object> out = new ArrayList<>();
-        for (Object o : drain()) {
-            if (o instanceof byte[][] argv) {
-                List<String> args = new ArrayList<>();
-                for (byte[] a : argv) {
-                    args.add(new String(a, StandardCharsets.ISO_8859_1));
-                }
-                out.add(args);
-            } else {
-                out.add(o);
-            }
-        }
-        return out;
+        return strings(drain());
     }
 
     private static String multibulk(String... args) {
@@ -266,6 +254,7 @@ class RespDecoderTest {
         return strings(got);
     }
 
+    /** {@code decoded}'s commands as lists of ISO-8859-1 strings; errors as they are. */
     private static List<Object> strings(List<Object> decoded) {
         List<Object> out = new ArrayList<>();
         for (Object o : decoded) {

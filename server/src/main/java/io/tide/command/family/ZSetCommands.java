@@ -312,10 +312,10 @@ public final class ZSetCommands {
         1e14, 1e15};
 
     /**
-     * The value of the digits and at most one '.' in {@code s[from, to)} (no sign) when at most 15 digits and no
-     * exponent make it: the digits as an integer below 10^15 and the power of ten below it are both exact doubles, so
-     * their quotient is the correctly rounded value, as strtod's (Clinger's fast path). NaN otherwise, for the general
-     * parser.
+     * The value of {@code s[from, to)} (no sign) when it is 1 to 15 digits with at most one '.' and nothing else: the
+     * digits as an integer below 10^15 and the power of ten below it are both exact doubles, so their quotient is the
+     * correctly rounded value, as strtod's (Clinger's fast path). NaN for any other text (an exponent, more digits, a
+     * second '.', no digit), which the general parser reads or refuses.
      * Scores such as "1", "42", "1700000000" and "3.25" take this path without making a String (ZADD's hot path).
      */
     static double exactDecimal(byte[] s, int from, int to) {
@@ -325,33 +325,25 @@ public final class ZSetCommands {
         for (int j = from; j < to; j++) {
             byte b = s[j];
             if (b == '.') {
+                if (fraction >= 0) return Double.NaN;
                 fraction = 0;
             } else if (b < '0' || b > '9' || ++digits > 15) {
-                return Double.NaN; // an exponent, or too many digits to be exact
+                return Double.NaN;
             } else {
                 m = m * 10 + (b - '0');
                 if (fraction >= 0) fraction++;
             }
         }
+        if (digits == 0) return Double.NaN;
         return fraction <= 0 ? (double) m : m / POW10[fraction];
     }
 
     /**
-     * The whole of {@code s} when it is an optional sign, then digits with at most one '.', at least one digit and at
-     * most 15 (so {@link #exactDecimal} is exact and strtod would read the same value, with no range error); NaN for
-     * any other text, which the full strtod then reads.
+     * The whole of {@code s} when it is an optional sign and then what {@link #exactDecimal} reads exactly (so strtod
+     * would read the same value, with no range error); NaN for any other text, which the full strtod then reads.
      */
     static double plainDecimal(byte[] s) {
         int from = s.length > 0 && (s[0] == '-' || s[0] == '+') ? 1 : 0;
-        int digits = 0;
-        int dots = 0;
-        for (int j = from; j < s.length; j++) {
-            byte b = s[j];
-            if (b >= '0' && b <= '9') digits++;
-            else if (b == '.') dots++;
-            else return Double.NaN;
-        }
-        if (digits == 0 || digits > 15 || dots > 1) return Double.NaN;
         double v = exactDecimal(s, from, s.length);
         return from == 1 && s[0] == '-' ? -v : v;
     }
