@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.util.ByteProcessor;
+import io.netty.util.internal.PlatformDependent;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
@@ -171,21 +172,21 @@ public final class RespDecoder {
             return;
         }
         ArgvPool pool = ArgvPool.current(); // argument arrays to fill again (decision 0028)
+        boolean memory = UNSAFE && in.hasMemoryAddress();
         while (in.isReadable()) {
+            if (memory) {
+                fastCommands(in, out, pool);
+                if (!in.isReadable()) break;
+            }
+            boolean progressed;
             if (argv == null) {
-                boolean progressed = in.getByte(in.readerIndex()) == '*'
+                progressed = in.getByte(in.readerIndex()) == '*'
                         ? readMultibulkHeader(in, out, pool)
                         : readInline(in, out);
-                if (!progressed) {
-                    break;
-                }
-                if (argv == null) {
-                    continue;
-                }
+            } else {
+                progressed = readArgument(in, out, pool);
             }
-            if (!readArguments(in, out, pool)) {
-                break;
-            }
+            if (!progressed) break;
         }
         if (!failed) {
             long pending = (long) in.readableBytes() + (big != null ? bigFilled : 0);
@@ -259,7 +260,7 @@ public final class RespDecoder {
      * The next {@code length} bytes in an array of their own (new, or one the pool took back), consumed. An argument of up to 64 bytes is copied 8 bytes at a
      * time: for such a short copy the buffer's bulk copy costs more in checks and its call than in the copy.
      */
-    private static byte[] readArgument(ByteBuf in, int length, ArgvPool pool) {
+    private static byte[] copyArgument(ByteBuf in, int length, ArgvPool pool) {
         byte[] a = pool.bytes(length);
         if (length > 64) {
             in.readBytes(a);
@@ -273,52 +274,94 @@ public final class RespDecoder {
         return a;
     }
 
-    /** Arguments left in a command from which {@link #fastArguments} reads them. */
-    static final int FAST_ARGS = 8;
-    private static final VarHandle LONGS_BE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+    /**
+     * Whether Netty reads memory through {@code Unsafe}, which {@link #fastCommands} uses: without the JVM's
+     * {@code --sun-misc-unsafe-memory-access=allow} it does not, and a direct buffer may still have a memory address.
+     */
+    private static final boolean UNSAFE = PlatformDependent.hasUnsafe();
+    private static final boolean UNALIGNED = PlatformDependent.isUnaligned();
+    private static final VarHandle LONGS_NATIVE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.nativeOrder());
 
     /**
-     * The next arguments of a command with many of them, each a whole {@code $<n>\r\n<n bytes>\r\n} already in
-     * {@code in}, read through the buffer's NIO view: a profile of EXISTS of 100 keys spent about half the shard
-     * thread's time in ByteBuf calls, which are virtual calls here (the decoder sees several ByteBuf classes, so they are
-     * not inlined), several per argument. Stops at the first argument that is not that exactly, as the fast path of
-     * {@link #shortHeader} takes it (1 to 5 digits, no leading zero, within the unauthenticated limit), or not whole yet,
-     * and leaves it and the rest to the general path, which reads them or reports their errors.
+     * Decodes the requests at {@code in}'s reader index straight from its memory ({@code in.hasMemoryAddress()}, read
+     * with Netty's {@code Unsafe} accessors), as
+     * long as each header and argument is plainly framed and whole: a header as {@link #shortHeader}'s fast path takes
+     * it (1 to 5 digits, no leading zero, a command of at most {@value #UNAUTHENTICATED_MAX_ARGS} arguments, a bulk of
+     * at most {@value #UNAUTHENTICATED_MAX_BULK} bytes), an argument with its two trailing bytes in the buffer. Starts
+     * only between arguments, and may start in the middle of a command. Stops at the first thing that is not that,
+     * leaving it to the general path, which reads it (a longer command's header, an argument not whole yet, an inline
+     * command) or reports its error; the reader index moves once, at the end.
+     *
+     * <p>Why: the general path makes several {@code ByteBuf} calls per argument and a few per header byte, and here
+     * they are virtual calls (a read comes as a slice of the io_uring ring's buffer, a partial request's rest as the
+     * cumulation, so the decoder sees several classes and the JIT does not inline them). A profile of PUBLISH at
+     * {@code -P 16} put about 30% of the shard thread's samples in them.
      */
-    private void fastArguments(ByteBuf in, ArgvPool pool) {
-        if (in.nioBufferCount() != 1) return;
-        int r = in.readerIndex();
+    private void fastCommands(ByteBuf in, List<Object> out, ArgvPool pool) {
+        if (bulkLength >= 0 || big != null || scanned != 0) return;
+        long base = in.memoryAddress();
+        int p = in.readerIndex();
         int w = in.writerIndex();
-        java.nio.ByteBuffer bb = in.internalNioBuffer(r, w - r);
-        if (bb.order() != ByteOrder.BIG_ENDIAN) return;
-        int base = bb.position() - r; // the view's index of the buffer's index i is base + i
-        long max = Math.min(UNAUTHENTICATED_MAX_BULK, limits.maxBulkLength());
-        int p = r;
-        while (argIndex < argc && p + 4 <= w && bb.get(base + p) == '$') {
-            int q = p + 1;
-            int end = Math.min(w, q + 5);
-            int v = 0;
-            while (q < end) {
-                int d = bb.get(base + q) - '0';
-                if (d < 0 || d > 9) break;
-                v = v * 10 + d;
-                q++;
+        long maxBulk = Math.min(UNAUTHENTICATED_MAX_BULK, limits.maxBulkLength());
+        decoding:
+        while (p < w) {
+            if (argv == null) {
+                if (PlatformDependent.getByte(base + p) != '*') break;
+                long h = plainHeader(base, p, w, UNAUTHENTICATED_MAX_ARGS);
+                if (h < 0) break;
+                p = (int) h + 2;
+                int n = (int) (h >>> 32);
+                if (n == 0) continue; // *0 is ignored, as by the general path
+                startCommand(n, pool);
             }
-            if (q == p + 1 || q + 1 >= w || bb.get(base + q) != CR || v > max) break;
-            if (v == 0 ? q != p + 2 : bb.get(base + p + 1) == '0') break;
-            int data = q + 2;
-            if ((long) data + v + 2 > w) break; // not whole yet
-            byte[] a = pool.bytes(v);
-            int i = 0;
-            for (; i + 8 <= v; i += 8) LONGS_BE.set(a, i, bb.getLong(base + data + i));
-            for (; i < v; i++) a[i] = bb.get(base + data + i);
-            if (argIndex == argv.length) {
-                argv = Arrays.copyOf(argv, (int) Math.min(argc, 2L * argv.length));
+            while (argv != null) {
+                if (p >= w || PlatformDependent.getByte(base + p) != '$') break decoding;
+                long h = plainHeader(base, p, w, maxBulk);
+                if (h < 0) break decoding;
+                int data = (int) h + 2;
+                int length = (int) (h >>> 32);
+                if ((long) data + length + 2 > w) break decoding; // not whole yet
+                byte[] arg = argIndex == 0 && length <= NAME_MAX
+                        ? commandName(base + data, length, pool)
+                        : copyArgument(base + data, length, pool);
+                p = data + length + 2; // like Redis, the two bytes after a bulk are not checked
+                addArgument(arg, out);
             }
-            argv[argIndex++] = a;
-            p = data + v + 2; // like Redis, the two bytes after a bulk are not checked
         }
         in.readerIndex(p);
+    }
+
+    /**
+     * The header line at {@code base + p} ({@code *} or {@code $}, already checked) read as {@link #shortHeader} reads
+     * it, from memory: its number in the high 32 bits and the index of its CR in the low ones, or -1 where
+     * {@code shortHeader} would return -1.
+     */
+    private static long plainHeader(long base, int p, int w, long max) {
+        int q = p + 1;
+        int end = Math.min(w, q + 5);
+        int v = 0;
+        while (q < end) {
+            int d = PlatformDependent.getByte(base + q) - '0';
+            if (d < 0 || d > 9) break;
+            v = v * 10 + d;
+            q++;
+        }
+        if (q == p + 1 || q + 1 >= w || PlatformDependent.getByte(base + q) != CR || v > max) return -1;
+        if (v == 0 ? q != p + 2 : PlatformDependent.getByte(base + p + 1) == '0') return -1;
+        return (long) v << 32 | q;
+    }
+
+    /** {@link #copyArgument(ByteBuf, int, ArgvPool)} from memory. */
+    private static byte[] copyArgument(long address, int length, ArgvPool pool) {
+        byte[] a = pool.bytes(length);
+        if (length > 64 || !UNALIGNED) {
+            PlatformDependent.copyMemory(address, a, 0, length);
+            return a;
+        }
+        int i = 0;
+        for (; i + 8 <= length; i += 8) LONGS_NATIVE.set(a, i, PlatformDependent.getLong(address + i));
+        for (; i < length; i++) a[i] = PlatformDependent.getByte(address + i);
+        return a;
     }
 
     /** Starts reading a command of {@code n} arguments. */
@@ -329,48 +372,52 @@ public final class RespDecoder {
         argv = n <= ArgvPool.MAX_ARGC ? pool.argv(n) : new byte[Math.min(n, INITIAL_ARGV)][];
     }
 
-    /** Reads bulk arguments of the current multibulk; true once it is complete and emitted. */
-    private boolean readArguments(ByteBuf in, List<Object> out, ArgvPool pool) {
-        while (argIndex < argc) {
-            if (argIndex > 0 && argc - argIndex >= FAST_ARGS && bulkLength < 0 && big == null && scanned == 0) {
-                fastArguments(in, pool);
-                if (argIndex == argc) break;
-            }
-            if (bulkLength < 0 && !readBulkHeader(in, out)) {
-                return false;
-            }
-            byte[] arg;
-            if (big == null) {
-                int readable = in.readableBytes();
-                if (readable - 2 >= bulkLength) {
-                    if (argIndex == 0 && bulkLength <= NAME_MAX) {
-                        arg = commandName(in, bulkLength);
-                    } else {
-                        arg = readArgument(in, bulkLength, pool);
-                    }
-                    in.skipBytes(2); // like Redis, the two bytes after a bulk are not checked
-                } else if (bulkLength >= BIG_ARG) {
-                    big = new byte[Math.min(bulkLength, Math.max(INITIAL_BIG, readable))];
-                    bigFilled = 0;
-                    bigTrailer = 0;
-                    if ((arg = streamBig(in)) == null) {
-                        return false;
-                    }
+    /**
+     * Reads the current multibulk's next argument (its header, then its bytes, which may take several calls for a big
+     * one); emits the command once its last argument is read. False if nothing could be read (incomplete or failed).
+     */
+    private boolean readArgument(ByteBuf in, List<Object> out, ArgvPool pool) {
+        if (bulkLength < 0) {
+            return readBulkHeader(in, out);
+        }
+        byte[] arg;
+        if (big == null) {
+            int readable = in.readableBytes();
+            if (readable - 2 >= bulkLength) {
+                if (argIndex == 0 && bulkLength <= NAME_MAX) {
+                    arg = commandName(in, bulkLength);
                 } else {
+                    arg = copyArgument(in, bulkLength, pool);
+                }
+                in.skipBytes(2); // like Redis, the two bytes after a bulk are not checked
+            } else if (bulkLength >= BIG_ARG) {
+                big = new byte[Math.min(bulkLength, Math.max(INITIAL_BIG, readable))];
+                bigFilled = 0;
+                bigTrailer = 0;
+                if ((arg = streamBig(in)) == null) {
                     return false;
                 }
-            } else if ((arg = streamBig(in)) == null) {
+            } else {
                 return false;
             }
-            if (argIndex == argv.length) {
-                argv = Arrays.copyOf(argv, (int) Math.min(argc, 2L * argv.length));
-            }
-            argv[argIndex++] = arg;
-            bulkLength = -1;
+        } else if ((arg = streamBig(in)) == null) {
+            return false;
         }
-        out.add(argv);
-        argv = null;
+        bulkLength = -1;
+        addArgument(arg, out);
         return true;
+    }
+
+    /** Appends an argument to the current command, and emits the command if that was its last. */
+    private void addArgument(byte[] arg, List<Object> out) {
+        if (argIndex == argv.length) {
+            argv = Arrays.copyOf(argv, (int) Math.min(argc, 2L * argv.length));
+        }
+        argv[argIndex++] = arg;
+        if (argIndex == argc) {
+            out.add(argv);
+            argv = null;
+        }
     }
 
     /**
@@ -389,9 +436,28 @@ public final class RespDecoder {
         }
         byte[] arg = new byte[length];
         in.readBytes(arg);
-        names[nextName] = arg;
+        return rememberName(arg);
+    }
+
+    /** {@link #commandName(ByteBuf, int)} from memory (a new name's array may come from the pool: names never go back). */
+    private byte[] commandName(long address, int length, ArgvPool pool) {
+        for (byte[] n : names) {
+            if (n != null && n.length == length && sameBytes(address, n)) return n;
+        }
+        return rememberName(copyArgument(address, length, pool));
+    }
+
+    private static boolean sameBytes(long address, byte[] b) {
+        for (int i = 0; i < b.length; i++) {
+            if (PlatformDependent.getByte(address + i) != b[i]) return false;
+        }
+        return true;
+    }
+
+    private byte[] rememberName(byte[] name) {
+        names[nextName] = name;
         nextName = (nextName + 1) % NAMES;
-        return arg;
+        return name;
     }
 
     private static boolean sameBytes(ByteBuf in, int at, byte[] b) {
