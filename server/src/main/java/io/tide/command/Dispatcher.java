@@ -122,6 +122,34 @@ public final class Dispatcher {
         return table.lookup(name.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
     }
 
+    /** Marks a protocol error in a client's queue of held-back requests: {@code {PROTOCOL_ERROR, message}}. */
+    private static final byte[] PROTOCOL_ERROR = new byte[0];
+
+    /**
+     * A protocol error that the decoder found after the client's earlier requests, on its home shard thread. As Redis
+     * does, those requests are answered, then the error, and the connection closes. Requests held back behind a
+     * multi-shard, blocking or paused command have not run yet, so the error waits behind them in the same queue
+     * ({@link #resume} answers it once they have run). Otherwise it goes out after the replies still pending, and
+     * {@code closeNow} closes at once when none is.
+     */
+    public void protocolError(ClientSession c, String message, Runnable closeNow) {
+        if (c.quitting || c.closed) return;
+        if (c.barrierInFlight) {
+            c.defer(new byte[][] {PROTOCOL_ERROR, message.getBytes(java.nio.charset.StandardCharsets.UTF_8)}, false);
+        } else if (c.pendingReplies() > 0) {
+            answerProtocolError(c, message.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        } else {
+            c.send(Reply.error(message));
+            closeNow.run();
+        }
+    }
+
+    /** The error after every reply due before it; the connection closes once they are out. */
+    private static void answerProtocolError(ClientSession c, byte[] message) {
+        c.requestClose();
+        c.send(Reply.error(new String(message, java.nio.charset.StandardCharsets.UTF_8)));
+    }
+
     /** Handles one request on the client's home shard thread. */
     public void dispatch(ClientSession c, byte[][] argv) {
         if (c.quitting || c.closed) return;
@@ -924,6 +952,10 @@ public final class Dispatcher {
         if (clock != null) clock.beginRun();
         try {
             while (!c.barrierInFlight && !c.quitting && (next = c.pollDeferred()) != null) {
+                if (next[0] == PROTOCOL_ERROR) {
+                    answerProtocolError(c, next[1]);
+                    break;
+                }
                 dispatchNow(c, next);
             }
         } finally {

@@ -269,14 +269,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
         if (msg instanceof byte[][] argv) {
             if (argv.length > 0) dispatcher.dispatch(session, argv);
         } else if (msg instanceof ProtocolError err) {
-            if (session.pendingReplies() > 0) {
-                // Earlier commands are still running on other shards: close once their replies are out.
-                session.requestClose();
-                session.send(Reply.error(err.message()));
-            } else {
-                session.send(Reply.error(err.message()));
-                closeAfterProtocolError(ctx);
-            }
+            dispatcher.protocolError(session, err.message(), () -> closeAfterProtocolError(ctx));
         }
     }
 

@@ -126,6 +126,30 @@ class MalformedInputTest {
         serverStillServes();
     }
 
+    /**
+     * Requests held back behind a multi-shard command (they wait for its reply) are answered before a protocol error
+     * that came after them, as Redis answers them: the error used to go out right after the multi-shard reply, and the
+     * held requests were dropped with the connection.
+     */
+    @Test
+    void protocolErrorBehindAMultiShardCommand_answersTheRequestsBetweenFirst() throws Exception {
+        String[] keys = new String[21];
+        keys[0] = "EXISTS";
+        for (int i = 1; i < keys.length; i++) keys[i] = "held:" + i; // on both shards
+        try (RawClient c = new RawClient(server.port())) {
+            java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+            out.writeBytes(RawClient.encode(keys));
+            out.writeBytes(ascii("PING\r\n*2\r\n$4\r\nECHO\r\n$2\r\nhi\r\n*2\r\n$4\r\nECHO\r\n$05\r\nhello\r\n"));
+            c.send(out.toByteArray());
+            assertThat(c.readReply()).isEqualTo(":0\r\n");
+            assertThat(c.readReply()).isEqualTo("+PONG\r\n");
+            assertThat(c.readReply()).isEqualTo("$2\r\nhi\r\n");
+            assertThat(c.readReply()).isEqualTo("-ERR Protocol error: invalid bulk length\r\n");
+            assertThat(c.isClosedByServer()).isTrue();
+        }
+        serverStillServes();
+    }
+
     @Test
     void unbalancedQuotes_inInline_isAProtocolError() throws Exception {
         try (RawClient c = new RawClient(server.port())) {
