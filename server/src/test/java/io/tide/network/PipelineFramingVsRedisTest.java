@@ -18,7 +18,8 @@ import org.junit.jupiter.api.Test;
  * rest field by field (RespDecoder.fastCommands and the general path); here both meet real reads, io_uring's ring slices
  * and partial requests kept across reads, with commands of 1 to 40 arguments, arguments with CR, LF, '$' and '*' inside,
  * values over 16 KB and over 32 KB (read as they arrive), inline commands, {@code *0} and {@code *-1} between requests,
- * and, in some rounds, a malformed header at the end: the same error, after the same replies, then the close.
+ * blocking commands (BLPOP timing out, or served by an earlier LPUSH) and transactions among them, and, in some rounds, a malformed header at the end:
+ * the same error, after the same replies, then the close.
  */
 class PipelineFramingVsRedisTest extends VsRedis {
 
@@ -42,7 +43,7 @@ class PipelineFramingVsRedisTest extends VsRedis {
             for (int c = 0; c < commands; c++) {
                 if (rnd.nextInt(6) == 0) stream.writeBytes(ascii(new String[] {"*0\r\n", "*-1\r\n", "\r\n"}[rnd.nextInt(3)]));
                 replies++;
-                switch (rnd.nextInt(6)) {
+                switch (rnd.nextInt(8)) {
                     case 0 -> stream.writeBytes(ascii(rnd.nextBoolean() ? "PING\r\n" : "ECHO inline-" + c + "\r\n"));
                     case 1 -> stream.writeBytes(RawClient.encode("ECHO", value(rnd)));
                     case 2 -> stream.writeBytes(RawClient.encode("SET", k("s" + rnd.nextInt(8)), value(rnd)));
@@ -54,6 +55,18 @@ class PipelineFramingVsRedisTest extends VsRedis {
                             args.add(value(rnd));
                         }
                         stream.writeBytes(RawClient.encode(args.toArray(String[]::new)));
+                    }
+                    case 5 -> { // now and then a blocking command the requests after it wait for (it times out: nil)
+                        stream.writeBytes(rnd.nextInt(5) == 0
+                                ? RawClient.encode("BLPOP", k("l" + rnd.nextInt(30)), "0.01")
+                                : RawClient.encode("LPUSH", k("l" + rnd.nextInt(30)), value(rnd)));
+                    }
+                    case 6 -> { // a transaction: MULTI, two queued commands, EXEC
+                        stream.writeBytes(RawClient.encode("MULTI"));
+                        stream.writeBytes(RawClient.encode("SET", k("s" + rnd.nextInt(8)), value(rnd)));
+                        stream.writeBytes(RawClient.encode("MGET", k("s" + rnd.nextInt(8)), k("m" + rnd.nextInt(30))));
+                        stream.writeBytes(RawClient.encode("EXEC"));
+                        replies += 3;
                     }
                     default -> {
                         List<String> args = new ArrayList<>(List.of("EXISTS"));
