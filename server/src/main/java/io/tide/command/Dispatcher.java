@@ -137,7 +137,7 @@ public final class Dispatcher {
         if (c.barrierInFlight) {
             c.defer(new byte[][] {PROTOCOL_ERROR, message.getBytes(java.nio.charset.StandardCharsets.UTF_8)}, false);
         } else if (c.pendingReplies() > 0) {
-            answerProtocolError(c, message.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            answerProtocolError(c, message);
         } else {
             c.send(Reply.error(message));
             closeNow.run();
@@ -145,9 +145,9 @@ public final class Dispatcher {
     }
 
     /** The error after every reply due before it; the connection closes once they are out. */
-    private static void answerProtocolError(ClientSession c, byte[] message) {
+    private static void answerProtocolError(ClientSession c, String message) {
         c.requestClose();
-        c.send(Reply.error(new String(message, java.nio.charset.StandardCharsets.UTF_8)));
+        c.send(Reply.error(message));
     }
 
     /** Handles one request on the client's home shard thread. */
@@ -953,7 +953,7 @@ public final class Dispatcher {
         try {
             while (!c.barrierInFlight && !c.quitting && (next = c.pollDeferred()) != null) {
                 if (next[0] == PROTOCOL_ERROR) {
-                    answerProtocolError(c, next[1]);
+                    answerProtocolError(c, new String(next[1], java.nio.charset.StandardCharsets.UTF_8));
                     break;
                 }
                 dispatchNow(c, next);

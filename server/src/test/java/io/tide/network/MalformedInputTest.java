@@ -150,6 +150,39 @@ class MalformedInputTest {
         serverStillServes();
     }
 
+    /**
+     * Replies still on their way back from another shard (single-key commands run there, all on one shard, so nothing
+     * is held back) go out before a protocol error that came after their requests, and the connection closes only
+     * then. Keys of each shard in turn, on two connections each: on one of the two they are the other shard's.
+     */
+    @Test
+    void protocolErrorBehindHops_waitsForTheirReplies() throws Exception {
+        for (io.tide.shard.Shard target : server.context().shards().all()) {
+            java.util.List<String> keys = new java.util.ArrayList<>();
+            for (int i = 0; keys.size() < 8; i++) {
+                String k = "hop:" + i;
+                if (server.context().shards().shardOf(ascii(k)) == target) keys.add(k);
+            }
+            java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+            for (String k : keys) {
+                bystander.set(k, "v-" + k);
+                out.writeBytes(RawClient.encode("GET", k));
+            }
+            out.writeBytes(ascii("*2\r\n$4\r\nECHO\r\n$x\r\n"));
+            for (int attempt = 0; attempt < 2; attempt++) { // Netty gives connections their loops in turn: one is not target's
+                try (RawClient c = new RawClient(server.port())) {
+                    c.send(out.toByteArray());
+                    for (String k : keys) {
+                        assertThat(c.readReply()).isEqualTo("$" + (k.length() + 2) + "\r\nv-" + k + "\r\n");
+                    }
+                    assertThat(c.readReply()).isEqualTo("-ERR Protocol error: invalid bulk length\r\n");
+                    assertThat(c.isClosedByServer()).isTrue();
+                }
+            }
+        }
+        serverStillServes();
+    }
+
     @Test
     void unbalancedQuotes_inInline_isAProtocolError() throws Exception {
         try (RawClient c = new RawClient(server.port())) {
