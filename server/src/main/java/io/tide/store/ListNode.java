@@ -255,13 +255,17 @@ class ListNode {
 
     /**
      * Makes room for {@code extra} more bytes at the head ({@code headward}) or the tail in one allocation of
-     * exactly the size needed (a push of many elements at once).
+     * exactly the size needed (a push of many elements at once, or the first push into an empty node). A push into
+     * a node that holds entries and smaller than the spare room the array's growth gives anyway ({@link #open}: a
+     * quarter, at least 16 bytes) is left to that growth: reserving exactly would copy the whole array on every
+     * push of one element.
      */
     final void reserve(long extra, boolean headward) {
         int free = headward ? start : buf.length - end;
         if (free >= extra) return;
         int used = end - start;
         long need = used + extra;
+        if (used > 0 && extra < Math.max(16, need / 4)) return;
         if (need > Integer.MAX_VALUE - 16) throw new IllegalStateException("list node too large");
         byte[] b = new byte[capacityFor(need, (int) need)];
         int ns = headward ? b.length - used : 0;

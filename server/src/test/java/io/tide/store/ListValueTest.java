@@ -252,6 +252,48 @@ class ListValueTest {
         return out.stream().mapToLong(Long::longValue).toArray();
     }
 
+    /**
+     * LPUSH and RPUSH of one element at a time (the pushes of a queue or a log) grow a listpack's array by a quarter, as
+     * single inserts do, instead of copying it whole on every push; a push of many elements at once still takes one
+     * array of exactly the size needed.
+     */
+    @ParameterizedTest
+    @ValueSource(booleans = {true, false})
+    void pushesOfOneElement_growTheArrayByAQuarter_aPushOfManyExactly(boolean head) {
+        ListValue l = new ListValue();
+        int arrays = 0;
+        byte[] seen = null;
+        for (int i = 0; i < 500; i++) {
+            byte[][] argv = {null, b("element")};
+            l.beforeAdding(-2, 0, argv[1].length, 1);
+            l.pushAll(argv, 1, head);
+            // A list of one element (a new key) takes no spare room.
+            if (i == 0) assertThat(l.buf.length - (l.end - l.start)).isLessThan(8);
+            if (l.buf != seen) {
+                arrays++;
+                seen = l.buf;
+            }
+        }
+        assertThat(l.encodingName()).isEqualTo("listpack");
+        assertThat(l.size()).isEqualTo(500);
+        // 500 entries of 9 bytes grown by a quarter from 16 bytes: about 25 arrays; copying on every push made 500.
+        assertThat(arrays).isBetween(2, 40);
+        assertThat(l.buf.length).isLessThanOrEqualTo((l.end - l.start) * 5 / 4 + 16);
+        assertThat(l.memoryBytes()).isEqualTo(l.recomputedMemoryBytes());
+
+        ListValue many = new ListValue();
+        byte[][] argv = new byte[101][];
+        for (int i = 1; i <= 100; i++) argv[i] = b("element");
+        many.beforeAdding(-2, 0, 700, 100);
+        many.pushAll(argv, 1, head);
+        assertThat(many.buf.length - (many.end - many.start)).isLessThan(8);
+        // More elements than a quarter of the list in one push: exactly again.
+        many.beforeAdding(-2, 0, 700, 100);
+        many.pushAll(argv, 1, head);
+        assertThat(many.buf.length - (many.end - many.start)).isLessThan(8);
+        assertThat(many.size()).isEqualTo(200);
+    }
+
     // ---------------------------------------------------------------- encodings as Redis 7.2 switches them
 
     @Test
