@@ -1,6 +1,7 @@
 package io.tide.journal;
 
 import io.tide.store.Database;
+import io.tide.store.RawString;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -32,8 +33,9 @@ public final class KeyStates {
 
     /** The commands that create {@code key} with value {@code v} and absolute expiry {@code at} (0: none). */
     public static byte[][][] ofValue(byte[] key, Object v, long at) {
-        if (v instanceof byte[] || v instanceof Long) {
-            byte[] value = v instanceof byte[] b ? b : bytes(Long.toString((Long) v));
+        if (v instanceof byte[] || v instanceof Long || v instanceof RawString) {
+            // A RawString is copied: it may change in place before the journal writes these commands.
+            byte[] value = v instanceof byte[] b ? b : v instanceof RawString r ? r.bytes() : bytes(Long.toString((Long) v));
             return at > 0 ? new byte[][][] {{SET, key, value, PXAT, bytes(Long.toString(at))}}
                     : new byte[][][] {{SET, key, value}};
         }

@@ -52,6 +52,27 @@ class JournalEffectsTest {
         }
     }
 
+    /**
+     * A string past 1 KB is changed where it lies (store.RawString): each write that changed it is recorded as sent,
+     * and one that changed nothing (a bit already set, a BITFIELD of GETs) records nothing.
+     */
+    @Test
+    void writesToAStringChangedInPlace_areJournalled_unchangedOnesAreNot() throws Exception {
+        try (Server server = TestServers.start(1); Jedis j = TestServers.jedis(server.port(), 2)) {
+            call(j, "SETRANGE", "ls", "2000", "x");
+            CapturingSink[] sinks = CapturingSink.attach(server);
+            call(j, "APPEND", "ls", "ab");
+            call(j, "SETRANGE", "ls", "5", "cd");
+            call(j, "SETBIT", "ls", "3", "1");
+            call(j, "SETBIT", "ls", "3", "1");
+            call(j, "BITFIELD", "ls", "SET", "u8", "#1", "7");
+            call(j, "BITFIELD", "ls", "GET", "u8", "0");
+            call(j, "SETBIT", "ls", "40000", "1");
+            assertThat(records(sinks)).containsExactly("db0: APPEND ls ab", "db0: SETRANGE ls 5 cd",
+                    "db0: SETBIT ls 3 1", "db0: BITFIELD ls SET u8 #1 7", "db0: SETBIT ls 40000 1");
+        }
+    }
+
     @Test
     void relativeAndPastExpiries_areJournalledAbsolute() throws Exception {
         try (Server server = TestServers.start(1); Jedis j = TestServers.jedis(server.port(), 2)) {

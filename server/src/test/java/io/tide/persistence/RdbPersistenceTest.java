@@ -8,6 +8,7 @@ import io.tide.testing.TestServers;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -210,6 +211,39 @@ class RdbPersistenceTest {
             }
             assertThat(highest - lowest).isLessThanOrEqualTo(1);
             assertThat(highest).as("the writer ran during the save").isGreaterThan(0);
+        }
+    }
+
+    /**
+     * Strings past 1 KB changed where they lie (store.RawString: arrays with room to grow after the string) are saved
+     * as the strings alone, and load back as they were.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {1, 4})
+    void stringsChangedInPlace_saveAndLoadAsTheirText(int shards) throws Exception {
+        Map<String, String> before = new HashMap<>();
+        try (Server s = start(shards); Jedis j = TestServers.jedis(s.port(), 2)) {
+            for (int i = 0; i < 200; i++) {
+                String key = "r" + i;
+                switch (i % 4) {
+                    case 0 -> { for (int a = 0; a < 10 + i; a++) j.append(key, "a" + a + "-".repeat(100)); }
+                    case 1 -> { j.setrange(key, 1500 + i, "x"); j.setrange(key, 3, "in place"); }
+                    case 2 -> { j.setbit(key, 20_000 + i, true); j.setbit(key, 5, true); }
+                    default -> {
+                        j.set(key, "s".repeat(2000));
+                        j.sendCommand(redis.clients.jedis.Protocol.Command.BITFIELD, key, "SET", "u8", "#" + (3000 + i), "65");
+                        j.append(key, "end");
+                    }
+                }
+                before.put(key, j.get(key));
+            }
+            j.bgsave();
+            awaitBgsave(j);
+        }
+        try (Server s = start(shards); Jedis j = TestServers.jedis(s.port(), 2)) {
+            for (Map.Entry<String, String> e : before.entrySet()) {
+                assertThat(j.get(e.getKey())).as(e.getKey()).isEqualTo(e.getValue());
+            }
         }
     }
 

@@ -24,6 +24,7 @@ class DatabaseSnapshotTest {
     }
 
     private static String s(Object v) {
+        if (v instanceof RawString r) return new String(r.bytes(), StandardCharsets.UTF_8);
         return v instanceof byte[] a ? new String(a, StandardCharsets.UTF_8) : String.valueOf(v);
     }
 
@@ -61,6 +62,8 @@ class DatabaseSnapshotTest {
             l.pushAll(new byte[][] {b("a"), b("b")}, 0, false);
             db.put(b("list" + i), l, 0, NOW);
         }
+        // And strings changed in place (APPEND, SETRANGE past 1 KB).
+        for (int i = 0; i < 50; i++) db.put(b("raw" + i), RawString.copyOf(b("r".repeat(1100 + i))), 0, NOW);
         Map<String, String> expected = state(db);
         Image image = new Image();
         Database.Snapshot walk = db.beginSnapshot(image);
@@ -79,10 +82,16 @@ class DatabaseSnapshotTest {
                     case 6 -> db.setExpireAt(b(k), now + 5);
                     case 7 -> db.persist(b(k));
                     case 8 -> {
-                        Object v = db.getForWrite(b("list" + rnd.nextInt(50)), now);
+                        boolean list = rnd.nextBoolean();
+                        byte[] key = b((list ? "list" : "raw") + rnd.nextInt(50));
+                        Object v = db.getForWrite(key, now);
                         if (v instanceof ListValue l) {
                             l.pushAll(new byte[][] {b("c")}, 0, false);
-                            db.modified(b("x"), 0);
+                            db.modified(key, 0);
+                        } else if (v instanceof RawString r) {
+                            r.append(b("z"));
+                            r.write(3, b("W"));
+                            db.modified(key, 0);
                         }
                     }
                     default -> {

@@ -9,6 +9,7 @@ import io.tide.command.Errors;
 import io.tide.protocol.Reply;
 import io.tide.pubsub.KeyspaceEvents;
 import io.tide.store.Database;
+import io.tide.store.RawString;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
@@ -19,9 +20,12 @@ import java.util.List;
 /**
  * Thread-safe (stateless). Bitmap commands (Redis's {@code bitops.c}): SETBIT, GETBIT, BITCOUNT, BITPOS,
  * BITOP, BITFIELD and BITFIELD_RO. A bitmap is a string value ({@link StringValues}): bit 0 is the most
- * significant bit of the first byte. Stored arrays are never edited in place (replies and COPY may share
- * them), so a write builds a new array and stores it with {@link Database#putRaw}: the result of a bit
- * write is a raw string in Redis too, even when nothing changed.
+ * significant bit of the first byte. A stored {@code byte[]} is never edited in place (replies and COPY may share
+ * it), so a write to one builds a new array and stores it with {@link Database#putRaw}: the result of a bit write is
+ * a raw string in Redis too, even when nothing changed. A result longer than {@link Database#INLINE_LIMIT} is stored
+ * as a {@link RawString}, which later writes change where it lies (one copy, not one per write). Reads take the
+ * string's array without a copy ({@link StringValues#array}) and use only its first {@link StringValues#length}
+ * bytes.
  */
 public final class BitCommands {
 
@@ -117,9 +121,28 @@ public final class BitCommands {
         return StringValues.bytes(v);
     }
 
+    /** The array of a string value for a read done before the command returns (no copy); null for a missing key. */
+    private static byte[] arrayOrNull(Object v) {
+        if (v == null) return null;
+        if (!StringValues.isString(v)) throw Errors.wrongType();
+        return StringValues.array(v);
+    }
+
     /** True when {@code key}'s value is already a raw string, so an unchanged bit write need not store it. */
     private static boolean isRaw(CommandContext ctx, byte[] key, Object v) {
-        return v instanceof byte[] && !ctx.db(key).isEmbedded(key);
+        return v instanceof RawString || v instanceof byte[] && !ctx.db(key).isEmbedded(key);
+    }
+
+    /**
+     * Stores the new array a bit write built (the command's own): as a {@link RawString} once it is longer than
+     * {@link Database#INLINE_LIMIT}, so that the next write changes it in place.
+     */
+    private static void storeBuilt(CommandContext ctx, byte[] key, byte[] out, long expireAt) {
+        if (out.length > Database.INLINE_LIMIT) {
+            ctx.db(key).put(key, RawString.adopt(out), expireAt, ctx.now());
+        } else {
+            ctx.db(key).putRaw(key, out, expireAt, ctx.now());
+        }
     }
 
     // ------------------------------------------------------------------ SETBIT / GETBIT
@@ -130,8 +153,8 @@ public final class BitCommands {
         Long on = Args.parseLongOrNull(argv[3]);
         if (on == null || (on & ~1L) != 0) throw Errors.error(Errors.BIT_NOT_INTEGER);
         Object cur = ctx.readForWrite(key);
-        byte[] old = stringOrNull(cur);
-        int oldLen = old == null ? 0 : old.length;
+        byte[] old = arrayOrNull(cur);
+        int oldLen = old == null ? 0 : (int) StringValues.length(cur);
         int at = (int) (offset >>> 3);
         int shift = 7 - (int) (offset & 7);
         int oldBit = at < oldLen ? (old[at] >> shift) & 1 : 0;
@@ -139,39 +162,51 @@ public final class BitCommands {
         if (!grows && oldBit == on && isRaw(ctx, key, cur)) {
             return oldBit == 1 ? Reply.ONE : Reply.ZERO;
         }
-        byte[] out = Arrays.copyOf(old == null ? new byte[0] : old, grows ? bytesFor(offset) : oldLen);
-        out[at] = (byte) ((out[at] & ~(1 << shift)) | (on.intValue() << shift));
-        ctx.db(key).putRaw(key, out, cur == null ? 0 : Database.KEEP_TTL, ctx.now());
+        if (cur instanceof RawString r) {
+            ctx.keepsNoArguments(); // the key is only looked up (decision 0028)
+            r.ensureLength(bytesFor(offset));
+            byte[] b = r.array();
+            b[at] = (byte) ((b[at] & ~(1 << shift)) | (on.intValue() << shift));
+            ctx.modified(key);
+        } else {
+            byte[] out = Arrays.copyOf(old == null ? new byte[0] : old, grows ? bytesFor(offset) : oldLen);
+            out[at] = (byte) ((out[at] & ~(1 << shift)) | (on.intValue() << shift));
+            storeBuilt(ctx, key, out, cur == null ? 0 : Database.KEEP_TTL);
+        }
         ctx.notify(KeyspaceEvents.STRING, "setbit", key);
         return oldBit == 1 ? Reply.ONE : Reply.ZERO;
     }
 
     static Reply getbit(CommandContext ctx, byte[][] argv) {
         long offset = bitOffset(ctx, argv[2], false, 0);
-        byte[] s = stringOrNull(ctx.read(argv[1]));
+        Object v = ctx.read(argv[1]);
+        byte[] s = arrayOrNull(v);
         if (s == null) return Reply.ZERO;
         long at = offset >>> 3;
-        if (at >= s.length) return Reply.ZERO;
+        if (at >= StringValues.length(v)) return Reply.ZERO;
         return ((s[(int) at] >> (7 - (int) (offset & 7))) & 1) == 1 ? Reply.ONE : Reply.ZERO;
     }
 
     // ------------------------------------------------------------------ BITCOUNT / BITPOS
 
     static Reply bitcount(CommandContext ctx, byte[][] argv) {
+        Object v;
         byte[] s;
         ByteRange r;
         if (argv.length == 4 || argv.length == 5) {
             long start = Args.parseLong(argv[2]);
             long end = Args.parseLong(argv[3]);
             boolean isBit = argv.length == 5 && isBitUnit(argv[4]);
-            s = stringOrNull(ctx.read(argv[1]));
+            v = ctx.read(argv[1]);
+            s = arrayOrNull(v);
             if (s == null) return Reply.ZERO;
             if (start < 0 && end < 0 && start > end) return Reply.ZERO;
-            r = ByteRange.of(start, end, s.length, isBit);
+            r = ByteRange.of(start, end, StringValues.length(v), isBit);
         } else if (argv.length == 2) {
-            s = stringOrNull(ctx.read(argv[1]));
+            v = ctx.read(argv[1]);
+            s = arrayOrNull(v);
             if (s == null) return Reply.ZERO;
-            r = ByteRange.whole(s);
+            r = ByteRange.whole(StringValues.length(v));
         } else {
             throw Errors.syntax();
         }
@@ -196,8 +231,8 @@ public final class BitCommands {
      */
     private record ByteRange(long start, long end, int firstMask, int lastMask) {
 
-        static ByteRange whole(byte[] s) {
-            return new ByteRange(0, s.length - 1, 0, 0);
+        static ByteRange whole(long length) {
+            return new ByteRange(0, length - 1, 0, 0);
         }
 
         /**
@@ -231,6 +266,7 @@ public final class BitCommands {
         if (bitArg != 0 && bitArg != 1) throw Errors.error(Errors.BIT_ARGUMENT);
         int bit = bitArg.intValue();
         boolean endGiven = false;
+        Object v;
         byte[] s;
         ByteRange r;
         if (argv.length >= 4 && argv.length <= 6) {
@@ -241,15 +277,17 @@ public final class BitCommands {
                 end = Args.parseLong(argv[4]);
                 endGiven = true;
             }
-            s = stringOrNull(ctx.read(argv[1]));
+            v = ctx.read(argv[1]);
+            s = arrayOrNull(v);
             if (s == null) return Reply.integer(bit == 1 ? -1 : 0);
-            long total = s.length;
+            long total = StringValues.length(v);
             if (!endGiven) end = isBit ? (total << 3) + 7 : total - 1;
             r = ByteRange.of(start, end, total, isBit);
         } else if (argv.length == 3) {
-            s = stringOrNull(ctx.read(argv[1]));
+            v = ctx.read(argv[1]);
+            s = arrayOrNull(v);
             if (s == null) return Reply.integer(bit == 1 ? -1 : 0);
-            r = ByteRange.whole(s);
+            r = ByteRange.whole(StringValues.length(v));
         } else {
             throw Errors.syntax();
         }
@@ -424,15 +462,21 @@ public final class BitCommands {
         boolean grown = false;
         if (readonly) {
             cur = ctx.read(key);
-            buf = stringOrNull(cur);
+            buf = arrayOrNull(cur); // bytes past its length are zero, as past the end of the string
         } else {
             if (readOnlyCommand) throw Errors.error(Errors.BITFIELD_RO_GET_ONLY);
             cur = ctx.readForWrite(key);
-            byte[] old = stringOrNull(cur);
-            int oldLen = old == null ? 0 : old.length;
+            byte[] old = arrayOrNull(cur);
+            int oldLen = old == null ? 0 : (int) StringValues.length(cur);
             int need = bytesFor(highestWrite);
             grown = cur == null || need > oldLen;
-            buf = Arrays.copyOf(old == null ? new byte[0] : old, Math.max(oldLen, need));
+            if (cur instanceof RawString r) {
+                ctx.keepsNoArguments(); // the key is only looked up (decision 0028)
+                r.ensureLength(need);
+                buf = r.array(); // changed where it lies
+            } else {
+                buf = Arrays.copyOf(old == null ? new byte[0] : old, Math.max(oldLen, need));
+            }
         }
 
         Reply[] out = new Reply[ops.size()];
@@ -484,7 +528,8 @@ public final class BitCommands {
             }
         }
         if (!readonly && (changes > 0 || grown || !isRaw(ctx, key, cur))) {
-            ctx.db(key).putRaw(key, buf, cur == null ? 0 : Database.KEEP_TTL, ctx.now());
+            if (cur instanceof RawString) ctx.modified(key);
+            else storeBuilt(ctx, key, buf, cur == null ? 0 : Database.KEEP_TTL);
             if (changes > 0 || grown) ctx.notify(KeyspaceEvents.STRING, "setbit", key);
         }
         return Reply.array(out);

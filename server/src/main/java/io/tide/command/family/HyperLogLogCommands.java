@@ -9,6 +9,7 @@ import io.tide.protocol.Reply;
 import io.tide.pubsub.KeyspaceEvents;
 import io.tide.store.Database;
 import io.tide.store.HyperLogLog;
+import io.tide.store.RawString;
 import java.util.Arrays;
 
 /**
@@ -39,7 +40,8 @@ public final class HyperLogLogCommands {
     /** The bytes of a HyperLogLog value: WRONGTYPE for other types, Redis's HyperLogLog WRONGTYPE for other strings. */
     private static byte[] hll(Object v) {
         if (!StringValues.isString(v)) throw Errors.wrongType();
-        if (!(v instanceof byte[] b) || !HyperLogLog.isValid(b)) throw Errors.error(Errors.HLL_WRONG_TYPE);
+        byte[] b = v instanceof byte[] a ? a : v instanceof RawString r ? r.bytes() : null;
+        if (b == null || !HyperLogLog.isValid(b)) throw Errors.error(Errors.HLL_WRONG_TYPE);
         return b;
     }
 

@@ -11,6 +11,7 @@ import io.tide.pubsub.KeyspaceEvents;
 import io.tide.shard.Shard;
 import io.tide.store.CollectionValue;
 import io.tide.store.Database;
+import io.tide.store.RawString;
 import io.tide.store.SharedIntegers;
 import io.tide.util.Glob;
 import java.nio.charset.StandardCharsets;
@@ -131,6 +132,7 @@ public final class KeyCommands {
         return switch (value) {
             case byte[] b -> "string";
             case Long l -> "string";
+            case RawString r -> "string";
             case CollectionValue c -> c.typeName();
             default -> throw new IllegalStateException("no type name for " + value.getClass().getName());
         };
@@ -146,6 +148,7 @@ public final class KeyCommands {
         return switch (value) {
             case Long l -> "int";
             case byte[] b -> embedded && b.length <= Database.EMBED_LIMIT ? "embstr" : "raw";
+            case RawString r -> "raw";
             case CollectionValue c -> c.encodingName();
             default -> throw new IllegalStateException("no encoding name for " + value.getClass().getName());
         };
@@ -154,7 +157,8 @@ public final class KeyCommands {
     /** An independent copy of a value for COPY; extend with each new (mutable) value kind. */
     static Object copyOf(Object value) {
         return switch (value) {
-            case byte[] b -> b.clone();   // string values may be modified in place (APPEND, SETRANGE)
+            case byte[] b -> b.clone();   // a copy of its own, as Redis's COPY makes
+            case RawString r -> r.copy(); // changed in place by APPEND, SETRANGE, SETBIT, BITFIELD
             case Long l -> l;             // immutable, and shared instances must stay shared
             case CollectionValue c -> c.copy();
             default -> throw new IllegalStateException("cannot copy " + value.getClass().getName());

@@ -9,6 +9,7 @@ import io.tide.command.Errors;
 import io.tide.protocol.Reply;
 import io.tide.pubsub.KeyspaceEvents;
 import io.tide.store.Database;
+import io.tide.store.RawString;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -111,6 +112,7 @@ public final class StringCommands {
         ctx.keepsNoArguments(); // the lookup only reads the key (decision 0028)
         Object v = ctx.readInPlace(argv[1]);
         if (v instanceof Reply.BulkView stored) return stored; // written from the entry, no copy
+        if (v instanceof RawString r && ctx.repliesInPlace()) return ctx.bulkView(r.array(), 0, r.length());
         return v == null ? Reply.NULL : Reply.bulk(StringValues.bytes(v));
     }
 
@@ -334,13 +336,27 @@ public final class StringCommands {
             ctx.notify(KeyspaceEvents.STRING, "append", key);
             return Reply.integer(add.length);
         }
-        byte[] old = StringValues.bytes(cur);
-        checkStringLength(ctx, old.length, add.length);
-        byte[] out = Arrays.copyOf(old, old.length + add.length);
-        System.arraycopy(add, 0, out, old.length, add.length);
-        ctx.db(key).putRaw(key, out, Database.KEEP_TTL, ctx.now()); // Redis leaves APPEND's result raw
+        long oldLength = StringValues.length(cur);
+        checkStringLength(ctx, oldLength, add.length);
+        long length = oldLength + add.length;
+        if (cur instanceof RawString r) {
+            ctx.keepsNoArguments(); // copied into the string (decision 0028)
+            r.append(add);
+            ctx.modified(key);
+        } else if (length > Database.INLINE_LIMIT) {
+            // Long enough to be appended to again: a string that grows where it lies, with room (as Redis's sds).
+            byte[] old = StringValues.bytes(cur);
+            RawString r = RawString.copyOf(old);
+            r.append(add);
+            ctx.db(key).put(key, r, Database.KEEP_TTL, ctx.now());
+        } else {
+            byte[] old = StringValues.bytes(cur);
+            byte[] out = Arrays.copyOf(old, (int) length);
+            System.arraycopy(add, 0, out, old.length, add.length);
+            ctx.db(key).putRaw(key, out, Database.KEEP_TTL, ctx.now()); // Redis leaves APPEND's result raw
+        }
         ctx.notify(KeyspaceEvents.STRING, "append", key);
-        return Reply.integer(out.length);
+        return ctx.integerReply(length);
     }
 
     static Reply strlen(CommandContext ctx, byte[][] argv) {
@@ -354,8 +370,8 @@ public final class StringCommands {
         long end = Args.parseLong(argv[3]);
         Object v = ctx.read(argv[1]);
         if (v == null) return EMPTY_BULK;
-        byte[] s = StringValues.bytes(v);
-        long len = s.length;
+        byte[] s = StringValues.array(v); // copied out below
+        long len = StringValues.length(v);
         if (start < 0 && end < 0 && start > end) return EMPTY_BULK;
         if (start < 0) start += len;
         if (end < 0) end += len;
@@ -377,18 +393,35 @@ public final class StringCommands {
             checkStringLength(ctx, offset, value.length);
             byte[] out = new byte[(int) offset + value.length];
             System.arraycopy(value, 0, out, (int) offset, value.length);
-            ctx.db(key).putRaw(key, out, 0, ctx.now()); // SETRANGE's result is a raw string in Redis
+            // SETRANGE's result is a raw string in Redis; a long one is changed in place from now on.
+            if (out.length > Database.INLINE_LIMIT) ctx.db(key).put(key, RawString.adopt(out), 0, ctx.now());
+            else ctx.db(key).putRaw(key, out, 0, ctx.now());
             ctx.notify(KeyspaceEvents.STRING, "setrange", key);
             return Reply.integer(out.length);
         }
-        byte[] old = StringValues.bytes(cur);
-        if (value.length == 0) return Reply.integer(old.length);
+        long oldLength = StringValues.length(cur);
+        if (value.length == 0) return Reply.integer(oldLength);
         checkStringLength(ctx, offset, value.length);
-        byte[] out = Arrays.copyOf(old, Math.max(old.length, (int) offset + value.length));
-        System.arraycopy(value, 0, out, (int) offset, value.length);
-        ctx.db(key).putRaw(key, out, Database.KEEP_TTL, ctx.now());
+        long length = Math.max(oldLength, offset + value.length);
+        RawString r = cur instanceof RawString raw ? raw : null;
+        if (r != null) {
+            ctx.keepsNoArguments(); // copied into the string (decision 0028)
+            r.write(offset, value);
+            ctx.modified(key);
+        } else if (length > Database.INLINE_LIMIT) {
+            // From now on changed where it lies (one copy now instead of one per write).
+            byte[] old = StringValues.bytes(cur);
+            r = RawString.copyOf(old);
+            r.write(offset, value);
+            ctx.db(key).put(key, r, Database.KEEP_TTL, ctx.now());
+        } else {
+            byte[] old = StringValues.bytes(cur);
+            byte[] out = Arrays.copyOf(old, (int) length);
+            System.arraycopy(value, 0, out, (int) offset, value.length);
+            ctx.db(key).putRaw(key, out, Database.KEEP_TTL, ctx.now());
+        }
         ctx.notify(KeyspaceEvents.STRING, "setrange", key);
-        return Reply.integer(out.length);
+        return ctx.integerReply(length);
     }
 
     /** Redis's checkStringLength: a string of {@code size + append} bytes must fit proto-max-bulk-len. */

@@ -4,12 +4,15 @@ import io.tide.command.Args;
 import io.tide.command.Errors;
 import io.tide.store.Database;
 import io.tide.store.IntSet;
+import io.tide.store.RawString;
 import io.tide.store.SharedIntegers;
 
 /**
- * Thread-safe (pure functions). How a string value lives in the keyspace: a {@code byte[]}, or a
- * {@link Long} when its text is a canonical 64-bit integer (Redis's "int" encoding), shared for small
- * values through {@link SharedIntegers}. Stored arrays are never mutated: snapshots and COPY share them.
+ * Thread-safe (pure functions). How a string value lives in the keyspace: a {@code byte[]}, a {@link Long} when its
+ * text is a canonical 64-bit integer (Redis's "int" encoding), shared for small values through {@link SharedIntegers},
+ * or a {@link RawString} that the bit and range writes change in place. Stored {@code byte[]} arrays are never
+ * mutated: replies, snapshots and COPY share them; a {@code RawString}'s array never leaves it except through
+ * {@link #array}, for a reader done with it before its command returns.
  */
 public final class StringValues {
 
@@ -17,14 +20,25 @@ public final class StringValues {
 
     /** True if {@code v} is a string value (either representation). */
     public static boolean isString(Object v) {
-        return v instanceof byte[] || v instanceof Long;
+        return v instanceof byte[] || v instanceof Long || v instanceof RawString;
     }
 
     /** The bytes of a string value; {@code WRONGTYPE} for any other value; {@code v} must not be null. */
     public static byte[] bytes(Object v) {
         if (v instanceof byte[] b) return b;
         if (v instanceof Long l) return Args.bytes(l);
+        if (v instanceof RawString r) return r.bytes();
         throw Errors.wrongType();
+    }
+
+    /**
+     * An array whose first {@link #length} bytes are the string value {@code v}, without a copy where it can: for a
+     * reader that is done with it before its command returns (never for a reply or anything kept). WRONGTYPE for other
+     * values; {@code v} must not be null.
+     */
+    public static byte[] array(Object v) {
+        if (v instanceof RawString r) return r.array();
+        return bytes(v);
     }
 
     /** Like {@link #bytes(Object)} but null for a missing key (null). */
@@ -41,6 +55,7 @@ public final class StringValues {
     public static long length(Object v) {
         if (v instanceof byte[] b) return b.length;
         if (v instanceof Long l) return digits(l);
+        if (v instanceof RawString r) return r.length();
         throw Errors.wrongType();
     }
 
@@ -60,6 +75,7 @@ public final class StringValues {
     public static Long longOrNull(Object v) {
         if (v instanceof Long l) return l;
         if (v instanceof byte[] b) return Args.parseLongOrNull(b);
+        if (v instanceof RawString r) return Args.parseLongOrNull(r.bytes());
         throw Errors.wrongType();
     }
 

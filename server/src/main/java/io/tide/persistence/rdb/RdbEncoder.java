@@ -4,6 +4,7 @@ import static io.tide.persistence.rdb.RdbVersion.*;
 
 import io.tide.store.HashValue;
 import io.tide.store.ListValue;
+import io.tide.store.RawString;
 import io.tide.store.SetValue;
 import io.tide.store.StreamGroup;
 import io.tide.store.StreamId;
@@ -61,6 +62,7 @@ public final class RdbEncoder {
         return switch (value) {
             case byte[] b -> TYPE_STRING;
             case Long l -> TYPE_STRING;
+            case RawString r -> TYPE_STRING;
             case ListValue l -> TYPE_LIST_QUICKLIST_2;
             case HashValue h -> {
                 if (h.hasFieldTtls()) {
@@ -80,6 +82,7 @@ public final class RdbEncoder {
         switch (type) {
             case TYPE_STRING -> {
                 if (value instanceof Long l) out.writeIntegerString(l);
+                else if (value instanceof RawString r) out.writeString(r.bytes());
                 else out.writeString((byte[]) value);
             }
             case TYPE_LIST_QUICKLIST_2 -> writeList(out, (ListValue) value);

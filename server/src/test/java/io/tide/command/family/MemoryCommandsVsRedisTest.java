@@ -187,6 +187,31 @@ class MemoryCommandsVsRedisTest extends VsRedis {
         assertThat(t().call("MEMORY", "USAGE", list, "SAMPLES", "1")).isEqualTo(":" + expected + "\r\n");
     }
 
+    /**
+     * A string changed in place (store.RawString: past 1 KB, grown by APPEND, SETRANGE, SETBIT, BITFIELD) is counted at
+     * its array's size as it grows, and deleting it gives back exactly what it added to the dataset.
+     */
+    @Test
+    void aStringChangedInPlace_isCountedAsItGrows_andItsDeleteGivesAllBack() throws IOException {
+        String key = k("grown");
+        byte[] kb = key.getBytes(StandardCharsets.UTF_8);
+        Database db = tide().context().shards().shardOf(kb).db(0);
+        t().call("SET", k("other"), "v");
+        long before = field(List.of(t().call("MEMORY", "STATS").split("\r\n")), "dataset.bytes");
+        t().call("SETRANGE", key, "2000", "x");
+        for (int i = 0; i < 40; i++) t().call("APPEND", key, "a".repeat(500));
+        t().call("SETBIT", key, "300000", "1");
+        t().call("BITFIELD", key, "SET", "u8", "#60000", "1");
+        t().call("SETRANGE", key, "70000", "y");
+        Object value = db.peek(kb, System.currentTimeMillis());
+        assertThat(value).isInstanceOf(io.tide.store.RawString.class);
+        long expected = entry(kb.length) + MemoryCost.of(value) + Math.ceilDiv(db.tableBytes(false), db.size());
+        assertThat(t().call("MEMORY", "USAGE", key)).isEqualTo(":" + expected + "\r\n");
+        assertThat(MemoryCost.of(value)).isGreaterThan(70_000);
+        t().call("DEL", key);
+        assertThat(field(List.of(t().call("MEMORY", "STATS").split("\r\n")), "dataset.bytes")).isEqualTo(before);
+    }
+
     @Test
     void mallocStats_isTheJvmText_verbatimInResp3() throws IOException {
         assertThat(t().call("MEMORY", "MALLOC-STATS")).startsWith("$").contains("___ Begin JVM memory statistics ___\n")
