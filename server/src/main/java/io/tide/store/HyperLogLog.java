@@ -81,6 +81,28 @@ public final class HyperLogLog {
         return encoding != DENSE || v.length == DENSE_SIZE;
     }
 
+    /**
+     * Whether {@code v[0, length)} is a dense HyperLogLog as {@link #isValid} checks one: the magic, the dense
+     * encoding and the dense length ({@code v} may be longer: a RawString's array).
+     */
+    public static boolean isDense(byte[] v, int length) {
+        return length == DENSE_SIZE && v[0] == 'H' && v[1] == 'Y' && v[2] == 'L' && v[3] == 'L' && v[4] == DENSE;
+    }
+
+    /**
+     * Adds {@code element} to the dense value {@code v} where it lies (an array nothing else shares): true if a
+     * register grew. The caller then invalidates the cached cardinality ({@link #invalidateCache(byte[])}).
+     */
+    public static boolean denseAdd(byte[] v, byte[] element) {
+        long rr = registerAndRun(element);
+        return denseSet(v, (int) rr, (int) (rr >>> 32));
+    }
+
+    /** Marks the cached cardinality of {@code v} stale, in place. */
+    public static void invalidateCache(byte[] v) {
+        v[15] |= (byte) 0x80;
+    }
+
     /** Encoding byte of a valid value: {@link #DENSE} or {@link #SPARSE}. */
     public static int encoding(byte[] v) {
         return v[4];
@@ -110,13 +132,13 @@ public final class HyperLogLog {
         return (long) LE_LONG.get(v, 8);
     }
 
-    /** Writes {@code card} as the (valid) cached cardinality of {@code v}, in place: {@code v} must be a copy. */
+    /** Writes {@code card} as the (valid) cached cardinality of {@code v}, in place: an array nothing else shares. */
     public static void setCachedCardinality(byte[] v, long card) {
         LE_LONG.set(v, 8, card);
     }
 
     public void invalidateCache() {
-        buf[15] |= (byte) 0x80;
+        invalidateCache(buf);
     }
 
     // ------------------------------------------------------------------ hashing

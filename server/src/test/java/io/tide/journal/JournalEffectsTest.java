@@ -70,6 +70,19 @@ class JournalEffectsTest {
             call(j, "SETBIT", "ls", "40000", "1");
             assertThat(records(sinks)).containsExactly("db0: APPEND ls ab", "db0: SETRANGE ls 5 cd",
                     "db0: SETBIT ls 3 1", "db0: BITFIELD ls SET u8 #1 7", "db0: SETBIT ls 40000 1");
+            // A dense HyperLogLog, whose registers and cached cardinality change in place.
+            String[] add = new String[3002];
+            add[0] = "PFADD";
+            add[1] = "hll";
+            for (int i = 0; i < 3000; i++) add[i + 2] = "e" + i;
+            call(j, add);
+            call(j, "PFADD", "hll", "more");
+            records(sinks);
+            call(j, "PFADD", "hll", "new1", "new2");
+            call(j, "PFADD", "hll", "new1");
+            call(j, "PFCOUNT", "hll");
+            call(j, "PFCOUNT", "hll");
+            assertThat(records(sinks)).containsExactly("db0: PFADD hll new1 new2", "db0: PFCOUNT hll");
         }
     }
 

@@ -14,10 +14,11 @@ import java.util.Arrays;
 
 /**
  * Thread-safe (stateless). HyperLogLog commands (Redis's {@code hyperloglog.c}): PFADD, PFCOUNT, PFMERGE and
- * PFDEBUG. A HyperLogLog is a string value in Redis's byte layout ({@link HyperLogLog}); each write
- * edits a copy and stores it with {@link Database#putRaw}, keeping the key's TTL, because Redis leaves every
- * HyperLogLog it touches as a raw string. PFCOUNT of one key writes too: it stores the cardinality it
- * computed in the value's header, as Redis does.
+ * PFDEBUG. A HyperLogLog is a string value in Redis's byte layout ({@link HyperLogLog}); a write edits a copy and
+ * stores it with {@link Database#putRaw}, keeping the key's TTL, because Redis leaves every HyperLogLog it touches as
+ * a raw string. A dense value PFADD stored is a {@link RawString}, whose registers and cached cardinality PFADD and
+ * PFCOUNT change where they lie (a dense value is 12 KB: copying it was most of a PFADD). PFCOUNT of one key writes
+ * too: it stores the cardinality it computed in the value's header, as Redis does.
  */
 public final class HyperLogLogCommands {
 
@@ -54,6 +55,18 @@ public final class HyperLogLogCommands {
     static Reply pfadd(CommandContext ctx, byte[][] argv) {
         byte[] key = argv[1];
         Object cur = ctx.readForWrite(key);
+        if (cur instanceof RawString r && HyperLogLog.isDense(r.array(), r.length())) {
+            // A dense value of its own (stored below): its registers change where they lie, as Redis's do.
+            ctx.keepsNoArguments(); // the elements are only hashed (decision 0028)
+            byte[] v = r.array();
+            boolean grew = false;
+            for (int j = 2; j < argv.length; j++) grew |= HyperLogLog.denseAdd(v, argv[j]);
+            if (!grew) return Reply.ZERO;
+            HyperLogLog.invalidateCache(v);
+            ctx.modified(key);
+            ctx.notify(KeyspaceEvents.STRING, "pfadd", key);
+            return Reply.ONE;
+        }
         HyperLogLog h;
         int updated = 0;
         if (cur == null) {
@@ -76,7 +89,10 @@ public final class HyperLogLogCommands {
         }
         if (updated > 0) {
             h.invalidateCache();
-            db.putRaw(key, h.toBytes(), cur == null ? 0 : Database.KEEP_TTL, ctx.now());
+            long expireAt = cur == null ? 0 : Database.KEEP_TTL;
+            // A dense value is kept as a RawString, which the next PFADD changes in place instead of copying 12 KB.
+            if (h.isSparse()) db.putRaw(key, h.toBytes(), expireAt, ctx.now());
+            else db.put(key, RawString.adopt(h.toBytes()), expireAt, ctx.now());
             ctx.notify(KeyspaceEvents.STRING, "pfadd", key);
             return Reply.ONE;
         }
@@ -100,6 +116,15 @@ public final class HyperLogLogCommands {
         byte[] key = argv[1];
         Object v = ctx.read(key);
         if (v == null) return Reply.ZERO;
+        if (v instanceof RawString r && HyperLogLog.isDense(r.array(), r.length())) {
+            byte[] a = r.array();
+            if (HyperLogLog.cacheValid(a)) return Reply.integer(HyperLogLog.cachedCardinality(a));
+            long card = HyperLogLog.count(a);
+            ctx.readForWrite(key); // a snapshot in progress keeps the value before the cache changes
+            HyperLogLog.setCachedCardinality(a, card);
+            ctx.modified(key);
+            return Reply.integer(card);
+        }
         byte[] b = hll(v);
         Database db = ctx.db(key);
         boolean embedded = db.isEmbedded(key);

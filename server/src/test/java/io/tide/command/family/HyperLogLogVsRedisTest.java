@@ -152,6 +152,61 @@ class HyperLogLogVsRedisTest extends VsRedis {
         pfcount(key);
     }
 
+    /**
+     * A dense value changes where it lies (store.RawString): the same bytes and counts as Redis's, one element at a
+     * time with PFCOUNT between, and the reads that could see a later change if they shared the array (GET in a
+     * transaction or a script before a PFADD, a COPY that PFADD then changes) keep what they read.
+     */
+    @Test
+    void denseValue_changedInPlace_sameBytes_andEarlierReadsKeepTheirValue() {
+        String key = k("inplace");
+        pfadd(key, elements("d", 0, 5000));
+        both(PFDEBUG, b("ENCODING"), b(key));
+        Random rnd = new Random(7);
+        for (int i = 0; i < 600; i++) {
+            byte[] e = b("x" + rnd.nextInt(100_000));
+            switch (i % 6) {
+                case 0, 1 -> both(Protocol.Command.PFADD, b(key), e);
+                case 2 -> {
+                    pfcount(key);
+                    sameBytes(key);
+                }
+                case 3 -> {
+                    List<Object> got = new ArrayList<>();
+                    for (Jedis j : new Jedis[] {rj, tj}) {
+                        redis.clients.jedis.Transaction t = j.multi();
+                        redis.clients.jedis.Response<byte[]> before = t.get(b(key));
+                        t.pfadd(b(key), e, b("y" + i));
+                        t.pfcount(b(key));
+                        redis.clients.jedis.Response<byte[]> after = t.get(b(key));
+                        t.exec();
+                        got.add(List.of(Arrays.toString(before.get()), Arrays.toString(after.get())));
+                    }
+                    assertThat(got.get(1)).isEqualTo(got.get(0));
+                }
+                case 4 -> both(Protocol.Command.EVAL, b("local v = redis.call('GET', KEYS[1]); "
+                        + "redis.call('PFADD', KEYS[1], ARGV[1]); redis.call('PFCOUNT', KEYS[1]); return v"),
+                        b("1"), b(key), e);
+                default -> {
+                    both(Protocol.Command.COPY, b(key), b(key + ":copy"), b("REPLACE"));
+                    both(Protocol.Command.PFADD, b(key + ":copy"), e, b("z" + i));
+                    both(Protocol.Command.PFADD, b(key), b("w" + i));
+                    sameBytes(key);
+                    sameBytes(key + ":copy");
+                }
+            }
+        }
+        sameBytes(key);
+        pfcount(key);
+        // Written to by other commands, it stays a string like Redis's: its bytes, then not a HyperLogLog any more.
+        both(Protocol.Command.SETRANGE, b(key), b("8"), b("\0\0\0\0"));
+        pfcount(key);
+        both(Protocol.Command.APPEND, b(key), b("tail"));
+        both(Protocol.Command.PFADD, b(key), b("after"));
+        pfcount(key);
+        sameBytes(key);
+    }
+
     @ParameterizedTest(name = "hll-sparse-max-bytes={0}")
     @ValueSource(ints = {0, 20, 100, 700, 20000})
     void pfadd_sparseLimit_promotesAtTheSameByte(int limit) {
