@@ -14,6 +14,7 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -42,7 +43,11 @@ final class RdbSnapshot {
     private static final long MAX_QUEUED = 32L * 1024 * 1024;
     /** Time a walk slice may take before the shard serves its clients again. */
     private static final long SLICE_NANOS = 500_000;
-    private static final byte[] SHARD_DONE = new byte[0];
+    /** Capacity of a chunk buffer: a chunk plus the entry that took it past {@link #CHUNK}, most of the time. */
+    private static final int BUFFER = CHUNK + 4096;
+    /** A part of the image on its way to the writer: {@code bytes[0, length)}. */
+    private record Chunk(byte[] bytes, int length) {}
+    private static final Chunk SHARD_DONE = new Chunk(new byte[0], 0);
 
     private final Shard[] shards;
     private final Path target;
@@ -60,7 +65,12 @@ final class RdbSnapshot {
     /** Fsync every {@link #INCREMENTAL_FSYNC} bytes while writing (Redis's rdb-save/aof-rewrite-incremental-fsync). */
     boolean incrementalFsync = true;
     private static final long INCREMENTAL_FSYNC = 4L * 1024 * 1024;
-    private final LinkedBlockingQueue<byte[]> queue = new LinkedBlockingQueue<>();
+    private final LinkedBlockingQueue<Chunk> queue = new LinkedBlockingQueue<>();
+    /**
+     * Chunk buffers the writer has written, for the shards to fill again: the image's bytes are handed over without a
+     * copy and without a new array per chunk (at most {@link #MAX_QUEUED} of them exist, as before).
+     */
+    private final ConcurrentLinkedQueue<byte[]> freeBuffers = new ConcurrentLinkedQueue<>();
     private final AtomicLong queued = new AtomicLong();
     private final AtomicInteger shardsLeft;
     private final CompletableFuture<Long> done = new CompletableFuture<>();
@@ -222,7 +232,8 @@ final class RdbSnapshot {
 
     /**
      * Set for a replication full sync: the image goes to this channel (the replicas' sockets) instead of a file, with
-     * no fsync or rename.
+     * no fsync or rename. Its {@code write} must be done with the bytes when it returns (it copies what it keeps): the
+     * chunk buffers are filled again afterwards.
      */
     java.nio.channels.WritableByteChannel stream;
 
@@ -280,14 +291,16 @@ final class RdbSnapshot {
     private void drainChunks(RdbFileWriter w, AfterChunk after) throws IOException, InterruptedException {
         int left = shards.length;
         while (left > 0) {
-            byte[] chunk = queue.take();
+            Chunk chunk = queue.take();
             if (failed) throw new IOException("snapshot cancelled");
             if (chunk == SHARD_DONE) {
                 left--;
                 continue;
             }
-            queued.addAndGet(-chunk.length);
-            w.raw(chunk, 0, chunk.length);
+            queued.addAndGet(-chunk.length());
+            w.raw(chunk.bytes(), 0, chunk.length());
+            // Only buffers of the usual size go back: one grown for a large value is dropped.
+            if (chunk.bytes().length == BUFFER) freeBuffers.add(chunk.bytes());
             after.run();
         }
     }
@@ -310,7 +323,7 @@ final class RdbSnapshot {
     private final class Part {
         final Shard shard;
         final Database.Snapshot[] walks;
-        final RdbOutput out = new RdbOutput(CHUNK + 4096, compress);
+        final RdbOutput out = new RdbOutput(BUFFER, compress);
         int chunkDb = -1;
         int nextDb;
         boolean cancelled;
@@ -340,11 +353,12 @@ final class RdbSnapshot {
         }
 
         private void handOver() {
-            byte[] chunk = out.toByteArray();
-            out.reset();
+            int length = out.size();
+            byte[] fresh = freeBuffers.poll();
+            byte[] full = out.swap(fresh != null ? fresh : new byte[BUFFER]);
             chunkDb = -1;
-            queued.addAndGet(chunk.length);
-            queue.add(chunk);
+            queued.addAndGet(length);
+            queue.add(new Chunk(full, length));
         }
 
         void drainTo(RdbFileWriter w) throws IOException {

@@ -15,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Base64;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.Jedis;
@@ -196,6 +197,46 @@ class AdminServerTest {
                 assertThat(rj.get("in-db-3")).isEqualTo("yes");
             }
             assertThat(j.info("persistence")).contains("rdb_bgsave_in_progress:0");
+        }
+    }
+
+    /**
+     * A client that reads /backup slowly holds the snapshot's writer back, so chunks queue while the shards go on
+     * filling buffers: the image must still hold every key exactly (the chunk buffers are reused once written, never
+     * while queued).
+     */
+    @Test
+    void backup_readSlowly_isStillWholeAndExact(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        int admin = RealRedis.freePort();
+        int keys = 100_000;
+        try (Server tide = TestServers.start(4, "--admin-port", Integer.toString(admin));
+             Jedis j = TestServers.jedis(tide.port(), 2)) {
+            redis.clients.jedis.Pipeline p = j.pipelined();
+            for (int i = 0; i < keys; i++) p.set("k:" + i, i + ":" + "v".repeat(100 + i % 50));
+            p.sync();
+            HttpResponse<java.io.InputStream> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + admin
+                    + "/backup")).build(), HttpResponse.BodyHandlers.ofInputStream());
+            assertThat(r.statusCode()).isEqualTo(200);
+            try (java.io.InputStream in = r.body();
+                 java.io.OutputStream out = java.nio.file.Files.newOutputStream(dir.resolve("dump.rdb"))) {
+                byte[] b = new byte[16 * 1024];
+                int reads = 0;
+                for (int n; (n = in.read(b)) > 0; ) {
+                    out.write(b, 0, n);
+                    if (++reads % 8 == 0) Thread.sleep(2);
+                }
+            }
+            try (RealRedis redis = RealRedis.startWithFile(dir, "dump.rdb");
+                 Jedis rj = TestServers.jedis(redis.port(), 2)) {
+                assertThat(rj.dbSize()).isEqualTo((long) keys);
+                redis.clients.jedis.Pipeline rp = rj.pipelined();
+                List<redis.clients.jedis.Response<String>> got = new java.util.ArrayList<>(keys);
+                for (int i = 0; i < keys; i++) got.add(rp.get("k:" + i));
+                rp.sync();
+                for (int i = 0; i < keys; i++) {
+                    assertThat(got.get(i).get()).as("k:%d", i).isEqualTo(i + ":" + "v".repeat(100 + i % 50));
+                }
+            }
         }
     }
 

@@ -56,6 +56,17 @@ public final class RdbOutput {
         size = 0;
     }
 
+    /**
+     * Hands over the backing array (its first {@link #size()} bytes are the content) and goes on, empty, in
+     * {@code fresh}: the caller gives the array to another thread without copying it, and may give it back here later.
+     */
+    public byte[] swap(byte[] fresh) {
+        byte[] full = buf;
+        buf = fresh;
+        size = 0;
+        return full;
+    }
+
     /** Writes the content to {@code ch} (all of it). */
     public void writeTo(WritableByteChannel ch) throws IOException {
         ByteBuffer b = ByteBuffer.wrap(buf, 0, size);
