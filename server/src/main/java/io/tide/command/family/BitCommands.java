@@ -116,33 +116,17 @@ public final class BitCommands {
 
     /** The bytes of a string value, null for a missing key, WRONGTYPE for other types. */
     private static byte[] stringOrNull(Object v) {
-        if (v == null) return null;
-        if (!StringValues.isString(v)) throw Errors.wrongType();
-        return StringValues.bytes(v);
+        return v == null ? null : StringValues.bytes(v);
     }
 
     /** The array of a string value for a read done before the command returns (no copy); null for a missing key. */
     private static byte[] arrayOrNull(Object v) {
-        if (v == null) return null;
-        if (!StringValues.isString(v)) throw Errors.wrongType();
-        return StringValues.array(v);
+        return v == null ? null : StringValues.array(v);
     }
 
     /** True when {@code key}'s value is already a raw string, so an unchanged bit write need not store it. */
     private static boolean isRaw(CommandContext ctx, byte[] key, Object v) {
         return v instanceof RawString || v instanceof byte[] && !ctx.db(key).isEmbedded(key);
-    }
-
-    /**
-     * Stores the new array a bit write built (the command's own): as a {@link RawString} once it is longer than
-     * {@link Database#INLINE_LIMIT}, so that the next write changes it in place.
-     */
-    private static void storeBuilt(CommandContext ctx, byte[] key, byte[] out, long expireAt) {
-        if (out.length > Database.INLINE_LIMIT) {
-            ctx.db(key).put(key, RawString.adopt(out), expireAt, ctx.now());
-        } else {
-            ctx.db(key).putRaw(key, out, expireAt, ctx.now());
-        }
     }
 
     // ------------------------------------------------------------------ SETBIT / GETBIT
@@ -171,7 +155,7 @@ public final class BitCommands {
         } else {
             byte[] out = Arrays.copyOf(old == null ? new byte[0] : old, grows ? bytesFor(offset) : oldLen);
             out[at] = (byte) ((out[at] & ~(1 << shift)) | (on.intValue() << shift));
-            storeBuilt(ctx, key, out, cur == null ? 0 : Database.KEEP_TTL);
+            StringValues.putWritten(ctx.db(key), key, out, cur == null ? 0 : Database.KEEP_TTL, ctx.now());
         }
         ctx.notify(KeyspaceEvents.STRING, "setbit", key);
         return oldBit == 1 ? Reply.ONE : Reply.ZERO;
@@ -529,7 +513,7 @@ public final class BitCommands {
         }
         if (!readonly && (changes > 0 || grown || !isRaw(ctx, key, cur))) {
             if (cur instanceof RawString) ctx.modified(key);
-            else storeBuilt(ctx, key, buf, cur == null ? 0 : Database.KEEP_TTL);
+            else StringValues.putWritten(ctx.db(key), key, buf, cur == null ? 0 : Database.KEEP_TTL, ctx.now());
             if (changes > 0 || grown) ctx.notify(KeyspaceEvents.STRING, "setbit", key);
         }
         return Reply.array(out);

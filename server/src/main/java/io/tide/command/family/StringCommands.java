@@ -393,9 +393,7 @@ public final class StringCommands {
             checkStringLength(ctx, offset, value.length);
             byte[] out = new byte[(int) offset + value.length];
             System.arraycopy(value, 0, out, (int) offset, value.length);
-            // SETRANGE's result is a raw string in Redis; a long one is changed in place from now on.
-            if (out.length > Database.INLINE_LIMIT) ctx.db(key).put(key, RawString.adopt(out), 0, ctx.now());
-            else ctx.db(key).putRaw(key, out, 0, ctx.now());
+            StringValues.putWritten(ctx.db(key), key, out, 0, ctx.now());
             ctx.notify(KeyspaceEvents.STRING, "setrange", key);
             return Reply.integer(out.length);
         }
@@ -403,22 +401,14 @@ public final class StringCommands {
         if (value.length == 0) return Reply.integer(oldLength);
         checkStringLength(ctx, offset, value.length);
         long length = Math.max(oldLength, offset + value.length);
-        RawString r = cur instanceof RawString raw ? raw : null;
-        if (r != null) {
+        if (cur instanceof RawString r) {
             ctx.keepsNoArguments(); // copied into the string (decision 0028)
             r.write(offset, value);
             ctx.modified(key);
-        } else if (length > Database.INLINE_LIMIT) {
-            // From now on changed where it lies (one copy now instead of one per write).
-            byte[] old = StringValues.bytes(cur);
-            r = RawString.copyOf(old);
-            r.write(offset, value);
-            ctx.db(key).put(key, r, Database.KEEP_TTL, ctx.now());
         } else {
-            byte[] old = StringValues.bytes(cur);
-            byte[] out = Arrays.copyOf(old, (int) length);
+            byte[] out = Arrays.copyOf(StringValues.bytes(cur), (int) length);
             System.arraycopy(value, 0, out, (int) offset, value.length);
-            ctx.db(key).putRaw(key, out, Database.KEEP_TTL, ctx.now());
+            StringValues.putWritten(ctx.db(key), key, out, Database.KEEP_TTL, ctx.now());
         }
         ctx.notify(KeyspaceEvents.STRING, "setrange", key);
         return ctx.integerReply(length);

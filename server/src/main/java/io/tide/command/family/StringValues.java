@@ -71,6 +71,16 @@ public final class StringValues {
         }
     }
 
+    /**
+     * Stores the result of a bit or range write (SETBIT, BITFIELD, SETRANGE), built in an array of the command's own:
+     * raw, as Redis leaves such a result, and, once longer than {@link Database#INLINE_LIMIT}, as a {@link RawString}
+     * that the next write changes in place (the array becomes the string's, without a copy).
+     */
+    public static void putWritten(Database db, byte[] key, byte[] built, long expireAtMs, long nowMs) {
+        if (built.length > Database.INLINE_LIMIT) db.put(key, RawString.adopt(built), expireAtMs, nowMs);
+        else db.putRaw(key, built, expireAtMs, nowMs);
+    }
+
     /** The integer a string value holds, or null if its text is not a canonical 64-bit integer. */
     public static Long longOrNull(Object v) {
         if (v instanceof Long l) return l;
