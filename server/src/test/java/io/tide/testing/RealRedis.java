@@ -106,13 +106,24 @@ public final class RealRedis implements AutoCloseable {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         while (System.nanoTime() < deadline && p.isAlive()) {
             try (Socket s = new Socket("127.0.0.1", port)) {
-                return new RealRedis(p, port, dir, false);
+                // Redis accepts connections while it loads the file and answers -LOADING until it is done.
+                if (answersPong(s)) return new RealRedis(p, port, dir, false);
+                Thread.sleep(20);
             } catch (IOException e) {
                 Thread.sleep(20);
             }
         }
         p.destroyForcibly();
         throw new IllegalStateException("redis-server did not start: " + Files.readString(log));
+    }
+
+    private static boolean answersPong(Socket s) throws IOException {
+        s.setSoTimeout(10_000);
+        s.getOutputStream().write("PING\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        java.io.InputStream in = s.getInputStream();
+        StringBuilder line = new StringBuilder();
+        for (int c; (c = in.read()) != -1 && c != '\n'; ) line.append((char) c);
+        return line.toString().startsWith("+PONG");
     }
 
     public static int freePort() throws IOException {
