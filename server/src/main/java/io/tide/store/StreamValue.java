@@ -50,6 +50,8 @@ public final class StreamValue implements CollectionValue {
     private long entriesAdded;
     private TreeMap<byte[], StreamGroup> groups;
     private long bytes = OVERHEAD + pointerArrayBytes(2);
+    /** {@code radix-tree-nodes} once asked for, kept up to date by appends; null until then. */
+    private RadixCount radix;
 
     public StreamValue() {}
 
@@ -138,45 +140,63 @@ public final class StreamValue implements CollectionValue {
 
     /**
      * {@code radix-tree-nodes}: how many nodes Redis's radix tree would have for this stream's node keys (the
-     * 128-bit big-endian master IDs), computed as the compressed trie those keys form.
+     * 128-bit big-endian master IDs), as the compressed trie those keys form. Redis keeps the count in its tree, so
+     * XINFO STREAM is O(1) there; here it is kept once asked for: appending a node updates it in O(1) amortized
+     * ({@link RadixCount#append}), any other change to the nodes forgets it, and the next ask recounts in one pass.
      */
     public long radixTreeNodes() {
-        if (nodeCount == 0) return 1;
-        byte[][] keys = new byte[nodeCount][];
-        for (int i = 0; i < nodeCount; i++) keys[i] = key(nodes[i].masterMs, nodes[i].masterSeq);
-        return trieNodes(keys, 0, nodeCount, 0);
-    }
-
-    private static byte[] key(long ms, long seq) {
-        byte[] k = new byte[16];
-        for (int i = 0; i < 8; i++) {
-            k[i] = (byte) (ms >>> (56 - 8 * i));
-            k[8 + i] = (byte) (seq >>> (56 - 8 * i));
+        if (nodeCount == 0) return 1; // the tree's empty head
+        if (radix == null) {
+            RadixCount r = new RadixCount();
+            for (int i = 0; i < nodeCount; i++) r.append(nodes[i].masterMs, nodes[i].masterSeq);
+            radix = r; // not in memoryBytes(): a read must not change a value's accounted size (128 B a stream)
         }
-        return k;
+        return radix.total;
     }
 
-    /** Nodes of a compressed radix tree holding the sorted keys {@code [from, to)} below depth {@code depth}. */
-    private static long trieNodes(byte[][] keys, int from, int to, int depth) {
-        int len = keys[from].length;
-        if (to - from == 1) return depth == len ? 1 : 2; // a compressed node for the rest, then the key's node
-        int common = len;
-        for (int i = from + 1; i < to; i++) common = Math.min(common, commonPrefix(keys[from], keys[i], depth));
-        long n = (common > depth ? 1 : 0) + 1; // compressed node down to the branch, the branching node
-        int i = from;
-        while (i < to) {
-            int j = i + 1;
-            while (j < to && keys[j][common] == keys[i][common]) j++;
-            n += trieNodes(keys, i, j, common + 1);
-            i = j;
+    /**
+     * The node count of the compressed trie over sorted 16-byte keys, built by appending keys in ascending order.
+     * Every subtree (the whole tree, each branch's children, each key) costs one node, plus one compressed node when
+     * its keys share bytes past the depth it is entered at. The tree's right spine (the depths at which the path to
+     * the last key branches, outermost first) is what an append changes: the branches deeper than where the new key
+     * parts from the last one are passed, and the new key either joins a branch at that depth or splits the edge
+     * there with a new branch.
+     */
+    static final class RadixCount {
+        private static final int KEY_BYTES = 16;
+        final int[] spine = new int[KEY_BYTES];
+        int depth;
+        long total;
+        long lastMs;
+        long lastSeq;
+
+        void append(long ms, long seq) {
+            if (total == 0) { // the first key: the root, one compressed node and the key's node
+                total = 2;
+            } else {
+                int d = commonBytes(lastMs, lastSeq, ms, seq);
+                int passed = KEY_BYTES; // what hangs below the split: the last key or the deepest branch passed
+                while (depth > 0 && spine[depth - 1] > d) passed = spine[--depth];
+                if (depth > 0 && spine[depth - 1] == d) {
+                    total += 1 + (KEY_BYTES > d + 1 ? 1 : 0);
+                } else {
+                    int entered = depth > 0 ? spine[depth - 1] + 1 : 0;
+                    total -= passed > entered ? 1 : 0;  // the split subtree is entered deeper now
+                    total += passed > d + 1 ? 1 : 0;
+                    total += 1 + (d > entered ? 1 : 0); // the new branch
+                    total += 1 + (KEY_BYTES > d + 1 ? 1 : 0); // the new key
+                    spine[depth++] = d;
+                }
+            }
+            lastMs = ms;
+            lastSeq = seq;
         }
-        return n;
-    }
 
-    private static int commonPrefix(byte[] a, byte[] b, int from) {
-        int i = from;
-        while (i < a.length && a[i] == b[i]) i++;
-        return i;
+        /** Leading bytes two distinct (ms, seq) keys share, big-endian. */
+        static int commonBytes(long ms1, long seq1, long ms2, long seq2) {
+            if (ms1 != ms2) return Long.numberOfLeadingZeros(ms1 ^ ms2) >>> 3;
+            return 8 + (Long.numberOfLeadingZeros(seq1 ^ seq2) >>> 3);
+        }
     }
 
     // ---------------------------------------------------------------- serialization (RDB, DUMP)
@@ -270,6 +290,10 @@ public final class StreamValue implements CollectionValue {
     }
 
     private void insertNode(int at, StreamNode n) {
+        if (radix != null) {
+            if (at == nodeCount) radix.append(n.masterMs, n.masterSeq);
+            else radix = null;
+        }
         if (nodeCount == nodes.length) {
             int cap = nodes.length + Math.max(2, nodes.length >> 1);
             bytes += pointerArrayBytes(cap) - pointerArrayBytes(nodes.length);
@@ -282,6 +306,7 @@ public final class StreamValue implements CollectionValue {
     }
 
     private void removeNode(int at) {
+        radix = null;
         bytes -= nodes[at].memoryBytes();
         System.arraycopy(nodes, at + 1, nodes, at, nodeCount - at - 1);
         nodes[--nodeCount] = null;

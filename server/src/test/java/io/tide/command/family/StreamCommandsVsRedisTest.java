@@ -398,6 +398,31 @@ class StreamCommandsVsRedisTest extends VsRedis {
         for (String c : cmds) same(c.split(" "));
     }
 
+    /**
+     * XINFO STREAM between appends, trims and deletes, with IDs that part from the last one at every byte: the radix
+     * tree count Tide keeps once asked for (and updates on each new node) must stay Redis's.
+     */
+    @Test
+    void radixTreeCount_askedBetweenWrites_matchesRedis() throws IOException {
+        r().call("CONFIG", "SET", "stream-node-max-entries", "3");
+        t().call("CONFIG", "SET", "stream-node-max-entries", "3");
+        Random rnd = new Random(11);
+        long[] steps = {1, 3, 255, 256, 65_536, 1L << 20, 1L << 33, 1L << 41};
+        for (int stream = 0; stream < 4; stream++) {
+            String key = "s" + stream;
+            long ms = stream == 0 ? 1 : Math.floorMod(rnd.nextLong(), 1L << 44);
+            long seq = 0;
+            for (int i = 0; i < 600; i++) {
+                if (rnd.nextInt(3) == 0) seq += 1 + rnd.nextInt(300);
+                else { ms += steps[rnd.nextInt(steps.length)]; seq = rnd.nextInt(3) == 0 ? 0 : rnd.nextInt(70_000); }
+                same("XADD", key, ms + "-" + seq, "f", "v");
+                if (rnd.nextInt(6) == 0) same("XINFO", "STREAM", key);
+                if (rnd.nextInt(90) == 0) same("XTRIM", key, "MAXLEN", Integer.toString(rnd.nextInt(400)));
+            }
+            same("XINFO", "STREAM", key);
+        }
+    }
+
     @Test
     void entriesReadAndLag_followRedis_underRandomGroupOperations() throws IOException {
         Random rnd = new Random(9);
