@@ -13,7 +13,6 @@ import io.tide.command.ShardSnapshot;
 import io.tide.shard.Shard;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -126,7 +125,7 @@ final class Metrics {
             CompletableFuture<ShardSnapshot> f = new CompletableFuture<>();
             s.executeOnData(() -> {
                 try {
-                    f.complete(ShardSnapshot.of(s, commands, System.currentTimeMillis()));
+                    f.complete(ShardSnapshot.of(s, commands, true, System.currentTimeMillis()));
                 } catch (RuntimeException e) {
                     f.completeExceptionally(e);
                 }
@@ -135,7 +134,8 @@ final class Metrics {
         }
         CompletableFuture<CommandFigures> coord = new CompletableFuture<>();
         int coordinatorSlot = all.length; // CommandSpec keeps the coordinator's statistics after the shards'
-        server.shards().coordinator().run(new Shard[0], () -> coord.complete(CommandFigures.of(commands, coordinatorSlot)),
+        server.shards().coordinator().run(new Shard[0],
+                () -> coord.complete(CommandFigures.of(commands, coordinatorSlot, true)),
                 () -> coord.completeExceptionally(new IOException("the server is stopping")));
         List<ShardSnapshot> out = new ArrayList<>();
         CommandFigures coordinator;
@@ -332,7 +332,7 @@ final class Metrics {
     }
 
     private static double rssBytes() {
-        long b = io.tide.command.family.ServerCommands.procKilobytes(Path.of("/proc/self/status"), "VmRSS:");
+        long b = io.tide.util.ProcSelf.rssBytes();
         return b < 0 ? Double.NaN : b;
     }
 }

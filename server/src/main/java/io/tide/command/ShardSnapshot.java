@@ -20,8 +20,11 @@ public record ShardSnapshot(int id, ShardStats stats, long opsPerSec, long input
                             long pendingTasks, long[] keys, long[] expires, long[] avgTtlMs, Map<String, Long> errors,
                             CommandFigures commandFigures) {
 
-    /** On {@code s}'s thread; {@code specs} null leaves the command statistics out. */
-    public static ShardSnapshot of(Shard s, List<CommandSpec> specs, long nowMs) {
+    /**
+     * On {@code s}'s thread; {@code specs} null leaves the command statistics out, {@code latency} false their
+     * histograms.
+     */
+    public static ShardSnapshot of(Shard s, List<CommandSpec> specs, boolean latency, long nowMs) {
         ShardStats st = s.stats();
         int dbs = s.databases();
         long[] keys = new long[dbs];
@@ -39,7 +42,8 @@ public record ShardSnapshot(int id, ShardStats stats, long opsPerSec, long input
         return new ShardSnapshot(s.id(), st.counters(), st.instantaneousOpsPerSec(),
                 st.instantaneousInputBytesPerSec(), st.instantaneousOutputBytesPerSec(), st.clientInputPeak.max(nowSec),
                 st.clientOutputPeak.max(nowSec), s.blocking().keyCount(), s.writes().dirty(), s.usedBytes(),
-                s.pendingTasks(), keys, expires, avgTtl, errors, specs == null ? null : CommandFigures.of(specs, s.id()));
+                s.pendingTasks(), keys, expires, avgTtl, errors,
+                specs == null ? null : CommandFigures.of(specs, s.id(), latency));
     }
 
     /** Keys in every database of the shard. */

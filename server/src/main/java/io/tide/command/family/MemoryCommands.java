@@ -14,7 +14,6 @@ import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryUsage;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -105,7 +104,7 @@ public final class MemoryCommands {
             long allocated = heap.getUsed() + nonHeap.getUsed() + buffers + netty;
             long active = heap.getCommitted() + nonHeap.getCommitted() + buffers + netty;
             // The JVM reports no residency per pool: its committed bytes stand for jemalloc's resident ones.
-            long rss = ServerCommands.procKilobytes(Path.of("/proc/self/status"), "VmRSS:");
+            long rss = io.tide.util.ProcSelf.rssBytes();
             return new JvmMemory(allocated, active, active, rss);
         }
     }
@@ -317,9 +316,7 @@ public final class MemoryCommands {
 
     /** INFO's mem_allocator: "jvm" and the collectors. */
     static String allocatorName() {
-        List<String> gcs = new ArrayList<>();
-        for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) gcs.add(gc.getName());
-        return "jvm " + String.join(" + ", gcs);
+        return "jvm " + String.join(" + ", io.tide.util.ProcSelf.collectors());
     }
 
     // ---------------------------------------------------------------- MALLOC-STATS and PURGE

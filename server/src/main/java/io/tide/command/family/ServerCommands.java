@@ -19,10 +19,6 @@ import io.tide.shard.ShardStats;
 import io.tide.store.Database;
 import io.tide.util.Glob;
 import java.io.IOException;
-import java.lang.management.GarbageCollectorMXBean;
-import java.lang.management.ManagementFactory;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -33,7 +29,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
@@ -54,8 +49,9 @@ public final class ServerCommands {
     private static final Set<String> DEFAULT_SECTIONS = Set.of("server", "clients", "memory", "persistence",
             "stats", "replication", "cpu", "modules", "errorstats", "cluster", "keyspace");
     /** Highest JVM heap use seen by INFO (the heap is the process's, shared by servers in one JVM). */
-    /** Linux reports process CPU times in USER_HZ ticks, 100 per second on every mainstream architecture. */
-    private static final double USER_HZ = 100.0;
+    /** INFO's os: what uname says, as the JVM read it. */
+    private static final String OS = System.getProperty("os.name") + " " + System.getProperty("os.version") + " "
+            + System.getProperty("os.arch");
 
 
     private ServerCommands() {}
@@ -166,6 +162,7 @@ public final class ServerCommands {
             ServerContext server;
             ClientSession client;
             List<CommandSpec> specs;
+            boolean latency;
             ShardSnapshot[] shards;
         }
 
@@ -176,6 +173,7 @@ public final class ServerCommands {
             p.server = ctx.server();
             p.client = ctx.client();
             p.specs = wantsCommandFigures(p.wanted) ? ctx.server().table().allWithSubcommands() : null;
+            p.latency = p.wanted.contains("latencystats");
             p.shards = new ShardSnapshot[ctx.shards().size()];
             return p;
         }
@@ -183,14 +181,15 @@ public final class ServerCommands {
         @Override
         public boolean part(CommandContext ctx, Object plan, int shard, int shards) {
             Plan p = (Plan) plan;
-            p.shards[shard] = ShardSnapshot.of(ctx.shards().get(shard), p.specs, System.currentTimeMillis());
+            p.shards[shard] = ShardSnapshot.of(ctx.shards().get(shard), p.specs, p.latency, System.currentTimeMillis());
             return true;
         }
 
         @Override
         public Reply reply(Object plan) {
             Plan p = (Plan) plan;
-            CommandFigures coordinator = p.specs == null ? null : CommandFigures.of(p.specs, p.shards.length);
+            CommandFigures coordinator =
+                    p.specs == null ? null : CommandFigures.of(p.specs, p.shards.length, p.latency);
             return renderInfo(p.wanted, new InfoInput(p.server, p.client, List.of(p.shards), p.specs, coordinator));
         }
     };
@@ -249,8 +248,7 @@ public final class ServerCommands {
         line(sb, "redis_version", ConnectionCommands.REDIS_COMPAT_VERSION);
         line(sb, "tide_version", s.version());
         line(sb, "redis_mode", "standalone");
-        line(sb, "os", System.getProperty("os.name") + " " + System.getProperty("os.version") + " "
-                + System.getProperty("os.arch"));
+        line(sb, "os", OS);
         line(sb, "arch_bits", System.getProperty("sun.arch.data.model", "64"));
         line(sb, "multiplexing_api", s.ioDriver());
         line(sb, "process_id", ProcessHandle.current().pid());
@@ -265,7 +263,7 @@ public final class ServerCommands {
         line(sb, "hz", Shard.effectiveHz(hz));
         line(sb, "configured_hz", hz);
         line(sb, "lru_clock", io.tide.store.Database.accessClock(System.currentTimeMillis()));
-        line(sb, "executable", ProcessHandle.current().info().command().orElse(""));
+        line(sb, "executable", io.tide.util.ProcSelf.executable());
         line(sb, "config_file", configFile(s));
         // Every shard's event loop reads and writes its own connections: more than one I/O thread with two shards or more.
         line(sb, "io_threads_active", s.shards().size() > 1 ? 1 : 0);
@@ -309,7 +307,7 @@ public final class ServerCommands {
         sb.append("# Memory\r\n");
         line(sb, "used_memory", used);
         line(sb, "used_memory_human", human(used));
-        long rss = procKilobytes(Path.of("/proc/self/status"), "VmRSS:");
+        long rss = io.tide.util.ProcSelf.rssBytes();
         if (rss >= 0) {
             line(sb, "used_memory_rss", rss);
             line(sb, "used_memory_rss_human", human(rss));
@@ -321,14 +319,12 @@ public final class ServerCommands {
         line(sb, "used_memory_startup", server.startupMemory());
         line(sb, "used_memory_dataset", dataset);
         line(sb, "used_memory_dataset_perc", percent(dataset, used));
-        long total = procKilobytes(Path.of("/proc/meminfo"), "MemTotal:");
+        long total = io.tide.util.ProcSelf.totalSystemMemory();
         if (total >= 0) {
             line(sb, "total_system_memory", total);
             line(sb, "total_system_memory_human", human(total));
         }
         scriptingMemory(server, sb);
-        List<String> gcs = new ArrayList<>();
-        for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) gcs.add(gc.getName());
         long maxmemory = server.config().getLong("maxmemory");
         line(sb, "maxmemory", maxmemory);
         line(sb, "maxmemory_human", human(maxmemory));
@@ -342,7 +338,7 @@ public final class ServerCommands {
         // the dataset's and the clients' buffers).
         line(sb, "mem_replication_backlog", repl.backlogActive() ? repl.backlogSize() : 0);
         line(sb, "mem_clients_normal", clientBuffers);
-        line(sb, "mem_allocator", "jvm " + String.join(" + ", gcs));
+        line(sb, "mem_allocator", MemoryCommands.allocatorName());
         line(sb, "lazyfree_pending_objects", server.lazyFree().pendingObjects());
         line(sb, "lazyfreed_objects", server.lazyFree().freedObjects());
         // The JVM's side: used_memory counts what Tide keeps (incrementally); the heap also holds garbage and
@@ -393,20 +389,6 @@ public final class ServerCommands {
         line(sb, "used_memory_scripts_human", human(scriptsEval + functions));
     }
 
-    /** A "Name: N kB" line of a /proc file, in bytes; -1 when it cannot be read. */
-    public static long procKilobytes(Path file, String key) {
-        try {
-            for (String l : Files.readAllLines(file, StandardCharsets.US_ASCII)) {
-                if (l.startsWith(key)) {
-                    String[] parts = l.substring(key.length()).trim().split("\\s+");
-                    return Long.parseLong(parts[0]) * 1024;
-                }
-            }
-        } catch (IOException | RuntimeException e) {
-            return -1;
-        }
-        return -1;
-    }
 
     /** Redis's bytesToHuman. */
     static String human(long n) {
@@ -600,7 +582,7 @@ public final class ServerCommands {
 
     private static void cpuSection(StringBuilder sb) {
         sb.append("# CPU\r\n");
-        double[] t = processCpu();
+        double[] t = io.tide.util.ProcSelf.cpuSeconds();
         if (t == null) return;
         line(sb, "used_cpu_sys", seconds(t[1]));
         line(sb, "used_cpu_user", seconds(t[0]));
@@ -612,19 +594,6 @@ public final class ServerCommands {
         return String.format(Locale.ROOT, "%.6f", s);
     }
 
-    /** utime, stime, cutime, cstime of this process in seconds, from /proc/self/stat; null off Linux. */
-    private static double[] processCpu() {
-        try {
-            String stat = Files.readString(Path.of("/proc/self/stat"), StandardCharsets.US_ASCII);
-            String[] f = stat.substring(stat.lastIndexOf(')') + 2).trim().split("\\s+");
-            // f[0] is field 3 (state); utime is field 14.
-            double[] out = new double[4];
-            for (int i = 0; i < 4; i++) out[i] = Long.parseLong(f[11 + i]) / USER_HZ;
-            return out;
-        } catch (IOException | RuntimeException e) {
-            return null;
-        }
-    }
 
     private static void commandStatsSection(InfoInput in, StringBuilder sb) {
         sb.append("# Commandstats\r\n");

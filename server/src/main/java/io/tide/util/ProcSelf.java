@@ -1,0 +1,130 @@
+package io.tide.util;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What INFO, MEMORY STATS and the metrics read about this process and machine from {@code /proc}, read as bytes and
+ * scanned in place (no lines, no regular expressions): INFO calls these on every request. What cannot change while
+ * the process lives (the machine's memory, the executable, the collectors' names) is read once, as Redis reads
+ * {@code total_system_memory} once at startup. Off Linux each figure is unknown: -1, null or empty.
+ */
+public final class ProcSelf {
+    private static final Path STATUS = Path.of("/proc/self/status");
+    private static final Path STAT = Path.of("/proc/self/stat");
+    /** Clock ticks per second of /proc's CPU times (USER_HZ, 100 on every Linux ABI). */
+    private static final double USER_HZ = 100.0;
+
+    private static volatile long totalMemory = Long.MIN_VALUE;
+    private static volatile String executable;
+    private static volatile List<String> collectors;
+
+    private ProcSelf() {}
+
+    /** The process's resident set size in bytes (VmRSS), or -1. */
+    public static long rssBytes() {
+        return kilobytesField(STATUS, "VmRSS:");
+    }
+
+    /** The machine's memory in bytes (MemTotal), read once; -1 when unknown. */
+    public static long totalSystemMemory() {
+        long t = totalMemory;
+        if (t == Long.MIN_VALUE) totalMemory = t = kilobytesField(Path.of("/proc/meminfo"), "MemTotal:");
+        return t;
+    }
+
+    /** The JVM's executable, read once; empty when unknown. */
+    public static String executable() {
+        String e = executable;
+        if (e == null) executable = e = ProcessHandle.current().info().command().orElse("");
+        return e;
+    }
+
+    /** The names of the JVM's garbage collectors, read once. */
+    public static List<String> collectors() {
+        List<String> c = collectors;
+        if (c == null) {
+            List<String> names = new ArrayList<>();
+            for (var gc : java.lang.management.ManagementFactory.getGarbageCollectorMXBeans()) names.add(gc.getName());
+            collectors = c = List.copyOf(names);
+        }
+        return c;
+    }
+
+    /** utime, stime, cutime, cstime of this process in seconds (fields 14-17 of /proc/self/stat); null if unknown. */
+    public static double[] cpuSeconds() {
+        byte[] b = read(STAT);
+        if (b == null) return null;
+        int i = b.length - 1;
+        while (i >= 0 && b[i] != ')') i--; // the command name may hold spaces and parentheses: skip past its last ')'
+        if (i < 0) return null;
+        double[] out = new double[4];
+        int field = 2; // the ')' ends field 2
+        int p = i + 1;
+        while (field < 17) {
+            while (p < b.length && b[p] == ' ') p++;
+            if (p >= b.length) return null;
+            field++;
+            int start = p;
+            while (p < b.length && b[p] != ' ' && b[p] != '\n') p++;
+            if (field >= 14) {
+                long v = digits(b, start, p);
+                if (v < 0) return null;
+                out[field - 14] = v / USER_HZ;
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The number after {@code key} (a field name with its colon, at the start of a line) in a /proc file whose
+     * values are in kB, in bytes; -1 when the file or the field is missing.
+     */
+    public static long kilobytesField(Path file, String key) {
+        byte[] b = read(file);
+        if (b == null) return -1;
+        byte[] k = key.getBytes(StandardCharsets.US_ASCII);
+        for (int line = 0; line < b.length; ) {
+            if (startsWith(b, line, k)) {
+                int p = line + k.length;
+                while (p < b.length && (b[p] == ' ' || b[p] == '\t')) p++;
+                int start = p;
+                while (p < b.length && b[p] >= '0' && b[p] <= '9') p++;
+                long v = digits(b, start, p);
+                return v < 0 ? -1 : v * 1024;
+            }
+            while (line < b.length && b[line] != '\n') line++;
+            line++;
+        }
+        return -1;
+    }
+
+    private static boolean startsWith(byte[] b, int at, byte[] k) {
+        if (at + k.length > b.length) return false;
+        for (int j = 0; j < k.length; j++) if (b[at + j] != k[j]) return false;
+        return true;
+    }
+
+    /** The decimal number in {@code b[from, to)}, or -1 if that is empty, not all digits or too long. */
+    private static long digits(byte[] b, int from, int to) {
+        if (to <= from || to - from > 18) return -1;
+        long v = 0;
+        for (int j = from; j < to; j++) {
+            if (b[j] < '0' || b[j] > '9') return -1;
+            v = v * 10 + (b[j] - '0');
+        }
+        return v;
+    }
+
+    private static byte[] read(Path file) {
+        try {
+            return Files.readAllBytes(file);
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+    }
+}
