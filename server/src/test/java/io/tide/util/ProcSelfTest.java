@@ -34,6 +34,7 @@ class ProcSelfTest {
             if (l.startsWith("VmRSS:")) expected = Long.parseLong(l.replaceAll("\\D", "")) * 1024;
         }
         assertThat(rss).isPositive().isBetween(expected / 2, expected * 2); // RSS moves between the two reads
+        assertThat(ProcSelf.pageSize()).isIn(4096L, 16384L, 65536L);
         assertThat(ProcSelf.totalSystemMemory()).isGreaterThan(rss);
         String stat = Files.readString(Path.of("/proc/self/stat"));
         String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
