@@ -134,7 +134,18 @@ final class RdbSnapshot {
             dirtyAtImage[s.id()] = s.writes().dirty();
             for (int i = 0; i < s.databases(); i++) {
                 int db = i;
-                p.walks[i] = s.db(i).beginSnapshot((key, value, expireAt) -> p.save(db, key, value, expireAt));
+                p.walks[i] = s.db(i).beginSnapshot(new io.tide.store.SnapshotSink() {
+                    @Override
+                    public void save(byte[] key, Object value, long expireAt) {
+                        p.save(db, key, value, expireAt);
+                    }
+
+                    @Override
+                    public void save(byte[] slab, int keyOff, int keyLen, Object value, int valueOff, int valueLen,
+                                     long expireAt) {
+                        p.save(db, slab, keyOff, keyLen, value, valueOff, valueLen, expireAt);
+                    }
+                });
             }
         }
     }
@@ -334,6 +345,22 @@ final class RdbSnapshot {
         }
 
         /** An entry of the image, from the walk or from a write that reached it first. */
+        /** An entry read in place (see {@link io.tide.store.SnapshotSink}); commands take copies. */
+        void save(int db, byte[] slab, int keyOff, int keyLen, Object value, int valueOff, int valueLen,
+                  long expireAt) {
+            if (commands) {
+                save(db, java.util.Arrays.copyOfRange(slab, keyOff, keyOff + keyLen), value != null ? value
+                        : java.util.Arrays.copyOfRange(slab, valueOff, valueOff + valueLen), expireAt);
+                return;
+            }
+            if (chunkDb != db) {
+                RdbEncoder.writeSelectDb(out, db);
+                chunkDb = db;
+            }
+            RdbEncoder.writeEntry(out, slab, keyOff, keyLen, value, valueOff, valueLen, expireAt, version);
+            if (out.size() >= CHUNK && streaming && !cancelled) handOver();
+        }
+
         void save(int db, byte[] key, Object value, long expireAt) {
             if (commands) {
                 if (chunkDb != db) {

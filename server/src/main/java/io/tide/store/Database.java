@@ -1178,7 +1178,22 @@ public final class Database {
     }
 
     private static void save(Table t, int i) {
-        t.sink.save(keyAt(t, i), valueAt(t, i), expiry(t, i));
+        int r = t.refs[i];
+        byte[] e = Slabs.slab(t.heap.arr, r);
+        int p = Slabs.offset(r);
+        int ks = keyStart(e, p);
+        int kl = keyLength(e, p);
+        if ((t.ctrl[i] & RAW) != 0) {
+            t.sink.save(e, ks, kl, t.values[i], 0, 0, expiry(e, p));
+        } else {
+            int field = valueField(e, p);
+            if (field >= INT_TEXT) {
+                t.sink.save(e, ks, kl, SharedIntegers.valueOf(IntSet.parse(e, ks + kl, field - INT_TEXT)), 0, 0,
+                        expiry(e, p));
+            } else {
+                t.sink.save(e, ks, kl, null, ks + kl, field, expiry(e, p)); // the value follows the key
+            }
+        }
         t.ctrl[i] = (byte) ((t.ctrl[i] & ~SAVED) | t.parity);
     }
 

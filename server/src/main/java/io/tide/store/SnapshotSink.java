@@ -12,4 +12,16 @@ public interface SnapshotSink {
 
     /** One entry of the image: {@code expireAtMs} is absolute unix ms, 0 for none. */
     void save(byte[] key, Object value, long expireAtMs);
+
+    /**
+     * One entry whose key lies in {@code slab} at {@code [keyOff, keyOff + keyLen)}, and, when {@code value} is
+     * null, whose value is the string at {@code [valueOff, valueOff + valueLen)} of the same slab: for a sink that
+     * serializes them at once, with no copy (a snapshot of millions of keys otherwise makes two arrays of garbage a
+     * key). The bytes are the database's own: read them before returning, never keep or change them. By default,
+     * copies them for {@link #save}.
+     */
+    default void save(byte[] slab, int keyOff, int keyLen, Object value, int valueOff, int valueLen, long expireAtMs) {
+        save(java.util.Arrays.copyOfRange(slab, keyOff, keyOff + keyLen),
+                value != null ? value : java.util.Arrays.copyOfRange(slab, valueOff, valueOff + valueLen), expireAtMs);
+    }
 }

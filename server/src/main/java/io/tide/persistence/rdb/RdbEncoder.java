@@ -56,6 +56,24 @@ public final class RdbEncoder {
         writePayload(out, value, type);
     }
 
+    /**
+     * {@link #writeEntry(RdbOutput, byte[], Object, long, int)} of a key that lies in {@code b} at {@code [keyOff,
+     * keyOff + keyLen)}, its value {@code value}, or when that is null the string at {@code [valueOff, valueOff +
+     * valueLen)} of {@code b}: a snapshot's entries read where the database keeps them.
+     */
+    public static void writeEntry(RdbOutput out, byte[] b, int keyOff, int keyLen, Object value, int valueOff,
+                                  int valueLen, long expireAtMs, int version) {
+        if (expireAtMs > 0) {
+            out.writeByte(OPCODE_EXPIRETIME_MS);
+            out.writeMillis(expireAtMs);
+        }
+        int type = value == null ? TYPE_STRING : typeOf(value, version);
+        out.writeByte(type);
+        out.writeString(b, keyOff, keyLen);
+        if (value == null) out.writeString(b, valueOff, valueLen);
+        else writePayload(out, value, type);
+    }
+
     /** The type code {@code value} is written with at {@code version}. */
     public static int typeOf(Object value, int version) {
         if (version < WRITE || version > MAX_READ) throw new IllegalArgumentException("Tide writes RDB versions 10..12, not " + version);
