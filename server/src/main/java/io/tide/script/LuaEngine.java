@@ -874,13 +874,17 @@ public final class LuaEngine {
             if (m.find()) line = m.group(2);
         }
         if (line == null && hook.lastLine() >= 0) line = Integer.toString(hook.lastLine());
-        String msg = errorMessage(e);
+        String msg = errorMessage(e, line == null ? null : r.source.substring(1) + ":" + line + ": ");
         if (line == null) return msg;
         return msg + " script: " + r.name + ", on " + r.source + ":" + line + ".";
     }
 
-    /** The message of an error a script raised, as Redis words it ("ERR ..."), without the script suffix. */
-    private static String errorMessage(LuaError e) {
+    /**
+     * The message of an error a script raised, as Redis words it ("ERR ..."), without the script suffix. LuaJ's own
+     * runtime errors get Lua 5.1's words ({@link LuaMessages}), and {@code where} ("user_script:1: ") when LuaJ
+     * gave them no position, as Lua 5.1 always does; null when unknown.
+     */
+    private static String errorMessage(LuaError e, String where) {
         LuaValue obj = e.getMessageObject();
         String msg;
         if (obj != null && obj.istable()) {
@@ -892,8 +896,17 @@ public final class LuaEngine {
         } else {
             String text = obj.type() == LuaValue.TNUMBER ? NumberFormat.g14(obj.todouble()) : obj.tojstring();
             Matcher m = POSITION.matcher(text);
-            if (m.find()) text = m.group(1) + ":" + m.group(2) + ": " + text.substring(m.end());
-            msg = "ERR " + text.replace('\r', ' ').replace('\n', ' ');
+            String at = null;
+            if (m.find()) {
+                at = m.group(1) + ":" + m.group(2) + ": ";
+                text = text.substring(m.end());
+            }
+            String lua51 = LuaMessages.lua51(text);
+            if (lua51 != null) {
+                text = lua51;
+                if (at == null) at = where;
+            }
+            msg = "ERR " + (at == null ? "" : at) + text.replace('\r', ' ').replace('\n', ' ');
         }
         return msg;
     }
@@ -962,7 +975,7 @@ public final class LuaEngine {
         try {
             chunk.call();
         } catch (LuaError e) {
-            throw new CommandException("ERR Error registering functions: " + errorMessage(e));
+            throw new CommandException("ERR Error registering functions: " + errorMessage(e, null));
         } catch (StackOverflowError e) {
             throw new CommandException("ERR Error registering functions: ERR stack overflow");
         } finally {

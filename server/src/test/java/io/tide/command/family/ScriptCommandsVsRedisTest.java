@@ -170,6 +170,23 @@ class ScriptCommandsVsRedisTest {
         same("EVALSHA", "abc", "0");
     }
 
+    /**
+     * Runtime errors of Lua itself (arithmetic, concatenation, comparison, length, indexing, calls) on values Lua 5.1
+     * has no variable name for: Redis's text word for word, position included. LuaJ words them otherwise.
+     */
+    @Test
+    void luaRuntimeErrors_ofUnnamedValues_matchRedisText() throws IOException {
+        for (String script : new String[] {
+            "return tonumber(ARGV[1]) * 2", "return nil + 1", "return '1' + nil", "return 'a' + 1",
+            "return math.huge % {}", "return -'x'", "return -nil",
+            "return {} .. 'x'", "return 1 .. {}", "return 'a' .. nil", "return tostring(nil) .. nil",
+            "return {} < {}", "return nil < 1", "return {} <= 1", "return 'x' < 1", "return 1 < 'x'",
+            "return #5", "return #nil", "return (nil).x", "return (nil)[1]",
+            "return (nil)()", "return (1)()", "\nreturn ({})()"}) {
+            eval(script, "0", "x");
+        }
+    }
+
     @Test
     void luaEnvironment_matchesRedis() throws IOException {
         eval("return redis.sha1hex('')", "0");
