@@ -119,10 +119,20 @@ public final class GeoHash {
         return new double[] {x, y};
     }
 
-    /** (uint64_t) d as x86-64 compilers do it (for scores not written by GEOADD). */
+    /**
+     * (uint64_t) d as x86-64 compilers do it (for scores not written by GEOADD): below 2^63 a truncating conversion to
+     * a signed integer, else that of d - 2^63 with the top bit flipped. The conversion (cvttsd2si) gives 2^63 for
+     * what does not fit, where Java's cast saturates: so -inf and scores under -2^63 come out as 2^63, +inf and
+     * scores from 2^64 as 0.
+     */
     static long toUint64(double d) {
-        if (d >= 0x1p63) return (long) (d - 0x1p63) ^ Long.MIN_VALUE;
-        return (long) d;
+        if (d >= 0x1p63) return truncate(d - 0x1p63) ^ Long.MIN_VALUE;
+        return truncate(d);
+    }
+
+    /** cvttsd2si: the double truncated to a long, or Long.MIN_VALUE (the "integer indefinite") when it has none. */
+    private static long truncate(double d) {
+        return d >= 0x1p63 || d < -0x1p63 || Double.isNaN(d) ? Long.MIN_VALUE : (long) d;
     }
 
     /**

@@ -111,6 +111,30 @@ class GeoCommandsVsRedisTest extends VsRedis {
                 "GEOHASH %missing a");
     }
 
+    /**
+     * Positions of members whose scores ZADD wrote, not GEOADD: Redis casts the score to a 64-bit geohash as the x86-64
+     * compiler does (out-of-range values, infinities included, come out as 2^63 or, past 2^63, as 0).
+     */
+    @ParameterizedTest(name = "resp{0}")
+    @ValueSource(ints = {2, 3})
+    void positions_ofScoresZaddWrote(int proto) throws IOException {
+        protocol(proto);
+        same("ZADD", k("z"), "inf", "pinf", "-inf", "ninf", "1e30", "huge", "-1e30", "nhuge", "-5", "neg", "2.5",
+                "frac", "9007199254740991", "max52", "1.8446744073709552e19", "two64", "9.3e18", "above63");
+        String[] members = {"pinf", "ninf", "huge", "nhuge", "neg", "frac", "max52", "two64", "above63"};
+        same(cat("GEOPOS", k("z"), members));
+        same(cat("GEOHASH", k("z"), members));
+        for (String m : members) same("GEODIST", k("z"), "frac", m);
+    }
+
+    private static String[] cat(String command, String key, String[] rest) {
+        String[] out = new String[rest.length + 2];
+        out[0] = command;
+        out[1] = key;
+        System.arraycopy(rest, 0, out, 2, rest.length);
+        return out;
+    }
+
     @ParameterizedTest(name = "resp{0}")
     @ValueSource(ints = {2, 3})
     void geoadd_optionsAndErrors(int proto) throws IOException {
