@@ -15,7 +15,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A differential fuzz: the same seeded stream of random commands (strings, bits, lists, hashes, sets, sorted sets,
- * streams and their groups, HyperLogLogs, keys, TTLs, scripts, MULTI/EXEC/WATCH) with valid and invalid arguments
+ * streams and their groups, HyperLogLogs, geo, keys, TTLs, scripts, MULTI/EXEC/WATCH) with valid and invalid arguments
  * over six keys that change type as the commands go, sent to redis-server and to Tide (two shards, so multi-key
  * commands cross shards), and every reply compared byte for byte. Left out on purpose, where Tide follows a later
  * Redis than the 7.0 it is compared with or where no two servers agree: the order of set and hash members (Redis's
@@ -59,6 +59,14 @@ class RandomCommandsVsRedisTest extends VsRedis {
 
     private String intIdx() {
         return pick("0", "1", "-1", "2", "-2", "5", "-100", "100");
+    }
+
+    private String bitType() {
+        return pick("u8", "i8", "u1", "i16", "u63", "i64", "u64", "x8", "i0");
+    }
+
+    private String bitOffset() {
+        return pick("0", "3", "#1", "#0", "100", "-1", "x", "#-1");
     }
 
     private String ttl() {
@@ -120,6 +128,32 @@ class RandomCommandsVsRedisTest extends VsRedis {
                 new String[] {intIdx(), intIdx()})));
         g.add(() -> cat("PFADD", k(), m()));
         g.add(() -> cat("PFCOUNT", k()));
+        g.add(() -> cat("BITFIELD", k(), maybe(new String[] {"GET", bitType(), bitOffset()},
+                new String[] {"SET", bitType(), bitOffset(), num()},
+                new String[] {"INCRBY", bitType(), bitOffset(), num()},
+                new String[] {"OVERFLOW", pick("WRAP", "SAT", "FAIL", "X"), "INCRBY", bitType(), bitOffset(), num()})));
+        g.add(() -> cat("BITOP", pick("AND", "OR", "XOR", "NOT", "X"), k(), k(), maybe(none, new String[] {k()})));
+        g.add(() -> cat("LCS", k(), k(), maybe(none, new String[] {"LEN"}, new String[] {"IDX"},
+                new String[] {"IDX", "MINMATCHLEN", idx()}, new String[] {"IDX", "WITHMATCHLEN"})));
+        g.add(() -> cat("SETEX", k(), ttl(), m()));
+        g.add(() -> cat("MSET", k(), m(), k(), m()));
+        // geo, over whatever the keys hold
+        g.add(() -> cat("GEOADD", k(), maybe(none, new String[] {"NX"}, new String[] {"XX"}, new String[] {"CH"}),
+                pick("13.361389", "15.087269", "200", "-180", "x", "0", "179.9"),
+                pick("38.115556", "37.502669", "90", "85.05112878", "-85", "0"), m()));
+        g.add(() -> cat("GEODIST", k(), m(), m(), maybe(none, new String[] {"km"}, new String[] {"mi"},
+                new String[] {"x"})));
+        g.add(() -> cat("GEOPOS", k(), m(), m()));
+        g.add(() -> cat("GEOHASH", k(), m(), m()));
+        g.add(() -> cat("GEOSEARCH", k(), "FROMLONLAT", pick("15", "0", "-179"), pick("37", "0"), "BYRADIUS",
+                pick("200", "1000", "-1", "x", "0", "20000"), pick("km", "m", "mi"), maybe(none,
+                new String[] {"ASC"}, new String[] {"DESC", "COUNT", idx()},
+                new String[] {"WITHCOORD", "WITHDIST", "ASC"},
+                new String[] {"WITHHASH", "DESC"})));
+        g.add(() -> cat("GEOSEARCH", k(), "FROMMEMBER", m(), "BYBOX", pick("400", "4000", "0"), "400", "km",
+                maybe(none, new String[] {"ASC", "WITHHASH"}, new String[] {"DESC", "WITHDIST"})));
+        g.add(() -> cat("GEOSEARCHSTORE", k(), k(), "FROMLONLAT", "15", "37", "BYRADIUS", "500", "km",
+                maybe(none, new String[] {"ASC", "COUNT", "2"})));
         // lists
         g.add(() -> cat("LPUSH", k(), m(), m()));
         g.add(() -> cat("RPUSH", k(), m()));
