@@ -353,12 +353,9 @@ final class RdbSnapshot {
                         : java.util.Arrays.copyOfRange(slab, valueOff, valueOff + valueLen), expireAt);
                 return;
             }
-            if (chunkDb != db) {
-                RdbEncoder.writeSelectDb(out, db);
-                chunkDb = db;
-            }
+            selectDb(db);
             RdbEncoder.writeEntry(out, slab, keyOff, keyLen, value, valueOff, valueLen, expireAt, version);
-            if (out.size() >= CHUNK && streaming && !cancelled) handOver();
+            handOverIfFull();
         }
 
         void save(int db, byte[] key, Object value, long expireAt) {
@@ -368,14 +365,23 @@ final class RdbSnapshot {
                     chunkDb = db;
                 }
                 for (byte[][] c : io.tide.journal.KeyStates.ofValue(key, value, expireAt)) putCommand(out, c);
-                if (out.size() >= CHUNK && streaming && !cancelled) handOver();
+                handOverIfFull();
                 return;
             }
+            selectDb(db);
+            RdbEncoder.writeEntry(out, key, value, expireAt, version);
+            handOverIfFull();
+        }
+
+        /** An RDB SELECTDB opcode unless this chunk's entries are already in {@code db}. */
+        private void selectDb(int db) {
             if (chunkDb != db) {
                 RdbEncoder.writeSelectDb(out, db);
                 chunkDb = db;
             }
-            RdbEncoder.writeEntry(out, key, value, expireAt, version);
+        }
+
+        private void handOverIfFull() {
             if (out.size() >= CHUNK && streaming && !cancelled) handOver();
         }
 
