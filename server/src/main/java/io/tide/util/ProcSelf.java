@@ -28,9 +28,9 @@ public final class ProcSelf {
     private ProcSelf() {}
 
     /**
-     * The process's resident set size in bytes, or -1: the resident pages of /proc/self/statm (a line the kernel
-     * writes in a few hundred nanoseconds; /proc/self/status, which says VmRSS in kB, costs the kernel ten times that)
-     * times the page size, which {@link #pageSize} learns from the two files once.
+     * The process's resident set size in bytes, or -1: the resident pages of /proc/self/statm (one short line;
+     * /proc/self/status, which says VmRSS in kB, has every field of the process for the kernel to write) times the
+     * page size, which {@link #pageSize} learns from the two files once.
      */
     public static long rssBytes() {
         long page = pageSize();
