@@ -1,7 +1,5 @@
 package io.tide.metrics;
 
-import java.math.BigDecimal;
-import java.math.RoundingMode;
 import java.util.List;
 import java.util.Map;
 
@@ -121,9 +119,7 @@ public final class LatencyDoctor {
             for (long[] s : samples) deviation += Math.abs(avg - s[1]);
             mad = deviation / n;
         }
-        // C's %.2f rounds the double's exact binary value, ties to even; BigDecimal(double) is that exact value.
-        String perSample = n == 0 ? "-nan" : new BigDecimal((double) period / n).setScale(2, RoundingMode.HALF_EVEN)
-                .toPlainString();
+        String perSample = n == 0 ? "-nan" : io.tide.script.NumberFormat.f((double) period / n, 2);
         return n + " latency spikes (average " + avg + "ms, mean deviation " + mad + "ms, period " + perSample
                 + " sec). Worst all time event " + series.max() + "ms.";
     }

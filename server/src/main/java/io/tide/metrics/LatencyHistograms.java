@@ -2,7 +2,6 @@ package io.tide.metrics;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -79,7 +78,7 @@ public final class LatencyHistograms {
 
     /** A percentile as Redis prints it ("%f" with trailing zeros trimmed): 50, 99, 99.9. */
     public static String formatPercentile(double d) {
-        String s = String.format(Locale.ROOT, "%f", d);
+        String s = io.tide.script.NumberFormat.f(d, 6);
         if (s.indexOf('.') >= 0) {
             int end = s.length();
             while (s.charAt(end - 1) == '0') end--;
@@ -95,7 +94,7 @@ public final class LatencyHistograms {
         for (int j = 0; j < percentiles.length; j++) {
             if (j > 0) sb.append(',');
             sb.append('p').append(formatPercentile(percentiles[j])).append('=')
-                    .append(String.format(Locale.ROOT, "%.3f", valueAtPercentile(h, percentiles[j]) / 1000.0));
+                    .append(io.tide.script.NumberFormat.f(valueAtPercentile(h, percentiles[j]) / 1000.0, 3));
         }
         return sb.toString();
     }

@@ -3,7 +3,12 @@ package io.tide.script;
 import java.math.BigDecimal;
 import java.math.MathContext;
 
-/** Lua 5.1's number-to-string rule ({@code "%.14g"}), which LuaJ does not follow. Thread-safe (stateless). */
+/**
+ * C's printf number forms, which Java's Formatter does not follow: Lua 5.1's number-to-string rule ({@code "%.14g"},
+ * which LuaJ does not follow either) and {@code "%.Nf"} (Redis's INFO, GEODIST, LATENCY DOCTOR). C rounds a double's
+ * exact binary value, ties to even; Java's {@code %.2f} rounds its shortest decimal text half up (0.125 gives 0.13
+ * where C gives 0.12, 1.005 gives 1.01 where C gives 1.00). Thread-safe (stateless).
+ */
 public final class NumberFormat {
 
     private static final double[] POW10 = new double[18];
@@ -14,6 +19,15 @@ public final class NumberFormat {
     }
 
     private NumberFormat() {}
+
+    /** C's {@code printf("%.<decimals>f", d)}: nan, inf, -inf, and the sign of a negative value that rounds to 0. */
+    public static String f(double d, int decimals) {
+        if (Double.isNaN(d)) return Double.doubleToRawLongBits(d) < 0 ? "-nan" : "nan";
+        if (Double.isInfinite(d)) return d > 0 ? "inf" : "-inf";
+        String s = new BigDecimal(d).setScale(decimals, java.math.RoundingMode.HALF_EVEN).toPlainString();
+        boolean negative = d < 0 || (d == 0 && 1 / d < 0);
+        return negative && !s.startsWith("-") ? "-" + s : s;
+    }
 
     /** C's {@code printf("%.14g", d)}. */
     public static String g14(double d) {

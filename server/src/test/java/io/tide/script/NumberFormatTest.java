@@ -19,6 +19,24 @@ class NumberFormatTest {
         assertThat(NumberFormat.g14(-0.0)).isEqualTo("-0");
     }
 
+    /** glibc printf's outputs (bash's printf builtin) for these doubles; Java's String.format differs on each tie. */
+    @Test
+    void f_roundsTheExactBinaryValue_tiesToEven_asCsPrintf() {
+        assertThat(NumberFormat.f(0.125, 2)).isEqualTo("0.12"); // String.format: 0.13
+        assertThat(NumberFormat.f(0.375, 2)).isEqualTo("0.38");
+        assertThat(NumberFormat.f(1.005, 2)).isEqualTo("1.00"); // 1.00499999999999989...; String.format: 1.01
+        assertThat(NumberFormat.f(2.675, 2)).isEqualTo("2.67"); // String.format: 2.68
+        assertThat(NumberFormat.f(0.5, 0)).isEqualTo("0");
+        assertThat(NumberFormat.f(2.5, 0)).isEqualTo("2");
+        assertThat(NumberFormat.f(1.5, 0)).isEqualTo("2");
+        assertThat(NumberFormat.f(99.9, 6)).isEqualTo("99.900000");
+        assertThat(NumberFormat.f(-0.001, 2)).isEqualTo("-0.00");
+        assertThat(NumberFormat.f(-0.0, 2)).isEqualTo("-0.00");
+        assertThat(NumberFormat.f(1234.5678, 4)).isEqualTo("1234.5678");
+        assertThat(NumberFormat.f(Double.POSITIVE_INFINITY, 2)).isEqualTo("inf");
+        assertThat(NumberFormat.f(Double.NaN, 2)).isEqualTo("nan");
+    }
+
     @Test
     void integerFastPath_agreesWithTheGeneralPath() {
         Random rnd = new Random(5);

@@ -11,8 +11,6 @@ import io.tide.pubsub.KeyspaceEvents;
 import io.tide.store.GeoHash;
 import io.tide.store.ZSetValue;
 import io.tide.store.ZSetValue.ScoreRange;
-import java.math.BigDecimal;
-import java.math.RoundingMode;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -102,12 +100,9 @@ public final class GeoCommands {
 
     // ------------------------------------------------------------------ formatting
 
-    /** C's {@code %.Nf}: the exact binary value rounded half-even to N decimals. */
+    /** C's {@code %.Nf}. */
     static String fixed(double d, int decimals) {
-        if (Double.isInfinite(d)) return d > 0 ? "inf" : "-inf";
-        String s = new BigDecimal(d).setScale(decimals, RoundingMode.HALF_EVEN).toPlainString();
-        boolean negative = d < 0 || (d == 0 && 1 / d < 0);
-        return negative && !s.startsWith("-") ? "-" + s : s;
+        return io.tide.script.NumberFormat.f(d, decimals);
     }
 
     /** Redis's ld2string(LD_STR_HUMAN) of a double: {@code %.17Lf} without trailing zeros, "-0" as "0". */

@@ -14,6 +14,7 @@ import io.tide.command.ShardSnapshot;
 import io.tide.config.ConfigException;
 import io.tide.config.ConfigRegistry;
 import io.tide.protocol.Reply;
+import io.tide.script.NumberFormat;
 import io.tide.shard.Shard;
 import io.tide.shard.ShardStats;
 import io.tide.store.Database;
@@ -330,7 +331,7 @@ public final class ServerCommands {
         line(sb, "maxmemory_human", human(maxmemory));
         line(sb, "maxmemory_policy", server.config().get("maxmemory-policy"));
         if (rss >= 0 && used > 0) {
-            line(sb, "mem_fragmentation_ratio", String.format(Locale.ROOT, "%.2f", (double) rss / used));
+            line(sb, "mem_fragmentation_ratio", NumberFormat.f((double) rss / used, 2));
             line(sb, "mem_fragmentation_bytes", rss - used);
         }
         io.tide.replication.Primary.Info repl = server.replication().info();
@@ -358,7 +359,7 @@ public final class ServerCommands {
 
     /** Redis's "%.2f%%" of part over whole (0 when whole is 0). */
     private static String percent(long part, long whole) {
-        return String.format(Locale.ROOT, "%.2f%%", whole == 0 ? 0.0 : part * 100.0 / whole);
+        return NumberFormat.f(whole == 0 ? 0.0 : part * 100.0 / whole, 2) + "%";
     }
 
     /**
@@ -400,7 +401,7 @@ public final class ServerCommands {
             d /= 1024;
             u++;
         }
-        return String.format(Locale.ROOT, "%.2f%s", d, units[u]);
+        return NumberFormat.f(d, 2) + units[u];
     }
 
     /**
@@ -420,8 +421,7 @@ public final class ServerCommands {
             line(sb, "loading_total_bytes", total);
             line(sb, "loading_rdb_used_mem", total);
             line(sb, "loading_loaded_bytes", loaded);
-            sb.append("loading_loaded_perc:").append(String.format(Locale.ROOT, "%.2f",
-                    total == 0 ? 0.0 : loaded * 100.0 / total)).append("\r\n");
+            sb.append("loading_loaded_perc:").append(NumberFormat.f(total == 0 ? 0.0 : loaded * 100.0 / total, 2)).append("\r\n");
             line(sb, "loading_eta_seconds", loaded == 0 ? 1 : (total - loaded) * elapsed / loaded);
         }
         long dirty = 0;
@@ -494,7 +494,7 @@ public final class ServerCommands {
         line(sb, "sync_partial_ok", in.server().replication().syncPartialOk());
         line(sb, "sync_partial_err", in.server().replication().syncPartialErr());
         line(sb, "expired_keys", sum.expiredKeys);
-        line(sb, "expired_stale_perc", String.format(Locale.ROOT, "%.2f", stalePerc * 100));
+        line(sb, "expired_stale_perc", NumberFormat.f(stalePerc * 100, 2));
         line(sb, "expired_time_cap_reached_count", sum.expiredTimeCapReached);
         line(sb, "expire_cycle_cpu_milliseconds", sum.expireCycleNanos / 1_000_000);
         line(sb, "evicted_keys", sum.evictedKeys);
@@ -523,7 +523,7 @@ public final class ServerCommands {
 
     /** Bytes per second as Redis's "%.2f" kilobytes. */
     private static String kbps(long bytesPerSec) {
-        return String.format(Locale.ROOT, "%.2f", bytesPerSec / 1024.0);
+        return NumberFormat.f(bytesPerSec / 1024.0, 2);
     }
 
     /** Redis 7.0's replication section of a primary, from the replication thread's last published state. */
@@ -551,8 +551,7 @@ public final class ServerCommands {
                 line(sb, "master_sync_total_bytes", total);
                 line(sb, "master_sync_read_bytes", read);
                 line(sb, "master_sync_left_bytes", total < 0 ? -1 : total - read);
-                line(sb, "master_sync_perc", String.format(Locale.ROOT, "%.2f",
-                        total <= 0 ? 0.0 : read * 100.0 / total));
+                line(sb, "master_sync_perc", NumberFormat.f(total <= 0 ? 0.0 : read * 100.0 / total, 2));
                 line(sb, "master_sync_last_io_seconds_ago", rep.lastIoSecondsAgo());
             }
             if (!rep.linkUp()) line(sb, "master_link_down_since_seconds", rep.linkDownSinceSeconds());
@@ -591,7 +590,7 @@ public final class ServerCommands {
     }
 
     private static String seconds(double s) {
-        return String.format(Locale.ROOT, "%.6f", s);
+        return NumberFormat.f(s, 6);
     }
 
 
@@ -607,7 +606,7 @@ public final class ServerCommands {
             if (calls == 0 && rejected == 0 && failed == 0) continue;
             sb.append("cmdstat_").append(in.specs().get(c).fullName()).append(":calls=").append(calls).append(",usec=")
                     .append(usec).append(",usec_per_call=")
-                    .append(String.format(Locale.ROOT, "%.2f", calls == 0 ? 0.0 : (double) usec / calls))
+                    .append(NumberFormat.f(calls == 0 ? 0.0 : (double) usec / calls, 2))
                     .append(",rejected_calls=").append(rejected).append(",failed_calls=").append(failed).append("\r\n");
         }
     }
