@@ -1,9 +1,12 @@
 package io.tide.util;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -22,6 +25,7 @@ public final class ProcSelf {
 
     private static volatile long totalMemory = Long.MIN_VALUE;
     private static volatile long pageSize = -1;
+    private static volatile FileChannel statmChannel;
     private static volatile String executable;
     private static volatile List<String> collectors;
 
@@ -63,7 +67,7 @@ public final class ProcSelf {
 
     /** The first two fields of /proc/self/statm (size and resident, in pages), or null. */
     private static long[] statm() {
-        byte[] b = read(STATM);
+        byte[] b = readStatm();
         if (b == null) return null;
         int p = 0;
         long[] out = new long[2];
@@ -165,6 +169,34 @@ public final class ProcSelf {
             v = v * 10 + (b[j] - '0');
         }
         return v;
+    }
+
+    /**
+     * /proc/self/statm through a channel opened once and read from offset 0 each time (the kernel writes the line
+     * afresh for each read from the start): one pread where {@link Files#readAllBytes} opens, sizes, reads twice and
+     * closes. Positional reads on one channel may run on several threads at once.
+     */
+    private static byte[] readStatm() {
+        FileChannel c = statmChannel;
+        if (c == null) {
+            synchronized (ProcSelf.class) {
+                c = statmChannel;
+                if (c == null) {
+                    try {
+                        statmChannel = c = FileChannel.open(STATM, StandardOpenOption.READ);
+                    } catch (IOException | RuntimeException e) {
+                        return read(STATM);
+                    }
+                }
+            }
+        }
+        ByteBuffer buf = ByteBuffer.allocate(256);
+        try {
+            while (buf.hasRemaining() && c.read(buf, buf.position()) > 0) { } // the line is far shorter than 256
+        } catch (IOException e) {
+            return read(STATM);
+        }
+        return java.util.Arrays.copyOf(buf.array(), buf.position());
     }
 
     private static byte[] read(Path file) {

@@ -24,6 +24,18 @@ class ProcSelfTest {
         assertThat(ProcSelf.kilobytesField(f, "VmRSS:")).isEqualTo(-1);
     }
 
+    /** statm is read through a channel kept open: each read must see the process as it is now. */
+    @Test
+    void rss_followsMemoryTouchedSinceTheLastRead() {
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.exists(Path.of("/proc/self/statm")), "Linux /proc");
+        long before = ProcSelf.rssBytes();
+        java.nio.ByteBuffer touched = java.nio.ByteBuffer.allocateDirect(64 << 20);
+        for (int i = 0; i < touched.capacity(); i += 4096) touched.put(i, (byte) 1);
+        long after = ProcSelf.rssBytes();
+        assertThat(after - before).as("RSS %d then %d", before, after).isGreaterThan(32L << 20);
+        assertThat(touched.get(4096)).isEqualTo((byte) 1);
+    }
+
     @Test
     void onLinux_theFiguresAgreeWithWhatProcSays() throws Exception {
         Path status = Path.of("/proc/self/status");

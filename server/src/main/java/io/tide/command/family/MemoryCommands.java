@@ -92,12 +92,16 @@ public final class MemoryCommands {
 
     /** The JVM's side of memory: what the pools use and have committed, and the process's RSS (-1 if unknown). */
     record JvmMemory(long allocated, long active, long resident, long rss) {
+        /** Looked up once: the lookup (the platform's MBean registry) cost more than the figures it gives. */
+        private static final java.lang.management.MemoryMXBean MEMORY = ManagementFactory.getMemoryMXBean();
+        private static final List<BufferPoolMXBean> BUFFER_POOLS =
+                ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class);
 
         static JvmMemory now() {
-            MemoryUsage heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
-            MemoryUsage nonHeap = ManagementFactory.getMemoryMXBean().getNonHeapMemoryUsage();
+            MemoryUsage heap = MEMORY.getHeapMemoryUsage();
+            MemoryUsage nonHeap = MEMORY.getNonHeapMemoryUsage();
             long buffers = 0;
-            for (BufferPoolMXBean b : ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class)) {
+            for (BufferPoolMXBean b : BUFFER_POOLS) {
                 buffers += Math.max(0, b.getMemoryUsed());
             }
             long netty = Math.max(0, io.netty.util.internal.PlatformDependent.usedDirectMemory());
