@@ -143,7 +143,10 @@ final class RdbSnapshot {
                     @Override
                     public void save(byte[] slab, int keyOff, int keyLen, Object value, int valueOff, int valueLen,
                                      long expireAt) {
-                        p.save(db, slab, keyOff, keyLen, value, valueOff, valueLen, expireAt);
+                        // commands (KeyStates) keep what they get: those take the interface's copies
+                        if (commands) io.tide.store.SnapshotSink.super.save(slab, keyOff, keyLen, value, valueOff,
+                                valueLen, expireAt);
+                        else p.saveInPlace(db, slab, keyOff, keyLen, value, valueOff, valueLen, expireAt);
                     }
                 });
             }
@@ -344,20 +347,15 @@ final class RdbSnapshot {
             this.walks = new Database.Snapshot[shard.databases()];
         }
 
-        /** An entry of the image, from the walk or from a write that reached it first. */
-        /** An entry read in place (see {@link io.tide.store.SnapshotSink}); commands take copies. */
-        void save(int db, byte[] slab, int keyOff, int keyLen, Object value, int valueOff, int valueLen,
-                  long expireAt) {
-            if (commands) {
-                save(db, java.util.Arrays.copyOfRange(slab, keyOff, keyOff + keyLen), value != null ? value
-                        : java.util.Arrays.copyOfRange(slab, valueOff, valueOff + valueLen), expireAt);
-                return;
-            }
+        /** An RDB entry read where the database keeps it (see {@link io.tide.store.SnapshotSink}). */
+        void saveInPlace(int db, byte[] slab, int keyOff, int keyLen, Object value, int valueOff, int valueLen,
+                         long expireAt) {
             selectDb(db);
             RdbEncoder.writeEntry(out, slab, keyOff, keyLen, value, valueOff, valueLen, expireAt, version);
             handOverIfFull();
         }
 
+        /** An entry of the image, from the walk or from a write that reached it first. */
         void save(int db, byte[] key, Object value, long expireAt) {
             if (commands) {
                 if (chunkDb != db) {

@@ -1183,17 +1183,15 @@ public final class Database {
         int p = Slabs.offset(r);
         int ks = keyStart(e, p);
         int kl = keyLength(e, p);
-        if ((t.ctrl[i] & RAW) != 0) {
-            t.sink.save(e, ks, kl, t.values[i], 0, 0, expiry(e, p));
-        } else {
-            int field = valueField(e, p);
-            if (field >= INT_TEXT) {
-                t.sink.save(e, ks, kl, SharedIntegers.valueOf(IntSet.parse(e, ks + kl, field - INT_TEXT)), 0, 0,
-                        expiry(e, p));
-            } else {
-                t.sink.save(e, ks, kl, null, ks + kl, field, expiry(e, p)); // the value follows the key
-            }
+        // A value held by reference or an integer's text goes as an object; an embedded string (null) as the bytes
+        // that follow the key.
+        Object v = (t.ctrl[i] & RAW) != 0 ? t.values[i] : null;
+        int field = v == null ? valueField(e, p) : 0;
+        if (field >= INT_TEXT) {
+            v = SharedIntegers.valueOf(IntSet.parse(e, ks + kl, field - INT_TEXT));
+            field = 0;
         }
+        t.sink.save(e, ks, kl, v, ks + kl, field, expiry(e, p));
         t.ctrl[i] = (byte) ((t.ctrl[i] & ~SAVED) | t.parity);
     }
 

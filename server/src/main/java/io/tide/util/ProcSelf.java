@@ -68,17 +68,7 @@ public final class ProcSelf {
     /** The first two fields of /proc/self/statm (size and resident, in pages), or null. */
     private static long[] statm() {
         byte[] b = readStatm();
-        if (b == null) return null;
-        int p = 0;
-        long[] out = new long[2];
-        for (int i = 0; i < 2; i++) {
-            while (p < b.length && b[p] == ' ') p++;
-            int start = p;
-            while (p < b.length && b[p] >= '0' && b[p] <= '9') p++;
-            out[i] = digits(b, start, p);
-            if (out[i] < 0) return null;
-        }
-        return out;
+        return b == null ? null : numbers(b, 0, 0, 2);
     }
 
     /** The machine's memory in bytes (MemTotal), read once; -1 when unknown. */
@@ -113,20 +103,27 @@ public final class ProcSelf {
         int i = b.length - 1;
         while (i >= 0 && b[i] != ')') i--; // the command name may hold spaces and parentheses: skip past its last ')'
         if (i < 0) return null;
+        long[] ticks = numbers(b, i + 1, 11, 4); // the ')' ends field 2: fields 3-13 skipped, then 14-17
+        if (ticks == null) return null;
         double[] out = new double[4];
-        int field = 2; // the ')' ends field 2
-        int p = i + 1;
-        while (field < 17) {
+        for (int j = 0; j < 4; j++) out[j] = ticks[j] / USER_HZ;
+        return out;
+    }
+
+    /**
+     * {@code count} decimal numbers from the space-separated fields of {@code b} after position {@code from}, the first
+     * {@code skip} fields passed over; null when there are fewer or one of them is not a number.
+     */
+    private static long[] numbers(byte[] b, int from, int skip, int count) {
+        long[] out = new long[count];
+        int p = from;
+        for (int f = 0; f < skip + count; f++) {
             while (p < b.length && b[p] == ' ') p++;
-            if (p >= b.length) return null;
-            field++;
             int start = p;
             while (p < b.length && b[p] != ' ' && b[p] != '\n') p++;
-            if (field >= 14) {
-                long v = digits(b, start, p);
-                if (v < 0) return null;
-                out[field - 14] = v / USER_HZ;
-            }
+            if (f < skip) continue;
+            out[f - skip] = digits(b, start, p);
+            if (out[f - skip] < 0) return null;
         }
         return out;
     }

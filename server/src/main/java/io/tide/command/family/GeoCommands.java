@@ -8,6 +8,7 @@ import io.tide.command.CommandTable;
 import io.tide.command.Errors;
 import io.tide.protocol.Reply;
 import io.tide.pubsub.KeyspaceEvents;
+import io.tide.script.NumberFormat;
 import io.tide.store.GeoHash;
 import io.tide.store.ZSetValue;
 import io.tide.store.ZSetValue.ScoreRange;
@@ -100,15 +101,10 @@ public final class GeoCommands {
 
     // ------------------------------------------------------------------ formatting
 
-    /** C's {@code %.Nf}. */
-    static String fixed(double d, int decimals) {
-        return io.tide.script.NumberFormat.f(d, decimals);
-    }
-
     /** Redis's ld2string(LD_STR_HUMAN) of a double: {@code %.17Lf} without trailing zeros, "-0" as "0". */
     static String human(double d) {
         if (Double.isInfinite(d)) return d > 0 ? "inf" : "-inf";
-        String s = fixed(d, 17);
+        String s = NumberFormat.f(d, 17);
         int end = s.length();
         while (s.charAt(end - 1) == '0') end--;
         if (s.charAt(end - 1) == '.') end--;
@@ -130,7 +126,7 @@ public final class GeoCommands {
         double lon = ZSetCommands.parseDouble(argv[at], Errors.NOT_FLOAT);
         double lat = ZSetCommands.parseDouble(argv[at + 1], Errors.NOT_FLOAT);
         if (lon < GeoHash.LONG_MIN || lon > GeoHash.LONG_MAX || lat < GeoHash.LAT_MIN || lat > GeoHash.LAT_MAX) {
-            throw Errors.error(Errors.GEO_INVALID_PAIR + fixed(lon, 6) + "," + fixed(lat, 6));
+            throw Errors.error(Errors.GEO_INVALID_PAIR + NumberFormat.f(lon, 6) + "," + NumberFormat.f(lat, 6));
         }
         return new double[] {lon, lat};
     }
@@ -186,7 +182,7 @@ public final class GeoCommands {
         double[] a = position(z, argv[2]);
         double[] b = a == null ? null : position(z, argv[3]);
         if (b == null) return Reply.NULL;
-        return Reply.bulk(fixed(GeoHash.distance(a[0], a[1], b[0], b[1]) / toMeter, 4));
+        return Reply.bulk(NumberFormat.f(GeoHash.distance(a[0], a[1], b[0], b[1]) / toMeter, 4));
     }
 
     static Reply geohash(CommandContext ctx, byte[][] argv) {
@@ -407,7 +403,7 @@ public final class GeoCommands {
                 }
                 List<Reply> item = new ArrayList<>(4);
                 item.add(Reply.bulk(p.member()));
-                if (withDist) item.add(Reply.bulk(fixed(p.dist() / shape.conversion(), 4)));
+                if (withDist) item.add(Reply.bulk(NumberFormat.f(p.dist() / shape.conversion(), 4)));
                 if (withHash) item.add(Reply.integer((long) p.score()));
                 if (withCoords) item.add(Reply.array(coordinate(p.lon(), resp3), coordinate(p.lat(), resp3)));
                 out[i] = Reply.array(item);

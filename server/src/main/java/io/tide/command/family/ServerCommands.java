@@ -49,7 +49,6 @@ public final class ServerCommands {
             "replication", "cpu", "modules", "commandstats", "errorstats", "latencystats", "cluster", "keyspace", "tide");
     private static final Set<String> DEFAULT_SECTIONS = Set.of("server", "clients", "memory", "persistence",
             "stats", "replication", "cpu", "modules", "errorstats", "cluster", "keyspace");
-    /** Highest JVM heap use seen by INFO (the heap is the process's, shared by servers in one JVM). */
     /** INFO's os: what uname says, as the JVM read it. */
     private static final String OS = System.getProperty("os.name") + " " + System.getProperty("os.version") + " "
             + System.getProperty("os.arch");
@@ -390,7 +389,6 @@ public final class ServerCommands {
         line(sb, "used_memory_scripts_human", human(scriptsEval + functions));
     }
 
-
     /** Redis's bytesToHuman. */
     static String human(long n) {
         if (n < 1024) return n + "B";
@@ -421,7 +419,7 @@ public final class ServerCommands {
             line(sb, "loading_total_bytes", total);
             line(sb, "loading_rdb_used_mem", total);
             line(sb, "loading_loaded_bytes", loaded);
-            sb.append("loading_loaded_perc:").append(NumberFormat.f(total == 0 ? 0.0 : loaded * 100.0 / total, 2)).append("\r\n");
+            line(sb, "loading_loaded_perc", NumberFormat.f(total == 0 ? 0.0 : loaded * 100.0 / total, 2));
             line(sb, "loading_eta_seconds", loaded == 0 ? 1 : (total - loaded) * elapsed / loaded);
         }
         long dirty = 0;
@@ -592,7 +590,6 @@ public final class ServerCommands {
     private static String seconds(double s) {
         return NumberFormat.f(s, 6);
     }
-
 
     private static void commandStatsSection(InfoInput in, StringBuilder sb) {
         sb.append("# Commandstats\r\n");

@@ -46,14 +46,7 @@ public final class RdbEncoder {
      * and the value.
      */
     public static void writeEntry(RdbOutput out, byte[] key, Object value, long expireAtMs, int version) {
-        if (expireAtMs > 0) {
-            out.writeByte(OPCODE_EXPIRETIME_MS);
-            out.writeMillis(expireAtMs);
-        }
-        int type = typeOf(value, version);
-        out.writeByte(type);
-        out.writeString(key);
-        writePayload(out, value, type);
+        writeEntry(out, key, 0, key.length, java.util.Objects.requireNonNull(value), 0, 0, expireAtMs, version);
     }
 
     /**
