@@ -130,13 +130,16 @@ class HeapGovernorProcessTest {
             long softMax = info(c, "tide_heap_soft_max");
             assertThat(softMax).as("soft maximum with the data").isBetween(info(c, "used_memory"), 1L << 30);
             assertThat(c.call("FLUSHALL")).isEqualTo("+OK\r\n");
+            // The bound is half: the heap in use after the flush's cycle was 47-52 MB here and 69 MB once on CI's
+            // machine, where a third (66 MB) failed; the governor's bar after a flush (a quarter over the heap in use
+            // at start plus 32 MB, about 98 MB here) asks for no second cycle under it. Without a cycle all 197 MB stay.
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
             long used = full;
-            while (System.nanoTime() < deadline && used > full / 3) {
+            while (System.nanoTime() < deadline && used > full / 2) {
                 Thread.sleep(200);
                 used = info(c, "tide_heap_used");
             }
-            assertThat(used).as("heap in use after the flush, of %d before", full).isLessThan(full / 3);
+            assertThat(used).as("heap in use after the flush, of %d before", full).isLessThan(full / 2);
             long after = softMax;
             while (System.nanoTime() < deadline && after >= softMax / 2) {
                 Thread.sleep(200);
