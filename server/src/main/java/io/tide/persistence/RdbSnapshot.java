@@ -43,6 +43,16 @@ final class RdbSnapshot {
     private static final long MAX_QUEUED = 32L * 1024 * 1024;
     /** Time a walk slice may take before the shard serves its clients again. */
     private static final long SLICE_NANOS = 500_000;
+    /**
+     * While clients are being served (a command in the last {@link #BUSY_WINDOW} ns anywhere in the server), slices
+     * are this long and the next one waits {@link #BUSY_GAP} ns: a client that sends its next request as soon as it
+     * reads a reply would otherwise find a slice running on every request and wait one out each time (one
+     * connection's GETs fell from about 20,000/s to 3,000-6,000/s during a save; see docs/benchmarks/performance.md).
+     * An idle server walks in {@link #SLICE_NANOS} slices back to back.
+     */
+    private static final long BUSY_SLICE = 50_000;
+    private static final long BUSY_GAP = 50_000;
+    private static final long BUSY_WINDOW = 10_000_000;
     /** Capacity of a chunk buffer: a chunk plus the entry that took it past {@link #CHUNK}, most of the time. */
     private static final int BUFFER = CHUNK + 4096;
     /** A part of the image on its way to the writer: {@code bytes[0, length)}. */
@@ -340,6 +350,9 @@ final class RdbSnapshot {
         final RdbOutput out = new RdbOutput(BUFFER, compress);
         int chunkDb = -1;
         int nextDb;
+        /** The server's command count the last slice saw, and when it last changed. */
+        long commandsSeen = -1;
+        long commandsChangedAt;
         boolean cancelled;
 
         Part(Shard shard) {
@@ -402,10 +415,18 @@ final class RdbSnapshot {
         void walk() {
             if (cancelled || failed) return;
             if (queued.get() > MAX_QUEUED) { // the disk is behind: let it catch up
-                shard.loop().schedule(() -> shard.executeOnData(this::walk), 1, java.util.concurrent.TimeUnit.MILLISECONDS);
+                shard.scheduleOnData(this::walk, 1_000_000);
                 return;
             }
-            long until = System.nanoTime() + SLICE_NANOS;
+            long now = System.nanoTime();
+            long commands = 0;
+            for (Shard s : shards) commands += s.stats().commandsProcessed; // another shard's figure may lag: a hint
+            if (commands != commandsSeen) {
+                commandsChangedAt = commandsSeen < 0 ? now - BUSY_WINDOW : now;
+                commandsSeen = commands;
+            }
+            boolean busy = now - commandsChangedAt < BUSY_WINDOW;
+            long until = now + (busy ? BUSY_SLICE : SLICE_NANOS);
             while (nextDb < walks.length) {
                 if (walks[nextDb].step(256)) {
                     nextDb++;
@@ -413,7 +434,7 @@ final class RdbSnapshot {
                     // Scheduled, not executed: a task posted from a task runs in the same batch, and Netty runs
                     // a batch for up to a second before it looks at the sockets again. A scheduled task waits
                     // for the next loop iteration, so each slice lets the shard serve its clients first.
-                    shard.loop().schedule(() -> shard.executeOnData(this::walk), 0, java.util.concurrent.TimeUnit.NANOSECONDS);
+                    shard.scheduleOnData(this::walk, busy ? BUSY_GAP : 0);
                     return;
                 }
             }

@@ -72,6 +72,15 @@ public final class Shard {
         loop.execute(() -> runOnData(task));
     }
 
+    /**
+     * Runs {@code task} as {@link #executeOnData} does, but from the loop's timer after {@code delayNanos}: a
+     * scheduled task waits for the loop's next iteration, so the shard reads its sockets first. (A task posted with
+     * {@code execute} from a running task runs in the same batch of tasks, before any I/O.)
+     */
+    public void scheduleOnData(Runnable task, long delayNanos) {
+        loop.schedule(() -> runOnData(task), delayNanos, TimeUnit.NANOSECONDS);
+    }
+
     private void runOnData(Runnable task) {
         if (dataLent() && !loop.isShuttingDown()) {
             loop.schedule(() -> runOnData(task), 1, TimeUnit.MILLISECONDS);
