@@ -44,15 +44,19 @@ final class RdbSnapshot {
     /** Time a walk slice may take before the shard serves its clients again. */
     private static final long SLICE_NANOS = 500_000;
     /**
-     * While clients are being served (a command in the last {@link #BUSY_WINDOW} ns anywhere in the server), slices
-     * are this long and the next one waits {@link #BUSY_GAP} ns: a client that sends its next request as soon as it
-     * reads a reply would otherwise find a slice running on every request and wait one out each time (one
+     * While a few clients wait on each reply (commands ran in the last {@link #LIGHT_WINDOW} ns, but no more than
+     * {@link #LIGHT_COMMANDS} since the last slice, in the whole server), slices are this long and the next one waits
+     * {@link #LIGHT_GAP} ns: such a client sends its next request as soon as it reads a reply, and would otherwise find
+     * a slice running on nearly every request, with the shard thread never sleeping to leave the client a core (one
      * connection's GETs fell from about 20,000/s to 3,000-6,000/s during a save; see docs/benchmarks/performance.md).
-     * An idle server walks in {@link #SLICE_NANOS} slices back to back.
+     * An idle server, and one with more requests between slices than that, walks in {@link #SLICE_NANOS} slices back
+     * to back: a loaded server reads its sockets between slices anyway, and shorter slices with pauses cost it
+     * throughput and made the save take longer.
      */
-    private static final long BUSY_SLICE = 50_000;
-    private static final long BUSY_GAP = 50_000;
-    private static final long BUSY_WINDOW = 10_000_000;
+    private static final long LIGHT_SLICE = 50_000;
+    private static final long LIGHT_GAP = 50_000;
+    private static final long LIGHT_WINDOW = 10_000_000;
+    private static final long LIGHT_COMMANDS = 8;
     /** Capacity of a chunk buffer: a chunk plus the entry that took it past {@link #CHUNK}, most of the time. */
     private static final int BUFFER = CHUNK + 4096;
     /** A part of the image on its way to the writer: {@code bytes[0, length)}. */
@@ -350,9 +354,9 @@ final class RdbSnapshot {
         final RdbOutput out = new RdbOutput(BUFFER, compress);
         int chunkDb = -1;
         int nextDb;
-        /** The server's command count the last slice saw, and when it last changed. */
+        /** The server's command count at the start of the last slice (-1 before the first), and when it last changed. */
         long commandsSeen = -1;
-        long commandsChangedAt;
+        long commandsChangedAt = System.nanoTime() - LIGHT_WINDOW;
         boolean cancelled;
 
         Part(Shard shard) {
@@ -421,12 +425,11 @@ final class RdbSnapshot {
             long now = System.nanoTime();
             long commands = 0;
             for (Shard s : shards) commands += s.stats().commandsProcessed; // another shard's figure may lag: a hint
-            if (commands != commandsSeen) {
-                commandsChangedAt = commandsSeen < 0 ? now - BUSY_WINDOW : now;
-                commandsSeen = commands;
-            }
-            boolean busy = now - commandsChangedAt < BUSY_WINDOW;
-            long until = now + (busy ? BUSY_SLICE : SLICE_NANOS);
+            long since = commandsSeen < 0 ? 0 : commands - commandsSeen;
+            commandsSeen = commands;
+            if (since != 0) commandsChangedAt = now;
+            boolean light = now - commandsChangedAt < LIGHT_WINDOW && since <= LIGHT_COMMANDS;
+            long until = now + (light ? LIGHT_SLICE : SLICE_NANOS);
             while (nextDb < walks.length) {
                 if (walks[nextDb].step(256)) {
                     nextDb++;
@@ -434,7 +437,7 @@ final class RdbSnapshot {
                     // Scheduled, not executed: a task posted from a task runs in the same batch, and Netty runs
                     // a batch for up to a second before it looks at the sockets again. A scheduled task waits
                     // for the next loop iteration, so each slice lets the shard serve its clients first.
-                    shard.scheduleOnData(this::walk, busy ? BUSY_GAP : 0);
+                    shard.scheduleOnData(this::walk, light ? LIGHT_GAP : 0);
                     return;
                 }
             }
