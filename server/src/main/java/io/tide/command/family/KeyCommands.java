@@ -802,7 +802,9 @@ public final class KeyCommands {
         long expireAt = ctx.db(key).expireAt(key);
         if (expireAt == 0) return Reply.integer(-1);
         long ttl = absolute ? expireAt : Math.max(0, expireAt - ctx.now());
-        return Reply.integer(millis ? ttl : (ttl + 500) / 1000);
+        // ttl is never negative, so Redis's compiler divides (ttl+500)/1000 as unsigned: an expiry at Long.MAX_VALUE
+        // ms comes out as 9223372036854776 seconds, where Java's signed sum would wrap
+        return Reply.integer(millis ? ttl : Long.divideUnsigned(ttl + 500, 1000));
     }
 
     static Reply persist(CommandContext ctx, byte[][] argv) {

@@ -67,6 +67,10 @@ class KeyCommandsVsRedisTest extends VsRedis {
             cmd("PTTL", "k"),
             cmd("EXPIRETIME", "k"),
             cmd("PEXPIRETIME", "k"),
+            // the last millisecond: Redis's (ttl+500)/1000 comes out unsigned
+            cmd("SET", "far", "v", "PXAT", "9223372036854775807"), cmd("EXPIRETIME", "far"), cmd("PEXPIRETIME", "far"),
+            cmd("SET", "far", "v", "PXAT", "9223372036854775307"), cmd("EXPIRETIME", "far"),
+            cmd("SET", "far", "v", "PXAT", "9223372036854775308"), cmd("EXPIRETIME", "far"), cmd("DEL", "far"),
             cmd("TTL"),
             cmd("PERSIST", "k"),
             cmd("PERSIST", "missing"),
