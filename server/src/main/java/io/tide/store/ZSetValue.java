@@ -146,6 +146,13 @@ public final class ZSetValue implements CollectionValue {
         }
     }
 
+    /**
+     * A listpack becomes the tree ("btree"), as Redis's SORT converts every sorted set it sorts to its skip list.
+     */
+    public void convertForSort() {
+        if (listpack != null) toTree(listpack.size());
+    }
+
     private void toTree(int expected) {
         ZSetListpack lp = listpack;
         ZSetTree t = new ZSetTree(Math.max(expected, lp.size()));

@@ -133,6 +133,9 @@ public final class SortCommands {
         Object v = ctx.readForWrite(key);
         List<byte[]> elements;
         String type = v == null ? "none" : KeyCommands.typeName(v);
+        // Redis converts a sorted set it sorts to its skip list, whatever the options (OBJECT ENCODING shows it); the
+        // value was opened with readForWrite, so the command's end books its new size, and nothing else is signalled
+        if (v instanceof io.tide.store.ZSetValue z) z.convertForSort();
         switch (type) {
             case "none" -> elements = List.of();
             case "list", "set", "zset" -> elements = null;

@@ -41,6 +41,34 @@ class SortCommandsTest extends ServerPerShardCount {
         }
     }
 
+    /**
+     * SORT turns a listpack sorted set into the tree, as Redis's does, and the seam books the new size: once the key
+     * is deleted the dataset is back where it was (without the booking it ends below, by the tree's extra bytes).
+     */
+    @Test
+    void sortingASortedSet_convertsIt_andBooksTheNewSize() {
+        try (Jedis j = TestServers.jedis(server.port(), 2)) {
+            j.zadd("acct", 1, "a");
+            j.del("acct"); // the key's table slot stays: what follows changes the dataset by the value alone
+            long before = dataset(j);
+            j.zadd("acct", java.util.Map.of("a", 1.0, "b", 2.0, "c", 3.0));
+            long asListpack = dataset(j);
+            assertThat(j.objectEncoding("acct")).isEqualTo("listpack");
+            assertThat(j.sort("acct", new SortingParams().by("nosort"))).containsExactly("a", "b", "c");
+            assertThat(j.objectEncoding("acct")).isEqualTo("btree"); // Redis: skiplist (decision 0021)
+            assertThat(dataset(j)).as("the tree's size booked").isGreaterThan(asListpack);
+            j.del("acct");
+            assertThat(dataset(j)).isEqualTo(before);
+        }
+    }
+
+    private static long dataset(Jedis j) {
+        for (String line : j.info("memory").split("\r\n")) {
+            if (line.startsWith("used_memory_dataset:")) return Long.parseLong(line.substring(20));
+        }
+        throw new AssertionError("no used_memory_dataset");
+    }
+
     @Test
     void byAndGetPatterns_readKeysOnEveryShard_andStoreWritesAList() {
         try (Jedis j = TestServers.jedis(server.port(), 2)) {
