@@ -381,13 +381,24 @@ public final class LuaEngine {
             }
         });
         globals.rawset("_VERSION", LuaValue.valueOf("Lua 5.1"));
-        // LuaJ turns a fractional number into text its own way ("3.0E-4"); where Lua 5.1 would write it as
-        // "%.14g", string.format's %s and table.concat get Lua 5.1's text. (`..` cannot be reached from here.)
-        LuaValue format = string.rawget("format");
+        LuaValue tonumber = globals.rawget("tonumber");
+        globals.rawset("tonumber", new VarArgFunction() {
+            @Override
+            public Varargs invoke(Varargs a) {
+                try {
+                    return tonumber.invoke(a);
+                } catch (IndexOutOfBoundsException e) { // LuaJ's parser runs off the end of "0x": Lua 5.1 says nil
+                    return LuaValue.NIL;
+                }
+            }
+        });
+        // LuaJ's string.format ignores the widths and precisions of numbers and turns a fractional number into text
+        // its own way ("3.0E-4"): Lua 5.1's is written here (script/LuaFormat). table.concat gets Lua 5.1's number
+        // text below. (`..` cannot be reached from here.)
         string.rawset("format", new VarArgFunction() {
             @Override
             public Varargs invoke(Varargs a) {
-                return format.invoke(formatArgs(a));
+                return LuaFormat.format(a, LuaEngine.this::positioned);
             }
         });
         LuaValue concat = table.rawget("concat");
@@ -402,29 +413,6 @@ public final class LuaEngine {
     /** A number is a LuaJ double (not a LuaInteger) exactly when its LuaJ text can differ from "%.14g". */
     private static boolean fractional(LuaValue v) {
         return v.type() == LuaValue.TNUMBER && !v.isinttype();
-    }
-
-    /** string.format's arguments with the numbers that %s formats made Lua 5.1 text; {@code a} when there are none. */
-    private static Varargs formatArgs(Varargs a) {
-        if (a.type(1) != LuaValue.TSTRING) return a;
-        LuaString f = a.checkstring(1);
-        LuaValue[] copy = null;
-        int arg = 1;
-        for (int i = 0; i < f.m_length; i++) {
-            if (f.m_bytes[f.m_offset + i] != '%') continue;
-            if (++i >= f.m_length) break;
-            if (f.m_bytes[f.m_offset + i] == '%') continue;
-            arg++;
-            while (i < f.m_length && "-+ #0123456789.".indexOf(f.m_bytes[f.m_offset + i]) >= 0) i++;
-            if (i < f.m_length && f.m_bytes[f.m_offset + i] == 's' && fractional(a.arg(arg))) {
-                if (copy == null) {
-                    copy = new LuaValue[a.narg()];
-                    for (int j = 0; j < copy.length; j++) copy[j] = a.arg(j + 1);
-                }
-                copy[arg - 1] = LuaValue.valueOf(NumberFormat.g14(a.arg(arg).todouble()));
-            }
-        }
-        return copy == null ? a : LuaValue.varargsOf(copy);
     }
 
     /** table.concat's arguments with a copy of the list where it holds fractional numbers; {@code a} otherwise. */

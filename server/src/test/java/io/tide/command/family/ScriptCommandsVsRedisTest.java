@@ -187,6 +187,30 @@ class ScriptCommandsVsRedisTest {
         }
     }
 
+    /**
+     * string.format is Lua 5.1's (C's printf per directive): widths, precisions and flags of every conversion, over
+     * values that round, overflow a 64-bit cast and are not finite; and its errors. (Not nan's sign nor -0: LuaJ's
+     * 0/0 is a positive NaN and its -0.0 a 0 before format sees them.)
+     */
+    @Test
+    void stringFormat_matchesLua51() throws IOException {
+        String[] values = {"0", "-1", "3.14159", "-2.5", "2.0005", "0.125", "1e100", "-1e-5", "2^63", "-2^63", "1/0",
+            "-1/0", "255", "1e15", "99.995", "5e-324", "'12'"};
+        String[] specs = {"%d", "%-5d|", "%05d", "%+d", "% d", "%.3d", "%08.3d", "%x", "%#X", "%#o", "%u", "%c", "%5c|",
+            "%f", "%.0f", "%.2f", "%10.4f", "%-10.2f|", "%010.2f", "%+.1f", "%#.0f", "%e", "%12.4E", "%g", "%.3g",
+            "%#g", "%G", "%.0g", "%-+8.2g|", "%.14g", "%.20g", "%.99f"};
+        for (String spec : specs) {
+            for (String v : values) eval("return string.format('" + spec + "', " + v + ")", "0");
+        }
+        for (String args : new String[] {"'%s|%5s|%-5s|%.1s|%5.2s|', 1.5, 'ab', 'ab', 'abc', 'abc'", "'%s', 1/3",
+            "'%s', ('x'):rep(150)", "'%.3s', ('x'):rep(150)", "'%q', 'a\\nb\\0c\\\"d\\r'", "'%%'", "'a%'",
+            "'%s'", "'%d', 'x'", "'%s', {}", "'%s', nil", "'%z', 1", "'%123d', 1", "'%1.123f', 1", "'%------d', 1",
+            "'%-----d|', 1", "'%.', 1", "'%c%c', 76, 0"}) {
+            eval("return string.format(" + args + ")", "0");
+        }
+        eval("return tonumber('0x')", "0");
+    }
+
     @Test
     void luaEnvironment_matchesRedis() throws IOException {
         eval("return redis.sha1hex('')", "0");
