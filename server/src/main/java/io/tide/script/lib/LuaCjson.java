@@ -20,8 +20,16 @@ import org.luaj.vm2.lib.VarArgFunction;
  */
 public final class LuaCjson {
 
-    /** {@code cjson.null}: a light userdata, distinct from nil. */
-    public static final LuaUserdata NULL = new LuaUserdata(new Object());
+    /**
+     * {@code cjson.null}: a light userdata, distinct from nil. Redis's is the NULL pointer, which {@code tostring}
+     * writes "userdata: (nil)"; LuaJ's tostring of a userdata is its object's text.
+     */
+    public static final LuaUserdata NULL = new LuaUserdata(new Object() {
+        @Override
+        public String toString() {
+            return "userdata: (nil)";
+        }
+    });
     private static final int MAX_DEPTH = 1000;
 
     private LuaCjson() {}

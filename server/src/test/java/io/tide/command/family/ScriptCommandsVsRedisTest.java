@@ -228,6 +228,7 @@ class ScriptCommandsVsRedisTest {
         eval("return {bit.band(12, 10), bit.bor(12, 10), bit.bxor(12, 10), bit.lshift(1, 4), bit.tohex(255), bit.bnot(0)}", "0");
         eval("return {bit.tobit(4294967296 + 5), bit.rshift(-1, 28), bit.arshift(-256, 4), bit.tohex(-1, -4)}", "0");
         eval("return cjson.encode({1, 2, 'three', {4.5}})", "0");
+        eval("return {tostring(cjson.null), type(cjson.null), tostring(cjson.decode('null'))}", "0");
         eval("return cjson.encode({})", "0");
         eval("return cjson.encode({a='x\"/\\n'})", "0");
         eval("return cjson.encode(1/3)", "0");
