@@ -196,13 +196,12 @@ final class LuaFormat {
                 case 'e' -> body = exponent(x, p);
                 default -> {
                     int g = p == 0 ? 1 : p;
-                    int exp = x == 0 ? 0 : exponentOf(x, g);
-                    if (exp < -4 || exp >= g) {
-                        body = exponent(x, g - 1);
-                    } else {
-                        body = NumberFormat.f(x, g - 1 - exp);
+                    if (!alt) {
+                        body = NumberFormat.g(x, g); // C's %g: trailing zeros go
+                    } else { // '#' keeps them
+                        int exp = x == 0 ? 0 : exponentOf(x, g);
+                        body = exp < -4 || exp >= g ? exponent(x, g - 1) : NumberFormat.f(x, g - 1 - exp);
                     }
-                    if (!alt && body.indexOf('.') >= 0) body = stripZeros(body);
                 }
             }
             if (alt && body.indexOf('.') < 0) {
@@ -233,15 +232,6 @@ final class LuaFormat {
         }
         String e = Integer.toString(Math.abs(exp));
         return mantissa + "e" + (exp < 0 ? "-" : "+") + (e.length() < 2 ? "0" + e : e);
-    }
-
-    private static String stripZeros(String s) {
-        int e = s.indexOf('e');
-        String m = e < 0 ? s : s.substring(0, e);
-        int n = m.length();
-        while (m.charAt(n - 1) == '0') n--;
-        if (m.charAt(n - 1) == '.') n--;
-        return m.substring(0, n) + (e < 0 ? "" : s.substring(e));
     }
 
     /** A number padded to {@code width}: with the '0' flag (and no '-') zeros go after its sign and any 0x prefix. */
