@@ -160,11 +160,10 @@ public final class ConnectionCommands {
     }
 
     static Reply select(CommandContext ctx, byte[][] argv) {
-        Long v = Args.parseLongOrNull(argv[1]);
-        if (v == null) throw Errors.notInteger();
+        int v = Args.parseInt(argv[1], null);
         int dbs = ctx.server().config().getInt("databases");
         if (v < 0 || v >= dbs) throw Errors.error(Errors.DB_INDEX_OUT_OF_RANGE);
-        ctx.client().selectDb(v.intValue());
+        ctx.client().selectDb(v);
         return Reply.OK;
     }
 

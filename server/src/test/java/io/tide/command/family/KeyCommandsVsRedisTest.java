@@ -113,6 +113,8 @@ class KeyCommandsVsRedisTest extends VsRedis {
             cmd("MOVE", "k", "-1"),
             cmd("MOVE", "k", "abc"),
             cmd("MOVE", "k", "99999999999"),
+            // SELECT parses a 32-bit integer first, as getIntFromObjectOrReply does
+            cmd("SELECT", "2147483648"), cmd("SELECT", "-9223372036854775808"), cmd("SELECT", "16"), cmd("SELECT", "1.0"),
             cmd("MOVE", "missing", "3"),
             // RENAME
             cmd("RENAME", "missing", "x"),
