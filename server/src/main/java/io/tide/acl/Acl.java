@@ -421,9 +421,9 @@ public final class Acl {
             if (!s.channels.contains(ch)) s.channels.add(ch);
             return;
         }
-        if ((c == '+' || c == '-') && op.length() > 1) {
+        if (c == '+' || c == '-') {
             boolean allow = c == '+';
-            if (op.charAt(1) == '@') {
+            if (op.length() > 1 && op.charAt(1) == '@') {
                 String category = "@" + lower.substring(2);
                 if (!CommandSpec.CATEGORY_ORDER.contains(category)) throw new RuleException(UNKNOWN);
                 category(s, category, allow);
@@ -462,29 +462,43 @@ public final class Acl {
         for (CommandSpec sub : spec.subcommands().values()) s.commands.set(ids.get(sub), allow);
     }
 
+    /**
+     * {@code +name} or {@code -name}, as Redis 7.0's ACLSetSelector reads them: a removal names a command or a
+     * container's subcommand ({@code -config|get}); an addition with a bar splits at the last one, so that
+     * {@code +config|get} allows a subcommand and {@code +select|0} a first argument, and an empty part after the bar is
+     * a syntax error.
+     */
     private void command(AclSelector s, String name, boolean allow) throws RuleException {
-        int bar = name.indexOf('|');
-        if (bar < 0) {
-            CommandSpec spec = table.lookup(name);
+        int bar = name.lastIndexOf('|');
+        if (bar < 0 || !allow) {
+            CommandSpec spec = commandOrSubcommand(name);
             if (spec == null) throw new RuleException(UNKNOWN);
             changePerm(s, spec, allow);
             return;
         }
-        CommandSpec parent = table.lookup(name.substring(0, bar));
-        if (parent == null) throw new RuleException(UNKNOWN);
+        CommandSpec cmd = commandOrSubcommand(name.substring(0, bar));
+        if (cmd == null) throw new RuleException(UNKNOWN);
+        if (cmd.parent() != null) throw new RuleException(FIRSTARG_OF_SUB);
         String rest = name.substring(bar + 1);
-        if (parent.isContainer()) {
-            int bar2 = rest.indexOf('|');
-            CommandSpec sub = parent.subcommands().get(bar2 < 0 ? rest : rest.substring(0, bar2));
+        if (rest.isEmpty()) throw new RuleException(SYNTAX);
+        if (cmd.isContainer()) {
+            CommandSpec sub = cmd.subcommands().get(rest);
             if (sub == null) throw new RuleException(UNKNOWN);
-            if (bar2 >= 0) throw new RuleException(FIRSTARG_OF_SUB);
-            s.commands.set(ids.get(sub), allow);
+            changePerm(s, sub, true);
             return;
         }
         // "+select|0": a first argument allowed for a command that is not itself allowed (Redis 7.0, deprecated).
-        if (!allow || rest.isEmpty() || rest.contains("|")) throw new RuleException(UNKNOWN);
-        int id = ids.get(parent);
+        int id = ids.get(cmd);
         if (!s.commands.get(id)) s.firstArgs.computeIfAbsent(id, k -> new LinkedHashSet<>()).add(rest);
+    }
+
+    /** "get" or "config|get" (a container's subcommand); null for anything else. */
+    private CommandSpec commandOrSubcommand(String name) {
+        int bar = name.indexOf('|');
+        if (bar < 0) return table.lookup(name);
+        CommandSpec parent = table.lookup(name.substring(0, bar));
+        if (parent == null || !parent.isContainer()) return null;
+        return parent.subcommands().get(name.substring(bar + 1));
     }
 
     // ------------------------------------------------------------------------------------------------- describe

@@ -179,7 +179,8 @@ class AclVsRedisTest extends VsRedis {
     void setUserErrors_asRedis() throws Exception {
         String u = "errs" + prefix().replace(":", "");
         for (String rule : List.of("+nosuch", "+@nosuch", "bogus", "%X~a", "%~a", "<nopw", "#abc", "!abc",
-                "-get|x", "+config|nosuch", "+config|get|x", "(", "(+get", "%R", "allkeys ~a")) {
+                "-get|x", "+config|nosuch", "+config|get|x", "(", "(+get", "%R", "allkeys ~a",
+                "+", "-", "+get|", "+config|", "-config|get|x", "+select|0|1", "+|")) {
             String[] args = new ArrayList<>(List.of("ACL", "SETUSER", u)) {{ addAll(Arrays.asList(rule.split(" "))); }}
                     .toArray(String[]::new);
             same(args);
@@ -191,6 +192,9 @@ class AclVsRedisTest extends VsRedis {
         same("ACL", "CAT", "nosuch");
         same("ACL", "GENPASS", "0");
         same("ACL", "GENPASS", "5000");
+        same("ACL", "GENPASS", "x");
+        same("ACL", "GENPASS", "1", "2");
+        same("ACL", "CAT", "hash", "extra");
         same("ACL", "CAT");
         assertThat(t().call("ACL", "GENPASS")).matches("\\$64\r\n[0-9a-f]{64}\r\n");
         assertThat(t().call("ACL", "GENPASS", "10")).matches("\\$3\r\n[0-9a-f]{3}\r\n");

@@ -190,7 +190,7 @@ public final class AclCommands {
     }
 
     static Reply cat(CommandContext ctx, byte[][] argv) {
-        if (argv.length > 3) throw Errors.syntax();
+        if (argv.length > 3) throw Errors.error(Errors.subcommandSyntax(Args.text(argv[1]), "ACL"));
         List<Reply> out = new ArrayList<>();
         if (argv.length == 2) {
             for (String c : Acl.categories()) out.add(Reply.bulk(c));
@@ -203,11 +203,11 @@ public final class AclCommands {
     }
 
     static Reply genPass(CommandContext ctx, byte[][] argv) {
-        if (argv.length > 3) throw Errors.syntax();
+        if (argv.length > 3) throw Errors.error(Errors.subcommandSyntax(Args.text(argv[1]), "ACL"));
         long bits = 256;
         if (argv.length == 3) {
-            Long v = Args.parseLongOrNull(argv[2]);
-            if (v == null || v <= 0 || v > 4096) {
+            long v = Args.parseLong(argv[2]);
+            if (v <= 0 || v > 4096) {
                 throw Errors.error("ERR ACL GENPASS argument must be the number of bits for the output password, a "
                         + "positive number up to 4096");
             }

@@ -85,14 +85,13 @@ public final class ClientCommands {
      * with Redis's UNBLOCKED error. Runs with every shard parked, so every client's state can be read here.
      */
     static Reply unblock(CommandContext ctx, byte[][] argv) {
-        long id = Args.parseLong(argv[2]);
+        if (argv.length > 4) throw Errors.error(Errors.subcommandSyntax(Args.text(argv[1]), "CLIENT"));
         boolean error = false;
-        if (argv.length == 4) {
+        if (argv.length == 4) { // the reason is read before the id, as in Redis
             if (Args.is(argv[3], "error")) error = true;
             else if (!Args.is(argv[3], "timeout")) throw Errors.error(Errors.UNBLOCK_REASON);
-        } else if (argv.length > 4) {
-            throw Errors.syntax();
         }
+        long id = Args.parseLong(argv[2]);
         ClientSession target = ctx.server().clients().get(id);
         if (target == null) return Reply.integer(0);
         return Reply.integer(target.unblock(error ? Reply.error(Errors.UNBLOCKED) : null) ? 1 : 0);

@@ -158,6 +158,9 @@ class ServerCommandsVsRedisTest extends VsRedis {
                 c("CLIENT", "LIST", "TYPE", "foo"),
                 c("CLIENT", "LIST", "TYPE", "pubsub"),
                 c("CLIENT", "LIST", "TYPE", "normal", "ID", "5"),
+                c("CLIENT", "UNBLOCK", "abc", "nosuch"), // the reason is read before the id
+                c("CLIENT", "UNBLOCK", "abc", "timeout"),
+                c("CLIENT", "UNBLOCK", "99999", "error", "x"),
                 c("CLIENT", "KILL"),
                 c("CLIENT", "KILL", "1.2.3.4:5"),
                 c("CLIENT", "KILL", "1.2.3.4:5", "x"),
