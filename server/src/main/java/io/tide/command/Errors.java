@@ -267,11 +267,9 @@ public final class Errors {
     public static final String STREAM_XSETID_ENTRIES_ADDED_BELOW_LENGTH =
             "ERR The entries_added specified in XSETID is smaller than the target stream length";
 
-    /** {@code ERR Unbalanced XREAD list of streams: ...}, naming XREAD or XREADGROUP and its ID placeholder. */
-    public static String streamUnbalanced(boolean group) {
-        return "ERR Unbalanced " + (group ? "XREADGROUP" : "XREAD") + " list of streams: for each stream key an ID or '"
-                + (group ? '>' : '$') + "' must be specified.";
-    }
+    /** XREAD's and XREADGROUP's odd count after STREAMS: Redis 7.0 words both as XREAD's. */
+    public static final String STREAM_UNBALANCED =
+            "ERR Unbalanced XREAD list of streams: for each stream key an ID or '$' must be specified.";
 
     /** XREADGROUP's NOGROUP line. */
     public static String streamNoGroupForRead(String key, String group) {

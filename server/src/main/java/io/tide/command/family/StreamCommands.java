@@ -527,7 +527,7 @@ public final class StreamCommands {
             } else if (opt(o, "streams") && moreargs > 0) {
                 streamsArg = i + 1;
                 streams = argv.length - streamsArg;
-                if (streams % 2 != 0) throw Errors.error(Errors.streamUnbalanced(xreadgroup));
+                if (streams % 2 != 0) throw Errors.error(Errors.STREAM_UNBALANCED);
                 streams /= 2;
                 break;
             } else if (opt(o, "group") && moreargs >= 2) {

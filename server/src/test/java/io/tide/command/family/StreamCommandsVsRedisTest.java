@@ -334,6 +334,7 @@ class StreamCommandsVsRedisTest extends VsRedis {
                 XREADGROUP GROUP nog c STREAMS s 0
                 XREADGROUP GROUP g c STREAMS s nokey > >
                 XREADGROUP GROUP g c STREAMS s t > >
+                XREADGROUP GROUP g c STREAMS s t >
                 XREADGROUP GROUP g c STREAMS s >
                 XREADGROUP GROUP g c STREAMS s 1
                 XREADGROUP GROUP g c NOACK COUNT 1 STREAMS s 0
