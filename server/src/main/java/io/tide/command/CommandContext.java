@@ -32,6 +32,8 @@ public final class CommandContext implements ShardWrites.Recorder {
     private boolean mayBlock = true;
     /** True while the current command runs from a script ({@link #callFromScript}). */
     private boolean fromScript;
+    /** While {@link #fromScript}: the script's {@code redis.setresp}. */
+    private int scriptResp = 2;
     /** True while the dispatcher re-runs a parked command after one of its keys was signalled. */
     private boolean retry;
     /** The shards this run may touch, as a mask: the executing shard, or those the coordinator parked. */
@@ -281,11 +283,28 @@ public final class CommandContext implements ShardWrites.Recorder {
     }
 
     /**
-     * {@link #call} from a script: MONITOR shows the command with the source {@code lua}, as Redis does, and the
-     * command sees {@link #calledFromScript()}.
+     * {@link #call} from a script: MONITOR shows the command with the source {@code lua}, as Redis does, the
+     * command sees {@link #calledFromScript()}, and it shapes its reply for {@code resp}, the script's
+     * {@code redis.setresp} ({@link #replyProtocol()}), not for the calling client.
      */
-    public Reply callFromScript(CommandSpec spec, byte[][] argv) {
-        return call(spec, argv, true);
+    public Reply callFromScript(CommandSpec spec, byte[][] argv, int resp) {
+        int outerResp = scriptResp;
+        scriptResp = resp;
+        try {
+            return call(spec, argv, true);
+        } finally {
+            scriptResp = outerResp;
+        }
+    }
+
+    /**
+     * The protocol a command shapes its reply for where RESP2 and RESP3 differ in more than encoding (ZRANGE's
+     * score pairs, XREAD's map, GEOPOS's doubles): the client's, or within a script its {@code redis.setresp}, as
+     * Redis's script client has.
+     */
+    public int replyProtocol() {
+        if (fromScript) return scriptResp;
+        return client == null ? 2 : client.protocol();
     }
 
     /**

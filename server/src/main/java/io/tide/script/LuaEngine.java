@@ -638,7 +638,7 @@ public final class LuaEngine {
             return errorTable(failure);
         }
         if (spec.has(CommandSpec.WRITE)) run.wrote = true;
-        Reply reply = rule == RULE_SELECT ? select(spec, argv) : run.ctx.callFromScript(spec, argv);
+        Reply reply = rule == RULE_SELECT ? select(spec, argv) : run.ctx.callFromScript(spec, argv, run.resp);
         if (reply instanceof Reply.Error e) {
             LuaTable t = errorTable(e.text());
             if (raise) throw new LuaError(t);
@@ -690,9 +690,9 @@ public final class LuaEngine {
      */
     private Reply select(CommandSpec spec, byte[][] argv) {
         io.tide.command.ClientSession client = run.ctx.client();
-        if (client == null) return run.ctx.callFromScript(spec, argv);
+        if (client == null) return run.ctx.callFromScript(spec, argv, run.resp);
         int callerDb = client.db();
-        Reply reply = run.ctx.callFromScript(spec, argv);
+        Reply reply = run.ctx.callFromScript(spec, argv, run.resp);
         int scriptDb = client.db();
         client.selectDb(callerDb);
         run.ctx.selectDb(scriptDb);

@@ -36,6 +36,11 @@ final class RawReplies {
                 return Reply.array(items);
             }
             case '_': return Reply.NULL;
+            case ',': return new Reply.Double(switch (line) { // GEOPOS's coordinates in RESP3
+                case "inf" -> java.lang.Double.POSITIVE_INFINITY;
+                case "-inf" -> java.lang.Double.NEGATIVE_INFINITY;
+                default -> java.lang.Double.parseDouble(line);
+            });
             default: return Reply.bulk(line);
         }
     }

@@ -371,7 +371,7 @@ public final class HashCommands {
         if (h == null || l == 0) return Reply.EMPTY_ARRAY;
         boolean unique = l > 0;
         long count = Math.abs(l);
-        boolean pairs = withValues && ctx.client().protocol() >= 3;
+        boolean pairs = withValues && ctx.replyProtocol() >= 3;
         int size = h.size();
         ThreadLocalRandom rnd = ThreadLocalRandom.current();
         Picks out = new Picks(withValues, pairs);

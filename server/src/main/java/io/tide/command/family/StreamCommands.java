@@ -583,7 +583,7 @@ public final class StreamCommands {
             }
         }
 
-        boolean resp3 = ctx.client() != null && ctx.client().protocol() == 3;
+        boolean resp3 = ctx.replyProtocol() == 3;
         List<Reply> served = new ArrayList<>();
         List<byte[][]> journalled = xreadgroup && ctx.journalling() ? new ArrayList<>() : null;
         for (int k = 0; k < streams; k++) {

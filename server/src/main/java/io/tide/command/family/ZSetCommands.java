@@ -165,7 +165,7 @@ public final class ZSetCommands {
     // ------------------------------------------------------------------ shared helpers
 
     static boolean resp3(CommandContext ctx) {
-        return ctx.client() != null && ctx.client().protocol() >= 3;
+        return ctx.replyProtocol() >= 3;
     }
 
     /** The value as a sorted set, null for a missing key, WRONGTYPE for any other type. */

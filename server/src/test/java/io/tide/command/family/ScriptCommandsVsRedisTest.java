@@ -7,6 +7,7 @@ import io.tide.testing.RawClient;
 import io.tide.testing.RealRedis;
 import io.tide.testing.TestServers;
 import java.io.IOException;
+import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -134,6 +135,35 @@ class ScriptCommandsVsRedisTest {
         eval("redis.setresp(3); return redis.call('zscore', KEYS[1], 'a')", "1", p + "z");
         eval("return redis.call('exists', KEYS[1], KEYS[2])", "2", p + "s", p + "l");
         eval("return redis.call('GET', 123)", "0");
+    }
+
+    /**
+     * A command called from a script shapes its reply for the script's {@code redis.setresp}, not for the calling
+     * client, as Redis's script client does: a RESP3 client's script gets ZRANGE's flat score runs unless it asked
+     * for RESP3, and a RESP2 client's script that asked for RESP3 gets pairs, XREAD's map and GEOPOS's doubles.
+     */
+    @ParameterizedTest(name = "resp{0}")
+    @ValueSource(ints = {2, 3})
+    void commandRepliesInScripts_followSetresp_notTheClient(int proto) throws IOException {
+        protocol(proto);
+        same("ZADD", p + "z", "1.5", "a", "2", "b", "3", "c");
+        same("ZADD", p + "one", "4", "d");
+        same("HSET", p + "h", "f", "v");
+        same("XADD", p + "x", "1-1", "f", "v");
+        same("GEOADD", p + "g", "15.087269", "37.502669", "m");
+        for (String resp : List.of("", "redis.setresp(3); ")) {
+            eval(resp + "return redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')", "1", p + "z");
+            eval(resp + "return redis.call('ZRANGEBYSCORE', KEYS[1], 0, 10, 'WITHSCORES')", "1", p + "z");
+            eval(resp + "return redis.call('ZUNION', 1, KEYS[1], 'WITHSCORES')", "1", p + "z");
+            eval(resp + "return redis.call('ZRANDMEMBER', KEYS[1], -2, 'WITHSCORES')", "1", p + "one");
+            eval(resp + "return redis.call('HRANDFIELD', KEYS[1], 1, 'WITHVALUES')", "1", p + "h");
+            eval(resp + "return redis.call('XREAD', 'STREAMS', KEYS[1], '0')", "1", p + "x");
+            eval(resp + "return redis.call('GEOPOS', KEYS[1], 'm', 'nosuch')", "1", p + "g");
+            eval(resp + "return redis.call('GEOSEARCH', KEYS[1], 'FROMLONLAT', 15, 37.5, 'BYRADIUS', 100, 'km', "
+                    + "'WITHCOORD')", "1", p + "g");
+            eval(resp + "local r = redis.call('GEOPOS', KEYS[1], 'm'); return type(r[1][1])", "1", p + "g");
+            eval(resp + "return redis.call('ZPOPMIN', KEYS[1], 1)", "1", p + "z");
+        }
     }
 
     @Test
