@@ -172,7 +172,8 @@ class KeyspaceEventsVsRedisTest {
 
     @Test
     void bitmapsHyperLogLogAndSort_emitRedisEvents() throws Exception {
-        same("KEA", "SETBIT @b 7 1", "SETBIT @b 100 1", "BITOP OR @{d} @b @b", "BITOP AND @d @none @none",
+        same("KEA", "SETBIT @b 7 1", "SETBIT @b 100 1", "SETBIT @b 7 1", "SET @e ab", "SETBIT @e 1 1",
+                "SETBIT @e 0 0", "SETBIT @e 0 1", "BITOP OR @{d} @b @b", "BITOP AND @d @none @none",
                 "BITFIELD @f SET u8 0 255", "BITFIELD @f GET u8 0", "PFADD @h a b", "PFADD @h a", "PFADD @h2 c",
                 "PFMERGE @h3 @h @h2", "PFCOUNT @h", "RPUSH @l 3 1 2", "SORT @l STORE @s", "SORT @none STORE @s",
                 "SORT @l");

@@ -143,7 +143,11 @@ public final class BitCommands {
         int shift = 7 - (int) (offset & 7);
         int oldBit = at < oldLen ? (old[at] >> shift) & 1 : 0;
         boolean grows = at >= oldLen;
-        if (!grows && oldBit == on && isRaw(ctx, key, cur)) {
+        if (!grows && oldBit == on) {
+            // The bit is unchanged: no event, as in Redis, though the value becomes raw there (dbUnshareStringValue)
+            if (!isRaw(ctx, key, cur)) {
+                StringValues.putWritten(ctx.db(key), key, Arrays.copyOf(old, oldLen), Database.KEEP_TTL, ctx.now());
+            }
             return oldBit == 1 ? Reply.ONE : Reply.ZERO;
         }
         if (cur instanceof RawString r) {

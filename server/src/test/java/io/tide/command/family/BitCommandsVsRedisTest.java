@@ -44,6 +44,10 @@ class BitCommandsVsRedisTest extends VsRedis {
         same("SETBIT", key, "100", "1");
         same("GET", key);
         same("STRLEN", key);
+        same("SET", k("emb"), "ab"); // an unchanged bit still leaves the value raw
+        same("SETBIT", k("emb"), "1", "1");
+        same("OBJECT", "ENCODING", k("emb"));
+        same("GET", k("emb"));
         same("OBJECT", "ENCODING", key);
         same("GETBIT", key, "100");
         same("GETBIT", key, "99");
