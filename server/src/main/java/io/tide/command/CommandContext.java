@@ -475,13 +475,17 @@ public final class CommandContext implements ShardWrites.Recorder {
         for (byte[] k : keysOf(spec, argv)) t.remember(origin, k);
     }
 
+    /**
+     * The keys a read tracks, as Redis's getKeysFromCommand finds them: where the routing key finder answers "every
+     * key" (SORT_RO with a BY or GET pattern), the ones Redis's getkeys function names.
+     */
     private static java.util.List<byte[]> keysOf(CommandSpec spec, byte[][] argv) {
-        if (spec.keyFinder() != null) return java.util.Arrays.asList(spec.keyFinder().keys(argv));
-        java.util.List<byte[]> out = new java.util.ArrayList<>();
-        if (spec.firstKey() <= 0) return out;
-        int last = Math.min(spec.lastKeyIndex(argv.length), argv.length - 1);
-        for (int i = spec.firstKey(); i <= last; i += spec.keyStep()) out.add(argv[i]);
-        return out;
+        if (spec.keyFinder() != null && spec.getKeys() != null && spec.keyFinder().keys(argv) == CommandSpec.ALL_KEYS) {
+            java.util.List<byte[]> out = new java.util.ArrayList<>();
+            for (CommandSpec.KeyRef k : spec.getKeys().keys(argv)) out.add(k.key());
+            return out;
+        }
+        return spec.keys(argv);
     }
 
     /**

@@ -112,6 +112,20 @@ class TrackingVsRedisTest {
         });
     }
 
+    /** Redis tracks the key its getkeys function names, so SORT_RO with a BY or GET pattern tracks the sorted key. */
+    @Test
+    void resp3_sortRoWithPatterns_tracksTheSortedKey() throws Exception {
+        same(3, (s, p) -> {
+            s.w("RPUSH", p + "{l}", "b", "a");
+            s.w("SET", p + "w_a", "2");
+            s.c("CLIENT", "TRACKING", "ON");
+            s.c("SORT_RO", p + "{l}", "BY", p + "w_*");
+            s.c("SORT_RO", p + "{l}", "ALPHA", "GET", "#", "GET", p + "w_*");
+            s.w("RPUSH", p + "{l}", "c");
+            s.readC();
+        });
+    }
+
     @Test
     void resp3_bcastOptinNoloop() throws Exception {
         same(3, (s, p) -> {
