@@ -140,4 +140,30 @@ class FaultsTest {
             }
         }
     }
+
+    /**
+     * While the port is closed another socket may take it for a moment (a client's ephemeral port, a port probe):
+     * listening again waits for it to go rather than failing at once.
+     */
+    @Test
+    void refuseConnections_listensAgain_onceAPortHolderLetsGo() throws Exception {
+        faults.refuseConnections(true);
+        java.net.ServerSocket holder = new java.net.ServerSocket();
+        holder.setReuseAddress(false);
+        holder.bind(new java.net.InetSocketAddress("127.0.0.1", port));
+        Thread release = Thread.ofVirtual().start(() -> {
+            try {
+                Thread.sleep(300);
+                holder.close();
+            } catch (Exception e) {
+                throw new RuntimeException(e);
+            }
+        });
+        faults.refuseConnections(false);
+        release.join();
+        assertThat(faults.refusingConnections()).isFalse();
+        try (Jedis again = jedis(2000)) {
+            assertThat(again.ping()).isEqualTo("PONG");
+        }
+    }
 }

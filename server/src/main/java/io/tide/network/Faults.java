@@ -49,7 +49,8 @@ public final class Faults {
      * With {@code true}, closes the listening sockets, so that connecting gets "connection refused" while the open
      * connections go on being served; with {@code false}, listens again on the same addresses and port.
      *
-     * @throws IllegalStateException when the port can no longer be bound (another process took it meanwhile)
+     * @throws IllegalStateException when the port can no longer be bound (another socket took it meanwhile and kept
+     *     it for more than five seconds; one that lets it go sooner is waited for)
      */
     public synchronized void refuseConnections(boolean refuse) {
         if (refuse == refusing) return;

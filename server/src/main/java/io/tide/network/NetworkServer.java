@@ -341,7 +341,7 @@ public final class NetworkServer {
         try {
             synchronized (listeners) {
                 if (stopped) return;
-                if (bootstrap != null && listeners.isEmpty()) bindAll(bootstrap, bindAddresses, boundPort, listeners);
+                if (bootstrap != null && listeners.isEmpty()) bindAgain();
             }
             synchronized (this) {
                 port = tlsListenPort;
@@ -354,6 +354,35 @@ public final class NetworkServer {
             throw new IllegalStateException("could not listen on port " + port + " again: " + e, e);
         }
     }
+
+    /**
+     * Binds the client port again after {@link #closeListeners}. While it was closed any socket of this machine may
+     * have taken the port for a moment (a client connection's ephemeral port, a port probe), so an address in use
+     * is tried again for up to {@link #REBIND_PATIENCE_MS}. Called holding {@code listeners}.
+     */
+    private void bindAgain() throws InterruptedException {
+        long deadline = System.currentTimeMillis() + REBIND_PATIENCE_MS;
+        while (true) {
+            List<Channel> next = new ArrayList<>();
+            try {
+                bindAll(bootstrap, bindAddresses, boundPort, next);
+                listeners.addAll(next);
+                return;
+            } catch (Exception e) { // Netty rethrows the bind's exception unchecked
+                for (Channel ch : next) ch.close().awaitUninterruptibly(1000);
+                if (!addressInUse(e) || System.currentTimeMillis() > deadline) throw e;
+                Thread.sleep(50);
+            }
+        }
+    }
+
+    /** EADDRINUSE, as NIO (BindException) and the native transports (NativeIoException, errno -98) word it. */
+    private static boolean addressInUse(Exception e) {
+        return e instanceof java.net.BindException
+                || e.getMessage() != null && e.getMessage().contains("Address already in use");
+    }
+
+    private static final long REBIND_PATIENCE_MS = 5000;
 
     /** Closes every client connection on its shard's loop, replies still pending dropped; waits for them. */
     void dropConnections() {
