@@ -95,7 +95,7 @@ public final class ServerContext {
         this.acl = new io.tide.acl.Acl(table);
         acl.defaultPassword(config.get("requirepass"));
         config.onChange("requirepass", v -> acl.defaultPassword(config.get("requirepass")));
-        config.onChange("acllog-max-len", v -> aclLog.trim(config.getInt("acllog-max-len")));
+        config.onChange("acllog-max-len", v -> aclLog.trim(aclLogMaxLen()));
         acl.allChannelsByDefault(config.get("acl-pubsub-default").equals("allchannels"));
         config.onChange("acl-pubsub-default", v -> acl.allChannelsByDefault(v.equals("allchannels")));
         try {
@@ -314,7 +314,12 @@ public final class ServerContext {
     public void aclDenied(ClientSession c, AclLog.Reason reason, AclLog.Context where, String object, String user) {
         long now = System.currentTimeMillis();
         String info = c == null ? "" : io.tide.command.family.ClientCommands.describe(c, now);
-        aclLog.add(reason, where, object, user, info, now, config.getInt("acllog-max-len"));
+        aclLog.add(reason, where, object, user, info, now, aclLogMaxLen());
+    }
+
+    /** acllog-max-len, a 64-bit setting as in Redis; no log holds more than an int's worth of entries. */
+    private int aclLogMaxLen() {
+        return (int) Math.min(Integer.MAX_VALUE, config.getLong("acllog-max-len"));
     }
 
     private static String text(byte[] b) {

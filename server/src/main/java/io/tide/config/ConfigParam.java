@@ -162,7 +162,8 @@ public final class ConfigParam {
         if (check != null) {
             String checked = check.apply(v.text(), current);
             if (!checked.equals(v.text())) {
-                v = new Value(checked, v.number());
+                boolean numeric = type == Type.INT || type == Type.LONG || type == Type.MEMORY;
+                v = new Value(checked, numeric ? Long.parseLong(checked) : v.number()); // a check may clamp a number
             }
         }
         return v;
@@ -237,7 +238,10 @@ public final class ConfigParam {
         }
     }
 
-    /** Redis's {@code memtoull}: digits then an optional case-insensitive unit; negative values are refused. */
+    /**
+     * Redis's {@code memtoull}: digits then an optional case-insensitive unit; negative values are refused, and no
+     * digits at all (an empty argument, a unit alone) read as 0, as {@code strtoull} of nothing does there.
+     */
     static long parseMemory(String s) {
         int u = 0;
         while (u < s.length() && s.charAt(u) >= '0' && s.charAt(u) <= '9') {
@@ -253,8 +257,11 @@ public final class ConfigParam {
             case "gb" -> 1024L * 1024 * 1024;
             default -> -1L;
         };
-        if (u == 0 || mul < 0) {
+        if (mul < 0) {
             throw ConfigException.invalid("argument must be a memory value");
+        }
+        if (u == 0) {
+            return 0;
         }
         try {
             return Math.multiplyExact(Long.parseLong(s, 0, u, 10), mul);

@@ -63,8 +63,9 @@ final class StandardParams {
                         .description("Largest bulk string a request may carry.").build(),
                 memory("client-query-buffer-limit", MB, Long.MAX_VALUE, "1gb")
                         .description("Largest query buffer of one client.").build(),
-                integer("hz", 0, Integer.MAX_VALUE, "10")
-                        .description("Background task frequency per second.").build(),
+                integer("hz", 0, Integer.MAX_VALUE, "10").check((v, current) -> clamp(v, 1, 500)) // as updateHZ
+                        .description("Background task frequency per second; values under 1 or over 500 are "
+                                + "brought within, as in Redis.").build(),
                 ConfigParam.builder("busy-reply-threshold", Type.LONG).range(0, Long.MAX_VALUE).defaultValue("5000")
                         .aliases("lua-time-limit")
                         .description("Milliseconds a script may run before other clients get -BUSY and SCRIPT KILL"
@@ -109,7 +110,7 @@ final class StandardParams {
                         .description("Name of the RDB file in dir.").build(),
                 ConfigParam.builder("rdbcompression", Type.BOOL).defaultValue("yes")
                         .description("LZF-compress strings in RDB files.").build(),
-                ConfigParam.builder("rdbchecksum", Type.BOOL).defaultValue("yes")
+                ConfigParam.builder("rdbchecksum", Type.BOOL).defaultValue("yes").immutable()
                         .description("End RDB files with a CRC64 checksum (and verify it on load).").build(),
                 ConfigParam.builder("stop-writes-on-bgsave-error", Type.BOOL).defaultValue("yes")
                         .description("Refuse writes (-MISCONF) while save points are set and the last background save "
@@ -122,7 +123,7 @@ final class StandardParams {
                 ConfigParam.builder("appendonly", Type.BOOL).defaultValue("no")
                         .description("Append-only file: one stream per shard in appenddirname; turning it on at run "
                                 + "time writes a base of the current dataset first.").build(),
-                ConfigParam.builder("appendfsync", Type.ENUM).values("always", "everysec", "no")
+                ConfigParam.builder("appendfsync", Type.ENUM).values("everysec", "always", "no")
                         .defaultValue("everysec").description("When the append-only file is fsynced: after every "
                                 + "event-loop batch before replying (always), once a second off the event loop "
                                 + "(everysec), or when the OS decides (no).").build(),
@@ -194,7 +195,7 @@ final class StandardParams {
                         .description("What goes when used memory is over maxmemory: keys by approximated LRU, LFU, "
                                 + "at random or nearest expiry first, among all keys or only keys with a TTL; "
                                 + "noeviction refuses commands that may grow memory with -OOM.").build(),
-                integer("maxmemory-samples", 1, 64, "5")
+                integer("maxmemory-samples", 1, INT_MAX, "5")
                         .description("Keys sampled per eviction round to approximate LRU/LFU/TTL order.").build(),
                 integer("maxmemory-eviction-tenacity", 0, 100, "10")
                         .description("How long one eviction pass may run before the command proceeds (0-100; 10 "
@@ -238,10 +239,12 @@ final class StandardParams {
                 integer("replica-priority", 0, INT_MAX, "100").aliases("slave-priority")
                         .description("Shown in INFO replication (slave_priority) for Sentinel's choice of a "
                                 + "replica to promote; Tide itself does nothing with it.").build(),
-                memory("repl-backlog-size", 16 * 1024, Long.MAX_VALUE, "1mb")
+                memory("repl-backlog-size", 1, Long.MAX_VALUE, "1mb").check((v, current) -> clamp(v, 16 * 1024,
+                        Long.MAX_VALUE)) // at least 16 KB, as updateReplBacklogSize keeps it
                         .description("Bytes of the replication stream kept for replicas that reconnect (partial "
-                                + "resync with PSYNC CONTINUE while the gap is still held).").build(),
-                integer("repl-backlog-ttl", 0, INT_MAX, "3600")
+                                + "resync with PSYNC CONTINUE while the gap is still held); at least 16 KB, as in Redis.")
+                        .build(),
+                ConfigParam.builder("repl-backlog-ttl", Type.LONG).range(0, Long.MAX_VALUE).defaultValue("3600")
                         .description("Seconds without any replica after which the backlog is freed (and the "
                                 + "replication ID changes); 0 = never.").build(),
                 ConfigParam.builder("repl-diskless-sync", Type.BOOL).defaultValue("yes")
@@ -352,19 +355,19 @@ final class StandardParams {
                 ConfigParam.builder("hash-max-listpack-entries", Type.LONG).range(0, Long.MAX_VALUE).defaultValue("512")
                         .aliases("hash-max-ziplist-entries")
                         .description("Most fields a hash keeps in the listpack encoding.").build(),
-                ConfigParam.builder("hash-max-listpack-value", Type.LONG).range(0, Long.MAX_VALUE).defaultValue("64")
+                memory("hash-max-listpack-value", 0, Long.MAX_VALUE, "64")
                         .aliases("hash-max-ziplist-value")
                         .description("Longest field or value a hash keeps in the listpack encoding.").build(),
                 ConfigParam.builder("set-max-intset-entries", Type.LONG).range(0, Long.MAX_VALUE).defaultValue("512")
                         .description("Most members a set of integers keeps in the intset encoding.").build(),
                 ConfigParam.builder("set-max-listpack-entries", Type.LONG).range(0, Long.MAX_VALUE).defaultValue("128")
                         .description("Most members a set keeps in the listpack encoding.").build(),
-                ConfigParam.builder("set-max-listpack-value", Type.LONG).range(0, Long.MAX_VALUE).defaultValue("64")
+                memory("set-max-listpack-value", 0, Long.MAX_VALUE, "64")
                         .description("Longest member a set keeps in the listpack encoding.").build(),
                 ConfigParam.builder("zset-max-listpack-entries", Type.LONG).range(0, Long.MAX_VALUE).defaultValue("128")
                         .aliases("zset-max-ziplist-entries")
                         .description("Most members a sorted set keeps in the listpack encoding.").build(),
-                ConfigParam.builder("zset-max-listpack-value", Type.LONG).range(0, Long.MAX_VALUE).defaultValue("64")
+                memory("zset-max-listpack-value", 0, Long.MAX_VALUE, "64")
                         .aliases("zset-max-ziplist-value")
                         .description("Longest member a sorted set keeps in the listpack encoding.").build(),
                 memory("stream-node-max-bytes", 0, Long.MAX_VALUE, "4096")
@@ -427,6 +430,11 @@ final class StandardParams {
 
     private static ConfigParam.Builder memory(String name, long min, long max, String def) {
         return ConfigParam.builder(name, Type.MEMORY).range(min, max).defaultValue(def);
+    }
+
+    /** A number brought within [lo, hi], for a parameter Redis accepts more widely and then caps. */
+    private static String clamp(String value, long lo, long hi) {
+        return Long.toString(Math.max(lo, Math.min(hi, Long.parseLong(value))));
     }
 
     private static String currentDirectory() {

@@ -1116,7 +1116,7 @@ public final class Primary implements AutoCloseable {
         goodReplicas = good;
         long ttl = config.getLong("repl-backlog-ttl");
         if (links.isEmpty() && backlog != null && ttl > 0 && !detaching && sync == null && !syncStarting && !mirroring
-                && noReplicasSinceMs > 0 && now - noReplicasSinceMs >= ttl * 1000) {
+                && noReplicasSinceMs > 0 && (now - noReplicasSinceMs) / 1000 >= ttl) {
             detaching = true;
             shards.coordinator().run(shards.all(), () -> {
                 if (attached) {

@@ -49,11 +49,6 @@ public final class Shard {
         }
     }
 
-    /** The cron frequency actually used for a configured {@code hz}: clamped to 1..500, as Redis does. */
-    public static int effectiveHz(int configured) {
-        return Math.max(1, Math.min(500, configured));
-    }
-
     /** Set once by {@link ShardSet} before the server starts. */
     void coordinator(Coordinator c) { coordinator = c; }
 
@@ -213,7 +208,7 @@ public final class Shard {
 
     private void scheduleCron(java.util.function.IntSupplier hz, java.util.function.IntSupplier effort, Runnable extra,
                               LongSupplier clock) {
-        long periodMicros = 1_000_000L / effectiveHz(hz.getAsInt());
+        long periodMicros = 1_000_000L / hz.getAsInt();
         loop.schedule(() -> {
             try {
                 stats.sample(clock.getAsLong());

@@ -895,6 +895,7 @@ public final class Database {
      */
     public int sample(int count, boolean volatileOnly, Score score, long nowMs, Candidates out) {
         if (size() == 0 || (volatileOnly && volatileCount == 0)) return 0;
+        count = (int) Math.min(count, volatileOnly ? volatileCount : size()); // as dictGetSomeKeys caps it
         ThreadLocalRandom rnd = ThreadLocalRandom.current();
         int offered = 0;
         for (Table t : old == null ? new Table[] {cur} : new Table[] {old, cur}) {

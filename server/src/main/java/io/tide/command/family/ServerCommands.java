@@ -260,7 +260,7 @@ public final class ServerCommands {
         line(sb, "uptime_in_seconds", uptime);
         line(sb, "uptime_in_days", uptime / 86400);
         int hz = s.config().getInt("hz");
-        line(sb, "hz", Shard.effectiveHz(hz));
+        line(sb, "hz", hz);
         line(sb, "configured_hz", hz);
         line(sb, "lru_clock", io.tide.store.Database.accessClock(System.currentTimeMillis()));
         line(sb, "executable", io.tide.util.ProcSelf.executable());
