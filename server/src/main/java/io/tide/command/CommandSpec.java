@@ -164,6 +164,19 @@ public final class CommandSpec {
 
     public KeyFinder keyFinder() { return keyFinder; }
 
+    /** False where the key finder only steers routing and Redis's key positions are fixed (SSUBSCRIBE's channels). */
+    private boolean movableKeys = true;
+
+    /**
+     * Routes by {@code finder} while COMMAND INFO keeps the fixed positions given to {@code add}, without the
+     * {@code movablekeys} flag, as Redis shows the command.
+     */
+    public CommandSpec routedBy(KeyFinder finder) {
+        this.keyFinder = finder;
+        this.movableKeys = false;
+        return this;
+    }
+
     private Gather gather;
 
     /**
@@ -296,7 +309,7 @@ public final class CommandSpec {
         List<String> out = new ArrayList<>();
         for (int bit : INFO_ORDER) {
             if (bit == -1) {
-                if (keyFinder != null) out.add("movablekeys");
+                if (keyFinder != null && movableKeys) out.add("movablekeys");
             } else if ((flags & bit) != 0) {
                 out.add(FLAG_NAMES[Integer.numberOfTrailingZeros(bit)]);
             }
@@ -311,6 +324,14 @@ public final class CommandSpec {
     /** The key flags COMMAND INFO shows for a command without a declared key spec: RO access for reads, else RW. */
     public List<String> legacyKeyFlags() {
         return has(READONLY) ? RO_ACCESS : RW;
+    }
+
+    /**
+     * The flags COMMAND INFO gives the one key spec Tide describes from the legacy range: Redis's own where the
+     * command has a single key spec in {@link KeyFlags}, else {@link #legacyKeyFlags()}.
+     */
+    public List<String> infoKeyFlags() {
+        return keyFlags != null && keyFlags.size() == 1 ? keyFlags.get(0) : legacyKeyFlags();
     }
 
     private static final List<String> RO_ACCESS = List.of("RO", "access");

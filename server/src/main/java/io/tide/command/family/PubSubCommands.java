@@ -45,10 +45,10 @@ public final class PubSubCommands {
         // these run on its home shard: the finder names no routing keys.
         t.add("ssubscribe", -2, "pubsub noscript loading stale", 1, -1, 1, "", "7.0.0",
                 "Listens for messages published to shard channels.", Handler.SSUBSCRIBE)
-                .keysBy(argv -> NO_KEYS);
+                .routedBy(argv -> NO_KEYS);
         t.add("sunsubscribe", -1, "pubsub noscript loading stale", 1, -1, 1, "", "7.0.0",
                 "Stops listening to messages posted to shard channels.", Handler.SUNSUBSCRIBE)
-                .keysBy(argv -> NO_KEYS);
+                .routedBy(argv -> NO_KEYS);
         t.add("publish", 3, "pubsub loading stale fast may_replicate", 0, 0, 0, "", "2.0.0",
                 "Posts a message to a channel.", Handler.PUBLISH);
         t.add("spublish", 3, "pubsub loading stale fast may_replicate", 1, 1, 1, "", "7.0.0",

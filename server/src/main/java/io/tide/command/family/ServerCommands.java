@@ -1037,7 +1037,7 @@ public final class ServerCommands {
         }
         int last = spec.lastKey() < 0 ? spec.lastKey() : spec.lastKey() - spec.firstKey();
         return Reply.map(
-                Reply.bulk("flags"), keyFlags(spec.legacyKeyFlags()),
+                Reply.bulk("flags"), keyFlags(spec.infoKeyFlags()),
                 Reply.bulk("begin_search"), Reply.map(Reply.bulk("type"), Reply.bulk("index"),
                         Reply.bulk("spec"), Reply.map(Reply.bulk("index"), Reply.integer(spec.firstKey()))),
                 Reply.bulk("find_keys"), Reply.map(Reply.bulk("type"), Reply.bulk("range"),

@@ -345,6 +345,10 @@ class ServerCommandsVsRedisTest extends VsRedis {
             cmds.add(c("COMMAND", sub, "SORT_RO", "k", "STORE", "d"));
         }
         cmds.add(c("COMMAND", "INFO", "EVAL", "EVALSHA_RO", "FCALL", "FCALL_RO"));
+        cmds.add(c("COMMAND", "INFO", "SSUBSCRIBE", "SUNSUBSCRIBE")); // fixed positions: not movablekeys
+        // commands with one key spec: its flags are Redis's (not_key, OW update, RM delete, ...), not RO/RW alone
+        cmds.add(c("COMMAND", "INFO", "GET", "HGET", "LPUSH", "INCR", "APPEND", "GETDEL", "LPOP", "XLEN", "PFADD",
+                "SPUBLISH", "HSET", "ZADD", "SADD", "LINDEX", "STRLEN", "GETRANGE", "HDEL", "ZSCORE", "SREM", "LSET"));
         String[][] all = cmds.toArray(new String[0][]);
         assertSame(false, all);
         assertSame(true, all);
