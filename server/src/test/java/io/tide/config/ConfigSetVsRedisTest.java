@@ -2,36 +2,17 @@ package io.tide.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.tide.Server;
 import io.tide.testing.RawClient;
-import io.tide.testing.RealRedis;
-import io.tide.testing.TestServers;
+import io.tide.testing.VsRedis;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
  * CONFIG SET of values at the edges of each parameter's type, then CONFIG GET, against redis-server 7.0: the same
  * reply (errors included) and the same value afterwards. Each parameter is put back to its value before.
  */
-class ConfigSetVsRedisTest {
-
-    private static RealRedis redis;
-    private static Server tide;
-
-    @BeforeAll
-    static void startServers() throws Exception {
-        redis = RealRedis.start();
-        tide = TestServers.start(1);
-    }
-
-    @AfterAll
-    static void stopServers() {
-        if (tide != null) tide.close();
-        if (redis != null) redis.close();
-    }
+class ConfigSetVsRedisTest extends VsRedis {
 
     private static List<String> setAndGet(int port, String param, String value) throws Exception {
         List<String> out = new ArrayList<>();
@@ -66,8 +47,8 @@ class ConfigSetVsRedisTest {
         };
         List<String> differ = new ArrayList<>();
         for (String[] c : cases) {
-            List<String> expected = setAndGet(redis.port(), c[0], c[1]);
-            List<String> actual = setAndGet(tide.port(), c[0], c[1]);
+            List<String> expected = setAndGet(redis().port(), c[0], c[1]);
+            List<String> actual = setAndGet(tide().port(), c[0], c[1]);
             if (!actual.equals(expected)) differ.add(c[0] + " '" + c[1] + "': redis " + expected + " tide " + actual);
         }
         assertThat(differ).isEmpty();
