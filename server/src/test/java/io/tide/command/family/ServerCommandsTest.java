@@ -480,7 +480,8 @@ class ServerCommandsTest {
                         + "$5\r\nindex\r\n$4\r\nspec\r\n*2\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n*4\r\n$4\r\n"
                         + "type\r\n$5\r\nrange\r\n$4\r\nspec\r\n*6\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n"
                         + "$5\r\nlimit\r\n:0\r\n");
-        assertThat(encode(ServerCommands.commandInfo(mset), 3)).contains("~1\r\n+RW\r\n",
+        // MSET's one key spec has Redis's flags (KeyFlags), not the legacy range's RW
+        assertThat(encode(ServerCommands.commandInfo(mset), 3)).contains("~2\r\n+OW\r\n+update\r\n",
                 "$7\r\nlastkey\r\n:-1\r\n$7\r\nkeystep\r\n:2\r\n");
     }
 
