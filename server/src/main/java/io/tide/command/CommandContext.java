@@ -470,22 +470,12 @@ public final class CommandContext implements ShardWrites.Recorder {
             return;
         }
         io.tide.pubsub.Tracking.Mode m = client == null ? null : client.trackingMode();
-        if (m == null || m.bcast() || !spec.has(CommandSpec.READONLY)) return;
+        // A read-only script tracks what its calls read (each call comes through here), not its declared keys.
+        if (m == null || m.bcast() || !spec.has(CommandSpec.READONLY) || spec.isScript()) return;
         if ((m.optin() && caching != 1) || (m.optout() && caching == -1)) return;
-        for (byte[] k : keysOf(spec, argv)) t.remember(origin, k);
-    }
-
-    /**
-     * The keys a read tracks, as Redis's getKeysFromCommand finds them: where the routing key finder answers "every
-     * key" (SORT_RO with a BY or GET pattern), the ones Redis's getkeys function names.
-     */
-    private static java.util.List<byte[]> keysOf(CommandSpec spec, byte[][] argv) {
-        if (spec.keyFinder() != null && spec.getKeys() != null && spec.keyFinder().keys(argv) == CommandSpec.ALL_KEYS) {
-            java.util.List<byte[]> out = new java.util.ArrayList<>();
-            for (CommandSpec.KeyRef k : spec.getKeys().keys(argv)) out.add(k.key());
-            return out;
-        }
-        return spec.keys(argv);
+        // Redis's getKeysFromCommand, as COMMAND GETKEYS has it: SORT_RO's sorted key even where a BY or GET pattern
+        // makes the routing finder answer "every key"
+        for (CommandSpec.KeyRef k : spec.keyRefs(argv)) t.remember(origin, k.key());
     }
 
     /**

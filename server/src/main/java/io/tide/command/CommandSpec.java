@@ -359,6 +359,14 @@ public final class CommandSpec {
         return out;
     }
 
+    /** EVAL, EVALSHA, FCALL and their read-only forms: a script, whose keys are the ones its calls touch. */
+    public boolean isScript() {
+        return switch (name) {
+            case "eval", "evalsha", "eval_ro", "evalsha_ro", "fcall", "fcall_ro" -> true;
+            default -> false;
+        };
+    }
+
     /** True if the command names keys in its arguments. */
     public boolean hasKeys() {
         return firstKey > 0 || keyFinder != null;

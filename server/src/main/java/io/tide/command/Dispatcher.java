@@ -383,7 +383,7 @@ public final class Dispatcher {
         home.stats().commandsProcessed++; // as Redis's total_commands_processed: commands that get to run
 
         if (single) {
-            if (inlineScripts && isScript(spec)) runInline(c, spec, argv, home, now, t0, silent, true);
+            if (inlineScripts && spec.isScript()) runInline(c, spec, argv, home, now, t0, silent, true);
             else if (needsCoordinator(c, spec, argv)) runCoordinated(c, spec, argv, shards.all(), silent);
             else runInline(c, spec, argv, home, now, t0, silent);
             return;
@@ -396,7 +396,7 @@ public final class Dispatcher {
         if (involved == -1L) {
             // EXEC of a queue that needs every shard, or keys named only as the command runs (a script's, which start
             // with their declared keys' shards parked)
-            long declared = spec != execSpec && isScript(spec) ? declaredKeysMask(argv) : 0;
+            long declared = spec != execSpec && spec.isScript() ? declaredKeysMask(argv) : 0;
             runCoordinated(c, spec, argv, declared != 0 ? shardsOf(declared) : shards.all(), silent);
             return;
         }
@@ -546,7 +546,7 @@ public final class Dispatcher {
     private boolean followsHops(ClientSession c, CommandSpec spec, byte[][] argv, long mask) {
         if (spec.has(CommandSpec.ALL_SHARDS)) return true;
         if (mask == -1L) { // any key: coordinated over every shard, or a script over its declared keys' shards
-            if (!isScript(spec)) return true;
+            if (!spec.isScript()) return true;
             mask = declaredKeysMask(argv);
             if (mask == 0) return true;
         }
@@ -966,19 +966,12 @@ public final class Dispatcher {
     }
 
     private Outcome execute(CommandSpec spec, CommandContext ctx, byte[][] argv) {
-        boolean script = spec.has(CommandSpec.SKIP_MONITOR) && isScript(spec);
+        boolean script = spec.has(CommandSpec.SKIP_MONITOR) && spec.isScript();
         // Scripts are skip_monitor, yet Redis shows them, before the commands they run (as "lua").
         if (script && server.monitor().active()) ctx.feedMonitors(spec, argv, null, true);
         Outcome o = run(spec, ctx, argv);
         if (!script && server.monitor().active()) ctx.feedMonitors(spec, argv, null, false);
         return o;
-    }
-
-    private static boolean isScript(CommandSpec spec) {
-        return switch (spec.name()) {
-            case "eval", "evalsha", "eval_ro", "evalsha_ro", "fcall", "fcall_ro" -> true;
-            default -> false;
-        };
     }
 
     private Outcome run(CommandSpec spec, CommandContext ctx, byte[][] argv) {
@@ -1404,7 +1397,7 @@ public final class Dispatcher {
      */
     private Outcome memoryRefusal(CommandSpec spec, Shard executing) {
         boolean denyoom = spec.has(CommandSpec.DENYOOM);
-        if (!denyoom && !isScript(spec)) return null;
+        if (!denyoom && !spec.isScript()) return null;
         if (server.memory().admit(executing) || !denyoom) return null;
         spec.stats(executing.id()).rejectedCalls++;
         return new Outcome(Reply.error(Errors.OOM), true, null);

@@ -334,7 +334,7 @@ public final class LuaEngine {
         globals.rawset("tostring", new OneArgFunction() {
             @Override
             public LuaValue call(LuaValue v) {
-                if (v.type() == LuaValue.TNUMBER) return LuaValue.valueOf(NumberFormat.g14(v.todouble()));
+                if (v.type() == LuaValue.TNUMBER) return LuaFormat.numberText(v);
                 LuaValue h = v.metatag(LuaValue.TOSTRING);
                 if (!h.isnil()) return h.call(v);
                 return v.tostring().isstring() ? v.tostring() : LuaValue.valueOf(v.tojstring());
@@ -428,7 +428,7 @@ public final class LuaEngine {
         LuaTable copy = new LuaTable(Math.max(0, j - i + 1), 0);
         for (int k = i; k <= j; k++) {
             LuaValue v = t.rawget(k);
-            copy.rawset(k - i + 1, fractional(v) ? LuaValue.valueOf(NumberFormat.g14(v.todouble())) : v);
+            copy.rawset(k - i + 1, fractional(v) ? LuaFormat.numberText(v) : v);
         }
         return LuaValue.varargsOf(new LuaValue[] {copy, a.isnoneornil(2) ? LuaValue.EMPTYSTRING : a.arg(2),
             LuaValue.valueOf(1), LuaValue.valueOf(j - i + 1)});
@@ -494,7 +494,7 @@ public final class LuaEngine {
                 for (int i = 2; i <= a.narg(); i++) {
                     if (i > 2) sb.append(' ');
                     LuaValue v = a.arg(i);
-                    sb.append(v.type() == LuaValue.TNUMBER ? NumberFormat.g14(v.todouble()) : v.tojstring());
+                    sb.append(v.type() == LuaValue.TNUMBER ? LuaFormat.numberText(v).tojstring() : v.tojstring());
                 }
                 switch (level) {
                     case 0 -> LOG.debug("{}", sb);
@@ -882,7 +882,7 @@ public final class LuaEngine {
             // error(nil); LuaJ reports a nil message through its error-handler path with this text.
             msg = "ERR nil";
         } else {
-            String text = obj.type() == LuaValue.TNUMBER ? NumberFormat.g14(obj.todouble()) : obj.tojstring();
+            String text = obj.type() == LuaValue.TNUMBER ? LuaFormat.numberText(obj).tojstring() : obj.tojstring();
             Matcher m = POSITION.matcher(text);
             String at = null;
             if (m.find()) {

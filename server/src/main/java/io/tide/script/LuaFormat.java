@@ -133,11 +133,17 @@ final class LuaFormat {
         return -1;
     }
 
+    /**
+     * A number as Lua 5.1 writes it ({@code %.14g}: tostring, {@code ..}'s operands, %s), where LuaJ would write a
+     * fractional one its own way.
+     */
+    static LuaString numberText(LuaValue v) {
+        return LuaString.valueOf(NumberFormat.g14(v.todouble()));
+    }
+
     private static LuaString string(Varargs a, int arg, Function<String, LuaError> error) {
         LuaValue v = a.arg(arg);
-        if (v.type() == LuaValue.TNUMBER) {
-            return LuaString.valueOf(v.isinttype() ? Long.toString(v.tolong()) : NumberFormat.g14(v.todouble()));
-        }
+        if (v.type() == LuaValue.TNUMBER) return numberText(v);
         if (!v.isstring()) throw badArgument(error, arg, "string", v);
         return v.checkstring();
     }

@@ -14,15 +14,11 @@ import org.junit.jupiter.api.Test;
  */
 class ConfigSetVsRedisTest extends VsRedis {
 
-    private static List<String> setAndGet(int port, String param, String value) throws Exception {
-        List<String> out = new ArrayList<>();
-        try (RawClient c = new RawClient(port)) {
-            String before = c.call("CONFIG", "GET", param);
-            out.add(c.call("CONFIG", "SET", param, value));
-            out.add(c.call("CONFIG", "GET", param));
-            String[] lines = before.split("\r\n");
-            c.call("CONFIG", "SET", param, lines[lines.length - 1]);
-        }
+    private static List<String> setAndGet(RawClient c, String param, String value) throws Exception {
+        String before = c.call("CONFIG", "GET", param);
+        List<String> out = List.of(c.call("CONFIG", "SET", param, value), c.call("CONFIG", "GET", param));
+        String[] lines = before.split("\r\n");
+        c.call("CONFIG", "SET", param, lines[lines.length - 1]);
         return out;
     }
 
@@ -47,8 +43,8 @@ class ConfigSetVsRedisTest extends VsRedis {
         };
         List<String> differ = new ArrayList<>();
         for (String[] c : cases) {
-            List<String> expected = setAndGet(redis().port(), c[0], c[1]);
-            List<String> actual = setAndGet(tide().port(), c[0], c[1]);
+            List<String> expected = setAndGet(r(), c[0], c[1]);
+            List<String> actual = setAndGet(t(), c[0], c[1]);
             if (!actual.equals(expected)) differ.add(c[0] + " '" + c[1] + "': redis " + expected + " tide " + actual);
         }
         assertThat(differ).isEmpty();
