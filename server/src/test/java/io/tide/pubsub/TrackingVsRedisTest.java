@@ -126,6 +126,24 @@ class TrackingVsRedisTest {
         });
     }
 
+    /**
+     * A read-only script that reads nothing tracks nothing, though it declares a key. (Where its calls read, Redis
+     * 7.0 tracks the script's declared keys, later Redis and Tide the keys the calls read: not compared here.)
+     */
+    @Test
+    void resp3_evalRoThatReadsNothing_tracksNothing() throws Exception {
+        same(3, (s, p) -> {
+            s.w("SET", p + "{k}a", "1");
+            s.w("SET", p + "{k}b", "1");
+            s.c("CLIENT", "TRACKING", "ON");
+            s.c("EVAL_RO", "return 1", "1", p + "{k}a");
+            s.c("GET", p + "{k}b");
+            s.w("SET", p + "{k}a", "2"); // declared only: no message
+            s.w("SET", p + "{k}b", "2");
+            s.readC();
+        });
+    }
+
     @Test
     void resp3_bcastOptinNoloop() throws Exception {
         same(3, (s, p) -> {
