@@ -1042,16 +1042,25 @@ public final class Dispatcher {
         if (s.blocking().hasReady() && !s.dataLent()) serveReady(s);
     }
 
-    /** In the coordinator, with the shards of {@code parked} parked: {@link #serveReady} for all of them. */
+    /**
+     * In the coordinator, with the shards of {@code parked} parked: {@link #serveReady} for all of them, the keys in
+     * the order they were signalled across those shards (a script or transaction that pushed to keys of two shards
+     * has the first key's waiters served first, as Redis does; what those serve may feed the second key).
+     */
     private void serveReadyCoordinated(long parked) {
-        boolean again = true;
-        while (again) {
-            again = false;
+        while (true) {
+            Shard first = null;
+            long earliest = Long.MAX_VALUE;
             for (Shard s : shards.all()) {
-                if ((parked & (1L << s.id())) == 0 || !s.blocking().hasReady()) continue;
-                again = true;
-                for (BlockedKeys.DbKey k : s.blocking().takeReady()) serveKey(s, k, parked, true);
+                if ((parked & (1L << s.id())) == 0) continue;
+                long signal = s.blocking().firstReadySignal();
+                if (signal < earliest) {
+                    earliest = signal;
+                    first = s;
+                }
             }
+            if (first == null) return;
+            serveKey(first, first.blocking().takeFirstReady(), parked, true);
         }
     }
 
@@ -1066,7 +1075,7 @@ public final class Dispatcher {
             BlockedCommand w = (BlockedCommand) each;
             if (w.isDone()) continue;
             if ((w.shardMask() & ~parked) != 0) {
-                handOver(s, k);
+                handOver(s, k, coordinated);
                 break;
             }
             CommandContext ctx = coordinated ? coordinatorContext : shardContexts[s.id()];
@@ -1077,13 +1086,33 @@ public final class Dispatcher {
         s.blocking().prune(k);
     }
 
-    /** Serves the rest of {@code k}'s queue from the coordinator, with every shard parked. */
-    private void handOver(Shard s, BlockedKeys.DbKey k) {
-        long all = maskOf(shards.all());
-        shards.coordinator().run(shards.all(), () -> {
+    /**
+     * Serves the rest of {@code k}'s queue from the coordinator, with every shard parked, before anything else runs on
+     * {@code s}: as in Redis, the command that readied the key is followed by its waiters' service, so neither its
+     * client's next command nor another client's on {@code s} can find the key in between (and take what the waiter
+     * was due). From {@code s}'s thread ({@code coordinated} false) the thread hands the service over and waits until
+     * it has run ({@link io.tide.shard.Coordinator#adopt}); from the coordinator thread, in the middle of an operation
+     * that parked only some shards, the operation parks the others too ({@link io.tide.shard.Coordinator#extend}).
+     * While a busy script holds the data, the service waits for the next batch. See decision 0004.
+     */
+    private void handOver(Shard s, BlockedKeys.DbKey k, boolean coordinated) {
+        io.tide.shard.Coordinator coordinator = shards.coordinator();
+        Shard[] every = shards.all();
+        long all = maskOf(every);
+        Runnable serve = () -> {
             serveKey(s, k, all, true);
             serveReadyCoordinated(all);
-        }, () -> { });
+        };
+        if (coordinated) {
+            if (!coordinator.lent() && coordinator.extend(every)) serve.run();
+            else coordinator.run(every, serve, () -> { });
+        } else if (coordinator.lent()) {
+            coordinator.run(every, serve, () -> { });
+        } else {
+            coordinator.adopt(s, () -> {
+                if (coordinator.extend(every)) serve.run();
+            }, () -> { });
+        }
     }
 
     /** Runs the waiter's command again; if it is answered this time, the reply goes home. */

@@ -13,9 +13,18 @@ import java.util.HashSet;
  */
 public final class BlockedKeys {
 
+    /**
+     * Numbers every signal of a key with waiters, across shards: an operation that pushes to keys of several shards
+     * has their waiters served in the order it signalled the keys, as Redis's one {@code ready_keys} list has them.
+     */
+    private static final java.util.concurrent.atomic.AtomicLong SIGNALS = new java.util.concurrent.atomic.AtomicLong();
+
     private final HashMap<DbKey, ArrayDeque<Waiter>> byKey = new HashMap<>();
-    private final ArrayList<DbKey> ready = new ArrayList<>();
+    /** The keys signalled ready, in signal order, with their numbers from {@link #SIGNALS}. */
+    private final ArrayDeque<Ready> ready = new ArrayDeque<>();
     private final HashSet<DbKey> readySet = new HashSet<>();
+
+    private record Ready(DbKey key, long signal) {}
 
     /** A key in one database, compared by content. */
     public record DbKey(int db, byte[] key) {
@@ -39,13 +48,13 @@ public final class BlockedKeys {
     public void signal(int db, byte[] key) {
         if (byKey.isEmpty()) return;
         DbKey k = new DbKey(db, key);
-        if (byKey.containsKey(k) && readySet.add(k)) ready.add(k);
+        if (byKey.containsKey(k) && readySet.add(k)) ready.add(new Ready(k, SIGNALS.incrementAndGet()));
     }
 
     /** Marks every key of database {@code db} with waiters ready (SWAPDB and FLUSH change them all at once). */
     public void signalDb(int db) {
         for (DbKey k : byKey.keySet()) {
-            if (k.db() == db && readySet.add(k)) ready.add(k);
+            if (k.db() == db && readySet.add(k)) ready.add(new Ready(k, SIGNALS.incrementAndGet()));
         }
     }
 
@@ -56,10 +65,25 @@ public final class BlockedKeys {
 
     /** The keys signalled so far, in signal order; clears them. */
     public ArrayList<DbKey> takeReady() {
-        ArrayList<DbKey> out = new ArrayList<>(ready);
+        ArrayList<DbKey> out = new ArrayList<>(ready.size());
+        for (Ready r : ready) out.add(r.key());
         ready.clear();
         readySet.clear();
         return out;
+    }
+
+    /** The number of the earliest signal not yet taken ({@link #takeFirstReady}), or {@link Long#MAX_VALUE}. */
+    public long firstReadySignal() {
+        Ready r = ready.peekFirst();
+        return r == null ? Long.MAX_VALUE : r.signal();
+    }
+
+    /** The earliest key signalled and not yet taken; null if none. It may be signalled again from now on. */
+    public DbKey takeFirstReady() {
+        Ready r = ready.pollFirst();
+        if (r == null) return null;
+        readySet.remove(r.key());
+        return r.key();
     }
 
     /** Queues {@code w} on {@code key}, behind earlier waiters. */

@@ -54,15 +54,16 @@ public final class Coordinator {
     /** See {@link #lend()}. */
     private volatile boolean lent;
 
-    /** {@code adopted}: handed over by {@link #adopt}, run only through {@link #adoptedOp}, never from the queue. */
+    /** {@code adopted}: handed over by {@link #adopt}, run only through {@link #adoptedOps}, never from the queue. */
     private record Op(Shard[] shards, Runnable body, Runnable onRejected, SelfPark group, boolean adopted) {}
 
     /**
-     * The rest of a script a shard thread handed over in its middle ({@link #adopt}), until a batch takes it: the
-     * next batch to run, whichever shards it parks, runs it before its own operations.
+     * What shard threads handed over in the middle of their work ({@link #adopt}), until a batch takes it: the next
+     * batch to run, whichever shards it parks, runs all of it, in the order handed over, before its own operations.
+     * Several shards may hand over at once (each parks itself until its own has run).
      */
-    private final java.util.concurrent.atomic.AtomicReference<Op> adoptedOp =
-            new java.util.concurrent.atomic.AtomicReference<>();
+    private final java.util.concurrent.ConcurrentLinkedQueue<Op> adoptedOps =
+            new java.util.concurrent.ConcurrentLinkedQueue<>();
 
     /**
      * Operations a shard thread handed over while parking itself ({@link #runSelfParked}): the thread waits in
@@ -165,8 +166,9 @@ public final class Coordinator {
 
     /**
      * On {@code self}'s own thread, in the middle of an operation that began there alone (a script, inline on its shard,
-     * that turned busy): hands the rest of it ({@code body}, which resumes it) to the coordinator thread and parks this
-     * thread until it has run or been lent the data, as {@link #runSelfParked} does. Nothing else may touch the shard's
+     * that turned busy; a command whose push readied a waiter whose keys span shards): hands the rest of it
+     * ({@code body}, which resumes the script, or serves the waiter after {@link #extend parking} every shard) to the
+     * coordinator thread and parks this thread until it has run or been lent the data, as {@link #runSelfParked} does. Nothing else may touch the shard's
      * data before the rest has run, not even a batch queued before whose barrier this thread takes while it waits: so
      * the rest does not queue behind anything. The next batch to run (one waiting for this thread's arrival, or the one
      * this call wakes) runs it first, with this shard parked either way (by that barrier, or self-parked here). On
@@ -181,11 +183,11 @@ public final class Coordinator {
         Op op = new Op(new Shard[] {self}, body, onRejected, g, true);
         selfParked.set(self.id(), g); // before reading pending: see park()
         try {
-            adoptedOp.set(op); // before this thread arrives at any barrier: the batch that parked it finds the op
-            queue.add(op); // wakes the coordinator when it waits for work (the loop drops it: the slot above runs it)
+            adoptedOps.add(op); // before this thread arrives at any barrier: the batch that parked it finds the op
+            queue.add(op); // wakes the coordinator when it waits for work (the loop drops it: adoptedOps runs it)
             Barrier b = pending.get(self.id());
             if (b != null) b.arrive(); // a batch queued before waits for this thread: it runs the op first
-            if (closed && adoptedOp.compareAndSet(op, null)) { // lost the race with close(): nobody will run it
+            if (closed && adoptedOps.remove(op)) { // lost the race with close(): nobody will run it
                 onRejected.run();
                 return;
             }
@@ -223,8 +225,8 @@ public final class Coordinator {
                 break;
             }
             queue.drainTo(batch, MAX_BATCH - 1);
-            batch.removeIf(Op::adopted); // wake-ups: the op itself is run through adoptedOp
-            if (batch.isEmpty() && adoptedOp.get() == null) continue;
+            batch.removeIf(Op::adopted); // wake-ups: the op itself is run through adoptedOps
+            if (batch.isEmpty() && adoptedOps.isEmpty()) continue;
             int n = 0;
             for (Op op : batch) {
                 if (op.group != null && !op.group.left) {
@@ -249,8 +251,8 @@ public final class Coordinator {
             batch.clear();
             batchGroups.clear();
         }
-        Op left = adoptedOp.getAndSet(null);
-        if (left != null) reject(left);
+        Op left;
+        while ((left = adoptedOps.poll()) != null) reject(left);
         while ((left = queue.poll()) != null) {
             if (!left.adopted) reject(left);
         }
@@ -292,26 +294,27 @@ public final class Coordinator {
     private void coordinate(Shard[] shards, List<Op> batch) {
         long t0 = System.nanoTime();
         if (!park(shards)) {
-            Op a = adoptedOp.getAndSet(null);
-            if (a != null) reject(a);
+            Op a;
+            while ((a = adoptedOps.poll()) != null) reject(a);
             for (Op op : batch) reject(op);
             return;
         }
         selfParkedShards = new Shard[batchGroups.size()];
         for (int i = 0; i < selfParkedShards.length; i++) selfParkedShards[i] = batchGroups.get(i).shard;
-        // Set before its shard's thread arrived at any barrier, so that shard is parked now: by this batch's barrier,
-        // or self-parked in adopt(), waiting for the op.
-        Op adopted = adoptedOp.getAndSet(null);
-        if (adopted != null) {
-            Shard home = adopted.shards[0];
+        // Each was queued before its shard's thread arrived at any barrier, so that shard is parked now: by this batch's
+        // barrier, or self-parked in adopt(), waiting for its op.
+        List<Op> adopted = new ArrayList<>();
+        for (Op a; (a = adoptedOps.poll()) != null; ) {
+            adopted.add(a);
+            Shard home = a.shards[0];
             if (!contains(shards, home) && !contains(selfParkedShards, home)) {
                 selfParkedShards = java.util.Arrays.copyOf(selfParkedShards, selfParkedShards.length + 1);
                 selfParkedShards[selfParkedShards.length - 1] = home;
             }
         }
-        operations += batch.size() + (adopted != null ? 1 : 0);
+        operations += batch.size() + adopted.size();
         try {
-            if (adopted != null) runOp(adopted);
+            for (Op a : adopted) runOp(a);
             for (Op op : batch) runOp(op);
         } finally {
             if (release != null) release.countDown();

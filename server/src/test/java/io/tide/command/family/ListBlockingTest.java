@@ -114,6 +114,93 @@ class ListBlockingTest extends ServerPerShardCount {
         }
     }
 
+    /**
+     * Redis serves a waiter right after the command that pushed to its key, before anything else runs: the pusher's
+     * next command finds the element moved, never still in the source for it to take. A BLMOVE across shards was
+     * served later by the coordinator, and the pusher's LPOP took the element about a third of the time (the waiter
+     * then kept waiting). The push comes plain (inline on the source's shard or hopped there: each round opens a new
+     * connection, whose home shard alternates), in a transaction and from a script (both coordinated).
+     */
+    @Test
+    void aWaiterWhoseKeysSpanShards_isServedBeforeThePushersNextCommand() throws Exception {
+        String[] k = keysOnDifferentShards(server, "served");
+        String[] ways = {"plain", "multi", "eval"};
+        for (int round = 0; round < 30; round++) {
+            String way = ways[round % 3];
+            String v = "v" + round;
+            try (Jedis admin = jedis(2)) {
+                Future<String> f = pool.submit(() -> {
+                    try (Jedis j = jedis(2)) {
+                        return j.blmove(k[0], k[1], ListDirection.LEFT, ListDirection.RIGHT, 0);
+                    }
+                });
+                awaitBlocked(admin, 1);
+                try {
+                    switch (way) {
+                        case "plain" -> admin.rpush(k[0], v);
+                        case "multi" -> {
+                            redis.clients.jedis.Transaction t = admin.multi();
+                            t.rpush(k[0], v);
+                            t.exec();
+                        }
+                        default -> admin.eval("return redis.call('RPUSH', KEYS[1], ARGV[1])", List.of(k[0]), List.of(v));
+                    }
+                    assertThat(admin.lpop(k[0])).as("round %d, %s push", round, way).isNull();
+                    assertThat(admin.lrange(k[1], 0, -1)).as("round %d, %s push", round, way).containsExactly(v);
+                    assertThat(f.get(10, TimeUnit.SECONDS)).isEqualTo(v);
+                } finally {
+                    if (!f.isDone()) admin.rpush(k[0], "release"); // leave no waiter behind for the next tests
+                    f.get(10, TimeUnit.SECONDS);
+                    admin.del(k[0], k[1]);
+                }
+            }
+        }
+    }
+
+    /**
+     * A script (and a transaction) that pushes to keys of two shards has the waiters served key by key in the order it
+     * pushed, as Redis's one list of ready keys has them: the first key's BLMOVE puts its element at the head of the
+     * second key before that key's BLPOP pops. The coordinator served the shards by their number instead, so with the
+     * second key on the lower-numbered shard the BLPOP took the script's own element first. redis-server 7.0.15 answers
+     * as asserted here (found by a differential run of random blocking programs on both servers).
+     */
+    @Test
+    void waitersOnKeysOfTwoShards_areServedInTheOrderTheKeysWerePushed() throws Exception {
+        String[] k = keysOnDifferentShards(server, "signalled");
+        io.tide.shard.ShardSet set = server.context().shards();
+        if (set.shardOf(k[0].getBytes()).id() < set.shardOf(k[1].getBytes()).id()) k = new String[] {k[1], k[0]};
+        String first = k[0], second = k[1];
+        for (String way : new String[] {"eval", "multi"}) {
+            try (Jedis admin = jedis(2)) {
+                Future<String> mover = pool.submit(() -> {
+                    try (Jedis j = jedis(2)) {
+                        return j.blmove(first, second, ListDirection.LEFT, ListDirection.LEFT, 0);
+                    }
+                });
+                awaitBlocked(admin, 1);
+                Future<List<String>> popper = pool.submit(() -> {
+                    try (Jedis j = jedis(2)) {
+                        return j.blpop(0, second);
+                    }
+                });
+                awaitBlocked(admin, 2);
+                if (way.equals("eval")) {
+                    admin.eval("redis.call('RPUSH', KEYS[1], 'e'); return redis.call('RPUSH', KEYS[2], 'f')",
+                            List.of(first, second), List.of());
+                } else {
+                    redis.clients.jedis.Transaction t = admin.multi();
+                    t.rpush(first, "e");
+                    t.rpush(second, "f");
+                    t.exec();
+                }
+                assertThat(mover.get(10, TimeUnit.SECONDS)).isEqualTo("e");
+                assertThat(popper.get(10, TimeUnit.SECONDS)).as(way).containsExactly(second, "e");
+                assertThat(admin.lrange(second, 0, -1)).as(way).containsExactly("f");
+                admin.del(first, second);
+            }
+        }
+    }
+
     @Test
     void blpop_isWokenByAnLmoveThatCreatesItsKey() throws Exception {
         String[] k = keysOnDifferentShards(server, "created");
