@@ -41,6 +41,23 @@ final class BlockedCommand extends Waiter {
         this.noTouch = client.noTouch;
     }
 
+    /**
+     * Whether a signal of one of its keys, which now holds {@code value} (null: none), is worth running this command
+     * again. As Redis 7 (handleClientsBlockedOnKey): only when the key holds the type the command waits for, and for
+     * XREADGROUP also when the stream is gone or retyped (it then answers an error). Otherwise a waiter whose other key
+     * has data would be served from that key on this key's signal, ahead of the clients waiting on that key: a BLMOVE
+     * served first empties this key by moving its element to another, and the next waiter here, which also waits on
+     * that other key, took the element before the other key's own earlier waiter.
+     */
+    boolean retriedOn(Object value) {
+        return switch (spec.group()) {
+            case "list" -> value instanceof io.tide.store.ListValue;
+            case "sorted-set" -> value instanceof io.tide.store.ZSetValue;
+            case "stream" -> value instanceof io.tide.store.StreamValue || spec.fullName().equals("xreadgroup");
+            default -> true;
+        };
+    }
+
     /** Queues this waiter on each of its keys; runs where those keys' shards are owned or parked. */
     void register() {
         for (byte[] key : keys()) shards.shardOf(key).blocking().add(this, db(), key);

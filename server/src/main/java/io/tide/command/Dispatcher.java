@@ -1074,6 +1074,7 @@ public final class Dispatcher {
         for (io.tide.shard.Waiter each : q.toArray(new io.tide.shard.Waiter[0])) {
             BlockedCommand w = (BlockedCommand) each;
             if (w.isDone()) continue;
+            if (!w.retriedOn(s.db(k.db()).peekQuietly(k.key(), System.currentTimeMillis()))) continue;
             if ((w.shardMask() & ~parked) != 0) {
                 handOver(s, k, coordinated);
                 break;

@@ -366,6 +366,17 @@ public final class Database {
         return i < 0 ? null : valueAt(found, i);
     }
 
+    /**
+     * The value of a live key, or null, with no side effect at all: a key past its expiry reads as absent and is left
+     * for the expiry to delete (nothing is journalled, notified or counted from here).
+     */
+    public Object peekQuietly(byte[] key, long nowMs) {
+        int i = locate(key, hash(key));
+        if (i < 0) return null;
+        Table t = found;
+        return isExpired(t, i, nowMs) ? null : valueAt(t, i);
+    }
+
     /** Whether the key is present (no expiry check) and its value is embedded with it; see {@link #put}. */
     public boolean isEmbedded(byte[] key) {
         int i = locate(key, hash(key));

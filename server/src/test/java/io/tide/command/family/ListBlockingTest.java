@@ -201,6 +201,52 @@ class ListBlockingTest extends ServerPerShardCount {
         }
     }
 
+    /**
+     * A waiter is run again on a key's signal only while that key holds a list (Redis 7's handleClientsBlockedOnKey).
+     * Here the push to {@code src} feeds a BRPOPLPUSH that moves the element on to {@code dst}, whose first waiter
+     * moves it back to {@code src}, where the last waiter (blocked on both keys) pops it: each gets it in turn, as from
+     * redis-server 7.0.15. Tide ran the last waiter again on {@code src}'s signal once {@code src} was empty and served
+     * it from {@code dst}, ahead of {@code dst}'s own earlier waiter, which then waited on.
+     */
+    @Test
+    void aWaiterIsRunAgainOnlyWhileTheSignalledKeyHoldsAList_soOtherKeysKeepTheirOrder() throws Exception {
+        String src = "fifo:src", dst = "fifo:dst";
+        try (Jedis admin = jedis(2)) {
+            Future<String> back = pool.submit(() -> {
+                try (Jedis j = jedis(2)) {
+                    return j.blmove(dst, src, ListDirection.RIGHT, ListDirection.RIGHT, 0);
+                }
+            });
+            awaitBlocked(admin, 1);
+            Future<String> on = pool.submit(() -> {
+                try (Jedis j = jedis(2)) {
+                    return j.brpoplpush(src, dst, 0);
+                }
+            });
+            awaitBlocked(admin, 2);
+            Future<redis.clients.jedis.util.KeyValue<String, List<String>>> last = pool.submit(() -> {
+                try (Jedis j = jedis(2)) {
+                    return j.blmpop(0, ListDirection.LEFT, src, dst);
+                }
+            });
+            awaitBlocked(admin, 3);
+            try {
+                admin.lpush(src, "a");
+                assertThat(on.get(10, TimeUnit.SECONDS)).isEqualTo("a");
+                assertThat(back.get(10, TimeUnit.SECONDS)).isEqualTo("a");
+                redis.clients.jedis.util.KeyValue<String, List<String>> popped = last.get(10, TimeUnit.SECONDS);
+                assertThat(popped.getKey()).isEqualTo(src);
+                assertThat(popped.getValue()).containsExactly("a");
+            } finally {
+                for (int i = 0; i < 3 && !(on.isDone() && back.isDone() && last.isDone()); i++) {
+                    admin.rpush(dst, "release"); // leave no waiter behind for the next tests
+                    Thread.sleep(50);
+                }
+                admin.del(src, dst);
+            }
+        }
+    }
+
     @Test
     void blpop_isWokenByAnLmoveThatCreatesItsKey() throws Exception {
         String[] k = keysOnDifferentShards(server, "created");
