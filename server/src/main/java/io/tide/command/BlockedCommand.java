@@ -49,13 +49,19 @@ final class BlockedCommand extends Waiter {
      * served first empties this key by moving its element to another, and the next waiter here, which also waits on
      * that other key, took the element before the other key's own earlier waiter.
      */
-    boolean retriedOn(Object value) {
+    @Override
+    public boolean retriedOn(Object value) {
         return switch (spec.group()) {
             case "list" -> value instanceof io.tide.store.ListValue;
             case "sorted-set" -> value instanceof io.tide.store.ZSetValue;
-            case "stream" -> value instanceof io.tide.store.StreamValue || spec.fullName().equals("xreadgroup");
+            case "stream" -> value instanceof io.tide.store.StreamValue || toldOfDeletion();
             default -> true;
         };
+    }
+
+    @Override
+    public boolean toldOfDeletion() {
+        return spec.fullName().equals("xreadgroup");
     }
 
     /** Queues this waiter on each of its keys; runs where those keys' shards are owned or parked. */

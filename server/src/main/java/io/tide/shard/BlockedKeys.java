@@ -51,6 +51,46 @@ public final class BlockedKeys {
         if (byKey.containsKey(k) && readySet.add(k)) ready.add(new Ready(k, SIGNALS.incrementAndGet()));
     }
 
+    /**
+     * A write changed {@code key} of {@code d} (created, changed in place or deleted it): marks it ready when one of
+     * its waiters waits for what the key holds now ({@link Waiter#retriedOn}): a list for list pops, a stream for
+     * XREAD, anything for XREADGROUP (a deletion too). As Redis's typed signalKeyAsReady, a stream created where only
+     * list clients wait readies nothing, even if a list is stored over it later in the same transaction.
+     */
+    public void signal(int db, byte[] key, io.tide.store.Database d) {
+        if (byKey.isEmpty()) return;
+        DbKey k = new DbKey(db, key);
+        ArrayDeque<Waiter> q = byKey.get(k);
+        if (q == null || readySet.contains(k)) return;
+        Object now = d.peekQuietly(key, System.currentTimeMillis());
+        for (Waiter w : q) {
+            if (w.retriedOn(now)) {
+                readySet.add(k);
+                ready.add(new Ready(k, SIGNALS.incrementAndGet()));
+                return;
+            }
+        }
+    }
+
+    /**
+     * A store replaced {@code key}'s value by one of another type (Redis's setKey overwrite): marks it ready only when
+     * a client that must hear of a deletion waits on it (XREADGROUP), as signalDeletedKeyAsReady does; then, as in
+     * Redis, all its waiters are tried.
+     */
+    public void signalRetyped(int db, byte[] key) {
+        if (byKey.isEmpty()) return;
+        DbKey k = new DbKey(db, key);
+        ArrayDeque<Waiter> q = byKey.get(k);
+        if (q == null || readySet.contains(k)) return;
+        for (Waiter w : q) {
+            if (w.toldOfDeletion()) {
+                readySet.add(k);
+                ready.add(new Ready(k, SIGNALS.incrementAndGet()));
+                return;
+            }
+        }
+    }
+
     /** Marks every key of database {@code db} with waiters ready (SWAPDB and FLUSH change them all at once). */
     public void signalDb(int db) {
         for (DbKey k : byKey.keySet()) {

@@ -84,11 +84,21 @@ public final class ShardWrites implements KeyspaceObserver {
 
     @Override
     public void written(Database db, byte[] key) {
+        changed(db, key, false);
+    }
+
+    @Override
+    public void retyped(Database db, byte[] key) {
+        changed(db, key, true);
+    }
+
+    private void changed(Database db, byte[] key, boolean retyped) {
         writes++;
         dirty++;
         WatchedKeys w = shard.watched();
         if (!w.isEmpty()) w.touch(db.id(), key);
-        shard.blocking().signal(db.id(), key);
+        if (retyped) shard.blocking().signalRetyped(db.id(), key);
+        else shard.blocking().signal(db.id(), key, db);
         KeyspaceEvents ev = events;
         if (ev != null) ev.invalidate(key, origin);
         Recorder r = recorder;
@@ -97,19 +107,19 @@ public final class ShardWrites implements KeyspaceObserver {
 
     @Override
     public void added(Database db, byte[] key) {
-        shard.blocking().signal(db.id(), key);
+        // The written() that follows the store signals the key, with its new value.
         if (events != null) events.notify(KeyspaceEvents.NEW, "new", key, db.id());
     }
 
     @Override
     public void removed(Database db, byte[] key) {
-        shard.blocking().signal(db.id(), key);
+        shard.blocking().signal(db.id(), key, db);
     }
 
     @Override
     public void expired(Database db, byte[] key, Object value) {
         shard.stats().expiredKeys++;
-        shard.blocking().signal(db.id(), key); // a waiting XREADGROUP hears its stream is gone, as in Redis
+        shard.blocking().signal(db.id(), key, db); // a waiting XREADGROUP hears its stream is gone, as in Redis
         WatchedKeys w = shard.watched();
         if (!w.isEmpty()) w.touch(db.id(), key);
         if (events != null) {

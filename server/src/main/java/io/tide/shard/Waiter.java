@@ -27,6 +27,12 @@ public abstract class Waiter {
     }
 
     public int db() { return db; }
+
+    /** Whether the key's deletion or change of type is news to this waiter (XREADGROUP: it then answers an error). */
+    public boolean toldOfDeletion() { return false; }
+
+    /** Whether a key of this waiter that now holds {@code value} (null: none) is worth running it again for. */
+    public boolean retriedOn(Object value) { return true; }
     public byte[][] keys() { return keys; }
     public long shardMask() { return shardMask; }
 

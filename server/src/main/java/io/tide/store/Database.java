@@ -493,9 +493,11 @@ public final class Database {
         if (value instanceof FieldExpiring fe && fe.hasFieldTtls()) {
             trackFieldExpiry(key);
         }
+        boolean retyped = false;
         if (i >= 0) {
             saveIfPending(found, i);
             Object old = rawValue(found, i);
+            retyped = waitType(old) != waitType(value);
             // Redis's dbOverwrite under lazyfree-lazy-server-del frees the replaced value in the background.
             if (old != null && old != value && freer.lazy(Freer.SERVER_DEL)) freer.free(old);
         }
@@ -538,7 +540,8 @@ public final class Database {
             t.ctrl[i] = (byte) ((c & (FRAGMENT | SAVED)) | (embed ? 0 : RAW) | (expiry != 0 ? VOLATILE : 0));
             if (had != (expiry != 0)) volatileCount += had ? -1 : 1;
             dataBytes += (reuse ? (embed ? 0 : MemoryCost.of(value)) : slotBytes(t, i)) - before;
-            observer.written(this, key);
+            if (retyped) observer.retyped(this, key);
+            else observer.written(this, key);
             return;
         }
         long expiry = expireAtMs;
@@ -556,7 +559,13 @@ public final class Database {
             observer.added(this, key);
         }
         insertNew(key, h, value, embed ? text : null, textLen, isInt, expiry, clock);
-        observer.written(this, key);
+        if (retyped) observer.retyped(this, key);
+        else observer.written(this, key);
+    }
+
+    /** Which of the types clients block on {@code v} is: 1 a list, 2 a sorted set, 3 a stream, 0 any other. */
+    private static int waitType(Object v) {
+        return v instanceof ListValue ? 1 : v instanceof ZSetValue ? 2 : v instanceof StreamValue ? 3 : 0;
     }
 
     /** Removes a key (expired or not); returns its value or null. */

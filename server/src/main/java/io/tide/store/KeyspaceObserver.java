@@ -15,6 +15,15 @@ public interface KeyspaceObserver {
      */
     default void written(Database db, byte[] key) {}
 
+    /**
+     * Instead of {@link #written}, when a store replaced a live value by one of another of the types clients block on
+     * (list, sorted set, stream, or any other): Redis's setKey overwrite, which tells only the clients that wait to
+     * hear of a deletion (signalDeletedKeyAsReady), where a key created or changed in place readies all its waiters.
+     */
+    default void retyped(Database db, byte[] key) {
+        written(db, key);
+    }
+
     /** Just before a key that did not exist is stored. */
     default void added(Database db, byte[] key) {}
 

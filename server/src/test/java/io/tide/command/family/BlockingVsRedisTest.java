@@ -81,6 +81,12 @@ class BlockingVsRedisTest extends VsRedis {
                 cs("RPUSH K a")));
         s.add(new Scenario("brpoplpush destinationWrongType", cs("SET O x"), c("BRPOPLPUSH K O 1"),
                 cs("RPUSH K a")));
+        // A list or sorted set stored over a key of another type (Redis's setKey overwrite) readies only the clients
+        // that must hear of a deletion: the list and sorted-set waiters go on waiting.
+        s.add(new Scenario("blpop sortStoreOverAStream", cs("RPUSH O a"), c("BLPOP K 1"),
+                cs("MULTI", "XADD K 5-1 f v", "SORT O ALPHA STORE K", "EXEC")));
+        s.add(new Scenario("bzpopmin zunionstoreOverAStream", cs("ZADD O 1 a"), c("BZPOPMIN K 1"),
+                cs("MULTI", "XADD K 5-1 f v", "ZUNIONSTORE K 1 O", "EXEC")));
         String group = "XGROUP CREATE K g $ MKSTREAM";
         String[] xrg = c("XREADGROUP GROUP g c BLOCK 1000 STREAMS K >");
         s.add(new Scenario("xreadgroup setAsString", cs(group), xrg, cs("SET K x")));
