@@ -605,6 +605,15 @@ public final class CommandContext implements ShardWrites.Recorder {
     }
 
     /**
+     * Redis's signalModifiedKey where nothing changed (LTRIM that keeps the whole list): clients that WATCH the key
+     * (selected database) see it touched and tracking clients get its invalidation, as in Redis; nothing is
+     * journalled or counted, since nothing changed.
+     */
+    public void touched(byte[] key) {
+        shardOf(key).writes().touched(db(key), key);
+    }
+
+    /**
      * The write seam for in-place changes: the value of {@code key} (selected database), obtained with
      * {@link #readForWrite}, was changed. Books its size change and tells the shard's seam (dirty counter, WATCH,
      * tracking, blocked clients, the journal). A handler that changed nothing does not call this, and then nothing

@@ -87,6 +87,14 @@ public final class ShardWrites implements KeyspaceObserver {
         changed(db, key, false);
     }
 
+    /** {@link io.tide.command.CommandContext#touched}: WATCH and tracking only. */
+    public void touched(Database db, byte[] key) {
+        WatchedKeys w = shard.watched();
+        if (!w.isEmpty()) w.touch(db.id(), key);
+        KeyspaceEvents ev = events;
+        if (ev != null) ev.invalidate(key, origin);
+    }
+
     @Override
     public void retyped(Database db, byte[] key) {
         changed(db, key, true);

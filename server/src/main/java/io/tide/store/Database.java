@@ -463,6 +463,25 @@ public final class Database {
         store(key, value, 0, expireAtMs, nowMs, false);
     }
 
+    /**
+     * Stores a live key's value again in another representation and tells no one ({@link #putRaw}, or a
+     * {@link RawString} above the inline limit, keeping the TTL): Redis's dbUnshareStringValue, which makes a string
+     * raw without touching WATCH, tracking, the dirty counter or the journal, since its content is the same. Memory
+     * accounting and a running snapshot still see it.
+     */
+    public void reencode(byte[] key, byte[] value, long nowMs) {
+        quiet = true;
+        try {
+            if (value.length > INLINE_LIMIT) put(key, RawString.adopt(value), KEEP_TTL, nowMs);
+            else putRaw(key, value, KEEP_TTL, nowMs);
+        } finally {
+            quiet = false;
+        }
+    }
+
+    /** While set ({@link #reencode}), a store tells the observer nothing. */
+    private boolean quiet;
+
     /** Scratch for the decimal text of an integer being stored. */
     private final byte[] intText = new byte[20];
 
@@ -540,6 +559,7 @@ public final class Database {
             t.ctrl[i] = (byte) ((c & (FRAGMENT | SAVED)) | (embed ? 0 : RAW) | (expiry != 0 ? VOLATILE : 0));
             if (had != (expiry != 0)) volatileCount += had ? -1 : 1;
             dataBytes += (reuse ? (embed ? 0 : MemoryCost.of(value)) : slotBytes(t, i)) - before;
+            if (quiet) return;
             if (retyped) observer.retyped(this, key);
             else observer.written(this, key);
             return;
@@ -559,6 +579,7 @@ public final class Database {
             observer.added(this, key);
         }
         insertNew(key, h, value, embed ? text : null, textLen, isInt, expiry, clock);
+        if (quiet) return;
         if (retyped) observer.retyped(this, key);
         else observer.written(this, key);
     }

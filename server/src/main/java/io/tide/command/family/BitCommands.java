@@ -144,10 +144,9 @@ public final class BitCommands {
         int oldBit = at < oldLen ? (old[at] >> shift) & 1 : 0;
         boolean grows = at >= oldLen;
         if (!grows && oldBit == on) {
-            // The bit is unchanged: no event, as in Redis, though the value becomes raw there (dbUnshareStringValue)
-            if (!isRaw(ctx, key, cur)) {
-                StringValues.putWritten(ctx.db(key), key, Arrays.copyOf(old, oldLen), Database.KEEP_TTL, ctx.now());
-            }
+            // The bit is unchanged: as in Redis, no event and no touch (WATCH, tracking), though the value becomes raw
+            // there (dbUnshareStringValue)
+            if (!isRaw(ctx, key, cur)) ctx.db(key).reencode(key, Arrays.copyOf(old, oldLen), ctx.now());
             return oldBit == 1 ? Reply.ONE : Reply.ZERO;
         }
         if (cur instanceof RawString r) {

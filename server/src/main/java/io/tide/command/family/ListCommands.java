@@ -405,6 +405,7 @@ public final class ListCommands {
         l.removeRange(l.size() - rtrim, rtrim);
         ctx.notify(KeyspaceEvents.LIST, "ltrim", key);
         if (ltrim > 0 || rtrim > 0) removed(ctx, key, l);
+        else ctx.touched(key); // Redis signals the key modified even when nothing was trimmed
         return Reply.OK;
     }
 
