@@ -168,9 +168,9 @@ public final class Coordinator {
      * On {@code self}'s own thread, in the middle of an operation that began there alone (a script, inline on its shard,
      * that turned busy; a command whose push readied a waiter whose keys span shards): hands the rest of it
      * ({@code body}, which resumes the script, or serves the waiter after {@link #extend parking} every shard) to the
-     * coordinator thread and parks this thread until it has run or been lent the data, as {@link #runSelfParked} does. Nothing else may touch the shard's
-     * data before the rest has run, not even a batch queued before whose barrier this thread takes while it waits: so
-     * the rest does not queue behind anything. The next batch to run (one waiting for this thread's arrival, or the one
+     * coordinator thread and parks this thread until it has run or been lent the data, as {@link #runSelfParked} does.
+     * Nothing else may touch the shard's data before the rest has run, not even a batch queued before whose barrier
+     * this thread takes while it waits: so the rest does not queue behind anything. The next batch to run (one waiting for this thread's arrival, or the one
      * this call wakes) runs it first, with this shard parked either way (by that barrier, or self-parked here). On
      * shutdown {@code onRejected} runs instead. See docs/decisions/0022-scripts-inline-on-their-shard.md.
      */
