@@ -170,9 +170,10 @@ public final class Coordinator {
      * ({@code body}, which resumes the script, or serves the waiter after {@link #extend parking} every shard) to the
      * coordinator thread and parks this thread until it has run or been lent the data, as {@link #runSelfParked} does.
      * Nothing else may touch the shard's data before the rest has run, not even a batch queued before whose barrier
-     * this thread takes while it waits: so the rest does not queue behind anything. The next batch to run (one waiting for this thread's arrival, or the one
-     * this call wakes) runs it first, with this shard parked either way (by that barrier, or self-parked here). On
-     * shutdown {@code onRejected} runs instead. See docs/decisions/0022-scripts-inline-on-their-shard.md.
+     * this thread takes while it waits: so the rest does not queue behind anything. The next batch to run (one waiting
+     * for this thread's arrival, or the one this call wakes) runs it first, with this shard parked either way (by that
+     * barrier, or self-parked here). On shutdown {@code onRejected} runs instead. See
+     * docs/decisions/0022-scripts-inline-on-their-shard.md and 0004 (amended 2026-12-06).
      */
     public void adopt(Shard self, Runnable body, Runnable onRejected) {
         if (closed) {
@@ -301,8 +302,8 @@ public final class Coordinator {
         }
         selfParkedShards = new Shard[batchGroups.size()];
         for (int i = 0; i < selfParkedShards.length; i++) selfParkedShards[i] = batchGroups.get(i).shard;
-        // Each was queued before its shard's thread arrived at any barrier, so that shard is parked now: by this batch's
-        // barrier, or self-parked in adopt(), waiting for its op.
+        // Each was queued before its shard's thread arrived at any barrier, so that shard is parked now: by this
+        // batch's barrier, or self-parked in adopt(), waiting for its op.
         List<Op> adopted = new ArrayList<>();
         for (Op a; (a = adoptedOps.poll()) != null; ) {
             adopted.add(a);

@@ -57,10 +57,6 @@ class BlockingFuzzVsRedisTest extends VsRedis {
         run(redis().port(), program, expected, servedAt, null);
         List<String> actual = new ArrayList<>();
         run(tide().port(), program, actual, new ArrayList<>(), servedAt);
-        if (System.getProperty("tide.fuzzDump") != null) {
-            java.nio.file.Files.write(java.nio.file.Path.of(System.getProperty("tide.fuzzDump") + seed + ".redis"), expected);
-            java.nio.file.Files.write(java.nio.file.Path.of(System.getProperty("tide.fuzzDump") + seed + ".tide"), actual);
-        }
         for (int i = 0; i < Math.min(expected.size(), actual.size()); i++) {
             if (!expected.get(i).equals(actual.get(i))) {
                 List<String> context = expected.subList(Math.max(0, i - 15), i);

@@ -143,7 +143,8 @@ class ListBlockingTest extends ServerPerShardCount {
                             t.rpush(k[0], v);
                             t.exec();
                         }
-                        default -> admin.eval("return redis.call('RPUSH', KEYS[1], ARGV[1])", List.of(k[0]), List.of(v));
+                        default -> admin.eval("return redis.call('RPUSH', KEYS[1], ARGV[1])", List.of(k[0]),
+                                List.of(v));
                     }
                     assertThat(admin.lpop(k[0])).as("round %d, %s push", round, way).isNull();
                     assertThat(admin.lrange(k[1], 0, -1)).as("round %d, %s push", round, way).containsExactly(v);
