@@ -144,6 +144,28 @@ class TrackingVsRedisTest {
         });
     }
 
+    /**
+     * Invalidations follow Redis's signalModifiedKey, not whether the value changed: LTRIM that keeps the whole list
+     * invalidates the list, SETBIT of a bit already set does not invalidate the string.
+     */
+    @Test
+    void resp3_writesThatChangeNothing_invalidateWhereRedisSignalsThem() throws Exception {
+        same(3, (s, p) -> {
+            s.w("RPUSH", p + "l", "a", "b");
+            s.w("SET", p + "bits", "1"); // 0x31: bit 7 is set
+            s.w("SET", p + "m", "0");
+            s.c("CLIENT", "TRACKING", "ON");
+            s.c("LRANGE", p + "l", "0", "-1");
+            s.c("GET", p + "bits");
+            s.c("GET", p + "m");
+            s.w("LTRIM", p + "l", "0", "-1");
+            s.readC();
+            s.w("SETBIT", p + "bits", "7", "1");
+            s.w("SET", p + "m", "1");
+            s.readC(); // the marker's invalidation: the unchanged bit sent none
+        });
+    }
+
     @Test
     void resp3_bcastOptinNoloop() throws Exception {
         same(3, (s, p) -> {
