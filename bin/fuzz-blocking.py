@@ -1,5 +1,5 @@
 """The random blocking programs of bin/fuzz-blocking: python3 fuzz-blocking.py TIDE_PORT REDIS_PORT FIRST LAST STEPS
-CLIENTS SINGLE. Each seed's program goes to both servers; the transcripts (every reply, BLOCKED, and each served
+CLIENTS SINGLE RESP3. Each seed's program goes to both servers; the transcripts (every reply, BLOCKED, and each served
 client's reply at the step it came) are compared and the first difference is printed with its context."""
 import random
 import select
@@ -102,11 +102,13 @@ def blocked_ids(ctl):
     return ids
 
 
-def run(port, seed, steps, clients, single):
+def run(port, seed, steps, clients, single, resp3):
     r = random.Random(seed)
     ctl = Conn(port)
     ctl.send(['FLUSHALL'])
     ws = [Conn(port) for _ in range(clients)]
+    for w in ws[1::2] if resp3 else []:
+        w.send(['HELLO', '3'])  # every other client speaks RESP3 (the HELLO reply itself differs: not recorded)
     ids = [int(w.send(['CLIENT', 'ID'])[1:-2]) for w in ws]
     blocked = [False] * clients
     st = {'xid': 0}
@@ -163,11 +165,11 @@ def run(port, seed, steps, clients, single):
 
 
 def main():
-    tide, redis, first, last, steps, clients, single = map(int, sys.argv[1:8])
+    tide, redis, first, last, steps, clients, single, resp3 = map(int, sys.argv[1:9])
     same = 0
     for seed in range(first, last):
-        a = run(tide, seed, steps, clients, single)
-        b = run(redis, seed, steps, clients, single)
+        a = run(tide, seed, steps, clients, single, resp3)
+        b = run(redis, seed, steps, clients, single, resp3)
         at = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), None)
         if at is None and len(a) == len(b):
             same += 1
