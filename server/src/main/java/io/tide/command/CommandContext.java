@@ -243,8 +243,8 @@ public final class CommandContext implements ShardWrites.Recorder {
      * Called by a blocking command (BLPOP, BZPOPMIN, XREAD BLOCK, ...) that finds nothing to serve now.
      * Returns what the handler must return: {@code timeoutReply} where the client may not block (inside
      * MULTI/EXEC or a script, as Redis answers there), otherwise null, and the dispatcher then parks the
-     * client on {@code keys} (in the selected database) until a write {@linkplain #signalReady signals}
-     * one of them, the deadline passes ({@code deadlineMs} unix ms, 0 = never), or the client disconnects.
+     * client on {@code keys} (in the selected database) until a write signals one of them (the keyspace does, through
+     * the shard's write seam), the deadline passes ({@code deadlineMs} unix ms, 0 = never), or the client disconnects.
      * On a signal the command runs again with {@code retryArgv} (the original argv, or one with
      * {@code $}-style arguments resolved, as XREAD needs); if it calls {@code block} again it keeps waiting.
      * Waiters on a key are served first blocked, first served.
@@ -253,16 +253,6 @@ public final class CommandContext implements ShardWrites.Recorder {
         if (!mayBlock) return timeoutReply;
         blockRequest = new BlockRequest(keys, deadlineMs, timeoutReply, retryArgv);
         return null;
-    }
-
-    /**
-     * Tells waiters on {@code key} (selected database) that it may now serve them: called by writes that
-     * add data a blocking command waits for (a push, ZADD, XADD, ...). Keys a write creates are signalled
-     * by the keyspace itself, so only additions to an existing key need this call. Waiters are served
-     * after the current command (or transaction) completes.
-     */
-    public void signalReady(byte[] key) {
-        shardOf(key).blocking().signal(dbIndex, key);
     }
 
     /** The block request the handler just made, cleared by reading. */

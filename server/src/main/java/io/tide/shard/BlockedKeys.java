@@ -44,32 +44,15 @@ public final class BlockedKeys {
         return byKey.isEmpty();
     }
 
-    /** Marks {@code key} ready if anyone waits on it; cheap when no one waits anywhere. */
-    public void signal(int db, byte[] key) {
-        if (byKey.isEmpty()) return;
-        DbKey k = new DbKey(db, key);
-        if (byKey.containsKey(k) && readySet.add(k)) ready.add(new Ready(k, SIGNALS.incrementAndGet()));
-    }
-
     /**
      * A write changed {@code key} of {@code d} (created, changed in place or deleted it): marks it ready when one of
      * its waiters waits for what the key holds now ({@link Waiter#retriedOn}): a list for list pops, a stream for
      * XREAD, anything for XREADGROUP (a deletion too). As Redis's typed signalKeyAsReady, a stream created where only
-     * list clients wait readies nothing, even if a list is stored over it later in the same transaction.
+     * list clients wait readies nothing, even if a list is stored over it later in the same transaction. Cheap when no
+     * one waits anywhere.
      */
     public void signal(int db, byte[] key, io.tide.store.Database d) {
-        if (byKey.isEmpty()) return;
-        DbKey k = new DbKey(db, key);
-        ArrayDeque<Waiter> q = byKey.get(k);
-        if (q == null || readySet.contains(k)) return;
-        Object now = d.peekQuietly(key, System.currentTimeMillis());
-        for (Waiter w : q) {
-            if (w.retriedOn(now)) {
-                readySet.add(k);
-                ready.add(new Ready(k, SIGNALS.incrementAndGet()));
-                return;
-            }
-        }
+        readyFor(db, key, d, false);
     }
 
     /**
@@ -78,14 +61,19 @@ public final class BlockedKeys {
      * Redis, all its waiters are tried.
      */
     public void signalRetyped(int db, byte[] key) {
+        readyFor(db, key, null, true);
+    }
+
+    /** {@link #signal} ({@code retyped} false, reading the key in {@code d}) and {@link #signalRetyped}. */
+    private void readyFor(int db, byte[] key, io.tide.store.Database d, boolean retyped) {
         if (byKey.isEmpty()) return;
         DbKey k = new DbKey(db, key);
         ArrayDeque<Waiter> q = byKey.get(k);
         if (q == null || readySet.contains(k)) return;
+        Object now = retyped ? null : d.peekQuietly(key, System.currentTimeMillis());
         for (Waiter w : q) {
-            if (w.toldOfDeletion()) {
-                readySet.add(k);
-                ready.add(new Ready(k, SIGNALS.incrementAndGet()));
+            if (retyped ? w.toldOfDeletion() : w.retriedOn(now)) {
+                markReady(k);
                 return;
             }
         }
@@ -94,8 +82,13 @@ public final class BlockedKeys {
     /** Marks every key of database {@code db} with waiters ready (SWAPDB and FLUSH change them all at once). */
     public void signalDb(int db) {
         for (DbKey k : byKey.keySet()) {
-            if (k.db() == db && readySet.add(k)) ready.add(new Ready(k, SIGNALS.incrementAndGet()));
+            if (k.db() == db) markReady(k);
         }
+    }
+
+    /** Queues {@code k} among the ready keys, numbered in signal order, unless it is there already. */
+    private void markReady(DbKey k) {
+        if (readySet.add(k)) ready.add(new Ready(k, SIGNALS.incrementAndGet()));
     }
 
     /** Whether some key was signalled since the last {@link #takeReady}. */
