@@ -33,9 +33,12 @@ import org.redisson.api.RBucket;
 import org.redisson.api.RCountDownLatch;
 import org.redisson.api.RDelayedQueue;
 import org.redisson.api.RFunction;
+import org.redisson.api.RClientSideCaching;
+import org.redisson.api.RLocalCachedMap;
 import org.redisson.api.RLock;
 import org.redisson.api.RMap;
 import org.redisson.api.RMapCache;
+import org.redisson.api.RMapCacheNative;
 import org.redisson.api.RRateLimiter;
 import org.redisson.api.RReadWriteLock;
 import org.redisson.api.RScoredSortedSet;
@@ -50,6 +53,8 @@ import org.redisson.api.FunctionMode;
 import org.redisson.api.FunctionResult;
 import org.redisson.api.TransactionOptions;
 import org.redisson.api.geo.GeoSearchArgs;
+import org.redisson.api.options.ClientSideCachingOptions;
+import org.redisson.api.options.LocalCachedMapOptions;
 import org.redisson.api.stream.StreamAddArgs;
 import org.redisson.api.stream.StreamCreateGroupArgs;
 import org.redisson.api.StreamMessageId;
@@ -849,6 +854,92 @@ class RedissonVsRedisTest {
             seen.add(ts.pollFirst());
             seen.add(ts.last());
         });
+    }
+
+    @ParameterizedTest(name = "{0} shards, RESP{1}")
+    @MethodSource("cases")
+    void cachesNearTheClient(int shards, int protocol) throws Exception {
+        same(shards, protocol, (c, p, seen) -> {
+            // A local cached map: each instance keeps its own copy and hears of others' writes by pub/sub.
+            RLocalCachedMap<String, String> a = c.getLocalCachedMap(LocalCachedMapOptions.<String, String>name(
+                    p + "lcm").codec(StringCodec.INSTANCE));
+            RLocalCachedMap<String, String> b = c.getLocalCachedMap(LocalCachedMapOptions.<String, String>name(
+                    p + "lcm").codec(StringCodec.INSTANCE));
+            seen.add(a.put("k", "1"));
+            seen.add(b.get("k"));
+            seen.add(b.getCachedMap().get("k"));
+            a.fastPut("k", "2");
+            seen.add(eventually(() -> b.get("k"), "2"));
+            a.fastRemove("k");
+            seen.add(eventually(() -> b.get("k"), null));
+            seen.add(a.size());
+            a.destroy();
+            b.destroy();
+            if (protocol != 3) return;
+            // Client-side caching (RESP3 only): CLIENT TRACKING tells the cache that a key changed.
+            RClientSideCaching csc = c.getClientSideCaching(ClientSideCachingOptions.defaults());
+            try {
+                RBucket<String> cached = csc.getBucket(p + "csc", StringCodec.INSTANCE);
+                RBucket<String> plain = c.getBucket(p + "csc", StringCodec.INSTANCE);
+                plain.set("1");
+                seen.add(cached.get());
+                plain.set("2");
+                seen.add(eventually(cached::get, "2"));
+                RMap<String, String> cachedMap = csc.getMap(p + "cscm", StringCodec.INSTANCE);
+                c.<String, String>getMap(p + "cscm", StringCodec.INSTANCE).put("f", "1");
+                seen.add(cachedMap.get("f"));
+                c.<String, String>getMap(p + "cscm", StringCodec.INSTANCE).put("f", "2");
+                seen.add(eventually(() -> cachedMap.get("f"), "2"));
+            } finally {
+                csc.destroy();
+            }
+        });
+    }
+
+    /** The value {@code read} gives once it gives {@code expected} (within 5 s), or the last one it gave. */
+    private static Object eventually(Call read, Object expected) throws Exception {
+        Object v = read.call();
+        for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+                !java.util.Objects.equals(v, expected) && System.nanoTime() < end; ) {
+            Thread.sleep(20);
+            v = read.call();
+        }
+        return v;
+    }
+
+    /**
+     * Redisson's map cache on hash field TTLs (HSETEX-era commands: HEXPIRE, HPEXPIRE, HPTTL, HPERSIST), which
+     * redis-server 7.0 does not have, so this checks Tide's answers against what Redisson documents.
+     */
+    @ParameterizedTest(name = "{0} shards, RESP{1}")
+    @MethodSource("cases")
+    void mapCacheOnHashFieldTtls(int shards, int protocol) throws Exception {
+        RedissonClient c = client((shards == 1 ? tide1 : tide2).port(), protocol);
+        String p = "rs" + (round++) + ":";
+        RMapCacheNative<String, String> m = c.getMapCacheNative(p + "native", StringCodec.INSTANCE);
+        assertThat(m.put("a", "1", Duration.ofSeconds(100))).isNull();
+        assertThat(m.put("a", "2", Duration.ofSeconds(100))).isEqualTo("1");
+        assertThat(m.fastPut("b", "3", Duration.ofMillis(200))).isTrue();
+        assertThat(m.putIfAbsent("a", "4", Duration.ofSeconds(10))).isEqualTo("2");
+        assertThat(m.fastPutIfAbsent("c", "5", Duration.ofSeconds(10))).isTrue();
+        m.put("plain", "6");
+        assertThat(m.remainTimeToLive("a")).isBetween(1L, 100_000L);
+        assertThat(m.remainTimeToLive("plain")).isEqualTo(-1);
+        assertThat(m.remainTimeToLive("missing")).isEqualTo(-2);
+        assertThat(m.expireEntry("plain", Duration.ofSeconds(50))).isTrue();
+        assertThat(m.remainTimeToLive("plain")).isBetween(1L, 50_000L);
+        assertThat(m.expireEntryIfNotSet("plain", Duration.ofSeconds(500))).isFalse();
+        assertThat(m.expireEntryIfGreater("plain", Duration.ofSeconds(500))).isTrue();
+        assertThat(m.remainTimeToLive("plain")).isBetween(50_001L, 500_000L);
+        assertThat(m.expireEntryIfLess("plain", Duration.ofSeconds(5))).isTrue();
+        assertThat(m.clearExpire("plain")).isTrue();
+        assertThat(m.remainTimeToLive("plain")).isEqualTo(-1);
+        assertThat(m.expireEntries(Set.of("a", "c", "missing"), Duration.ofSeconds(30))).isEqualTo(2);
+        Thread.sleep(300);
+        assertThat(m.get("b")).isNull();
+        assertThat(m.containsKey("b")).isFalse();
+        assertThat(new TreeMap<>(m.readAllMap())).isEqualTo(Map.of("a", "2", "c", "5", "plain", "6"));
+        assertThat(m.size()).isEqualTo(3);
     }
 
     private static List<String> toList(Iterable<String> it) {
