@@ -278,4 +278,68 @@ public final class RandomCommands {
         g.add(() -> cat("WATCH", k()));
         return g;
     }
+
+    /**
+     * Commands whose journalled and replicated form is not their own text (random choices, clock IDs, relative
+     * TTLs, served blocking pops, consumer-group deliveries, other databases): their effects are what is recorded. They work on keys of
+     * their own (sets s0-s2, lists l0-l1, sorted sets z0-z1, streams x0-x1), which the other generators do not
+     * turn into strings every few commands, besides the shared ones.
+     */
+    public List<Supplier<String[]>> effects() {
+        RandomCommands rc = this;
+        Supplier<String> s = () -> rc.pick("s0", "s1", "s2");
+        Supplier<String> l = () -> rc.pick("l0", "l1");
+        Supplier<String> z = () -> rc.pick("z0", "z1");
+        Supplier<String> x = () -> rc.pick("x0", "x1");
+        Supplier<String> any = () -> rnd.nextBoolean() ? rc.k() : rc.pick("s0", "l0", "z0", "x0");
+        List<Supplier<String[]>> g = new ArrayList<>();
+        g.add(() -> cat("SADD", s.get(), rc.m(), rc.m(), rc.m(), rc.m()));
+        g.add(() -> cat("SADD", s.get(), rc.pick("1", "2", "3"), rc.pick("4", "5", "6")));
+        g.add(() -> cat("SPOP", s.get()));
+        g.add(() -> cat("SPOP", s.get(), rc.pick("1", "2", "3", "5")));
+        g.add(() -> cat("SPOP", rc.k()));
+        g.add(() -> cat("SMOVE", s.get(), s.get(), rc.m()));
+        g.add(() -> cat("SINTERSTORE", s.get(), s.get(), s.get()));
+        g.add(() -> cat("EVAL", rc.pick("return redis.call('SPOP', KEYS[1])",
+                "return redis.call('SRANDMEMBER', KEYS[1])",
+                "local m = redis.call('SPOP', KEYS[1]); if m then redis.call('RPUSH', KEYS[2], m) end; return m",
+                "return redis.call('INCRBYFLOAT', KEYS[2], '0.1')",
+                "return redis.call('EXPIRE', KEYS[1], 500)"), "2", s.get(), rc.pick("l0", "l1", "k0")));
+        g.add(() -> cat("RPUSH", l.get(), rc.m(), rc.m()));
+        g.add(() -> cat("BLPOP", l.get(), l.get(), "0.01"));
+        g.add(() -> cat("BLMOVE", l.get(), l.get(), rc.pick("LEFT", "RIGHT"), rc.pick("LEFT", "RIGHT"), "0.01"));
+        g.add(() -> cat("BRPOPLPUSH", l.get(), l.get(), "0.01"));
+        g.add(() -> cat("BLMPOP", "0.01", "2", l.get(), l.get(), rc.pick("LEFT", "RIGHT"), "COUNT", "2"));
+        g.add(() -> cat("ZADD", z.get(), rc.pick("1", "2.5", "3"), rc.m()));
+        g.add(() -> cat("BZPOPMIN", z.get(), "0.01"));
+        g.add(() -> cat("BZMPOP", "0.01", "1", z.get(), "MAX"));
+        g.add(() -> cat("ZINCRBY", z.get(), "0.1", rc.m()));
+        g.add(() -> cat("XADD", x.get(), "*", "f", rc.m()));
+        g.add(() -> cat("XADD", x.get(), "MAXLEN", rc.pick("~", "="), rc.pick("1", "3"), "*", "f", rc.m()));
+        g.add(() -> cat("XGROUP", "CREATE", x.get(), rc.pick("g", "h"), rc.pick("0", "$"), "MKSTREAM"));
+        g.add(() -> cat("XREADGROUP", "GROUP", rc.pick("g", "h"), rc.pick("c1", "c2"), "COUNT",
+                rc.pick("1", "2"), "STREAMS", x.get(), ">"));
+        g.add(() -> cat("XREADGROUP", "GROUP", rc.pick("g", "h"), rc.pick("c1", "c2"), "NOACK", "STREAMS", x.get(),
+                ">"));
+        g.add(() -> cat("XAUTOCLAIM", x.get(), rc.pick("g", "h"), rc.pick("c1", "c3"), "0", "0-0", "COUNT", "2"));
+        g.add(() -> cat("XACK", x.get(), rc.pick("g", "h"), rc.pick("1-1", "0-1")));
+        g.add(() -> cat("XGROUP", "DELCONSUMER", x.get(), rc.pick("g", "h"), rc.pick("c1", "c2")));
+        g.add(() -> cat("XTRIM", x.get(), "MAXLEN", "2"));
+        g.add(() -> cat("EXPIRE", any.get(), rc.pick("200", "300"), rc.pick("NX", "XX", "GT", "LT", "")));
+        g.add(() -> cat("PEXPIRE", any.get(), "250000"));
+        g.add(() -> cat("SET", rc.k(), rc.m(), "EX", rc.pick("200", "400")));
+        g.add(() -> cat("SET", rc.k(), rc.m(), "PX", "300000", "GET"));
+        g.add(() -> cat("GETEX", rc.k(), "PX", "300000"));
+        g.add(() -> cat("SETEX", rc.k(), "250", rc.m()));
+        g.add(() -> cat("INCRBYFLOAT", rc.k(), rc.pick("0.1", "1.5", "-2.25")));
+        g.add(() -> cat("HINCRBYFLOAT", rc.k(), rc.m(), rc.pick("0.1", "3")));
+        g.add(() -> cat("MOVE", any.get(), "1"));
+        g.add(() -> cat("COPY", any.get(), any.get(), "DB", "1", rc.pick("REPLACE", "")));
+        g.add(() -> rnd.nextInt(10) == 0 ? cat("SWAPDB", "0", "1") : cat("PING"));
+        g.add(() -> cat("SORT", s.get(), "ALPHA", "STORE", l.get()));
+        g.add(() -> cat("RENAME", any.get(), any.get()));
+        g.add(() -> cat("PFADD", rc.k(), rc.m(), rc.m()));
+        g.add(() -> rnd.nextInt(40) == 0 ? cat("FLUSHDB") : cat("PING"));
+        return g;
+    }
 }
