@@ -280,13 +280,13 @@ public final class RandomCommands {
     }
 
     /**
-     * Commands whose journalled and replicated form is not their own text (random choices, clock IDs, relative
-     * TTLs, served blocking pops, consumer-group deliveries, other databases): their effects are what is recorded. They work on keys of
-     * their own (sets s0-s2, lists l0-l1, sorted sets z0-z1, streams x0-x1), which the other generators do not
-     * turn into strings every few commands, besides the shared ones.
+     * Commands whose journalled and replicated form is not their own text (random choices, clock IDs, relative TTLs,
+     * served blocking pops, consumer-group deliveries, other databases): their effects are what is recorded. They
+     * work on keys of their own (sets s0-s2, lists l0-l1, sorted sets z0-z1, streams x0-x1), which the other
+     * generators do not turn into strings every few commands, besides the shared ones.
      */
     public List<Supplier<String[]>> effects() {
-        RandomCommands rc = this;
+        RandomCommands rc = this; // the generators below read as the tests' own do
         Supplier<String> s = () -> rc.pick("s0", "s1", "s2");
         Supplier<String> l = () -> rc.pick("l0", "l1");
         Supplier<String> z = () -> rc.pick("z0", "z1");
