@@ -28,12 +28,16 @@ import redis.clients.jedis.Jedis;
  */
 class PersistenceFuzzTest {
 
-    private static final int COMMANDS = 2500;
+    /** Per seed; {@code -Dtide.fuzz.commands=N} on the bin/test command line for longer runs. */
+    private static final int COMMANDS = Integer.getInteger("tide.fuzz.commands", 2500);
+    /** Seeds per case; {@code -Dtide.fuzz.seeds=N}, and {@code -Dtide.fuzz.first=S} to start elsewhere. */
+    private static final int SEEDS = Integer.getInteger("tide.fuzz.seeds", 1);
+    private static final int FIRST = Integer.getInteger("tide.fuzz.first", 1);
 
     @ParameterizedTest(name = "{0} shards, {1}")
     @CsvSource({"1, aof", "2, aof", "1, aof-rewrite", "2, aof-rewrite", "1, rdb", "2, rdb"})
     void aRestartKeepsTheDataset_afterRandomCommands(int shards, String mode) throws Exception {
-        for (int seed = 1; seed <= 1; seed++) {
+        for (int seed = FIRST; seed < FIRST + SEEDS; seed++) {
             Path dir = Files.createTempDirectory("tide-persistence-fuzz");
             List<String> args = new ArrayList<>(List.of("--dir", dir.toString(), "--save", ""));
             if (mode.startsWith("aof")) args.addAll(List.of("--appendonly", "yes", "--appendfsync", "always"));

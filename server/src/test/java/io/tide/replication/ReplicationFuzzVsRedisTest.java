@@ -32,7 +32,11 @@ import redis.clients.jedis.Jedis;
  */
 class ReplicationFuzzVsRedisTest {
 
-    private static final int COMMANDS = 1500;
+    /** Per seed; {@code -Dtide.fuzz.commands=N} on the bin/test command line for longer runs. */
+    private static final int COMMANDS = Integer.getInteger("tide.fuzz.commands", 1500);
+    /** Seeds per pair; {@code -Dtide.fuzz.seeds=N}, and {@code -Dtide.fuzz.first=S} to start elsewhere. */
+    private static final int SEEDS = Integer.getInteger("tide.fuzz.seeds", 2);
+    private static final int FIRST = Integer.getInteger("tide.fuzz.first", 1);
     /** Often: a key a divergent command wrote is soon overwritten (six keys), and the difference with it. */
     private static final int CHECK_EVERY = 10;
 
@@ -51,7 +55,7 @@ class ReplicationFuzzVsRedisTest {
                  Jedis rj = TestServers.jedis(replica, 2);
                  RawClient t = new RawClient(primary)) {
                 awaitLinkUp(rj);
-                for (int seed = seedBase + 1; seed <= seedBase + 2; seed++) {
+                for (int seed = seedBase + FIRST; seed < seedBase + FIRST + SEEDS; seed++) {
                     Random rnd = new Random(seed);
                     for (String[] reset : new String[][] {{"DISCARD"}, {"UNWATCH"}, {"FLUSHALL"}}) t.call(reset);
                     RandomCommands rc = new RandomCommands(rnd);
