@@ -158,6 +158,19 @@ class RedissonVsRedisTest {
         }
     }
 
+    /** {@code c} on another thread (a client that blocks or holds a lock while this one goes on). */
+    private static <T> CompletableFuture<T> async(Call c) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                @SuppressWarnings("unchecked")
+                T v = (T) c.call();
+                return v;
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+    }
+
     /** A TTL in milliseconds as a coarse bucket: the two servers run a moment apart. */
     private static String ttl(long ms, long max) {
         if (ms < 0) return "ttl " + ms;
@@ -344,15 +357,11 @@ class RedissonVsRedisTest {
             // (Redisson wakes the waiter with a PUBLISH from its unlock script).
             seen.add(CompletableFuture.supplyAsync(() -> lock.tryLock()).get(10, TimeUnit.SECONDS));
             CountDownLatch waiting = new CountDownLatch(1);
-            var waiter = CompletableFuture.supplyAsync(() -> {
+            var waiter = async(() -> {
                 waiting.countDown();
-                try {
-                    boolean got = lock.tryLock(8, 10, TimeUnit.SECONDS);
-                    if (got) lock.unlock();
-                    return got;
-                } catch (InterruptedException e) {
-                    throw new IllegalStateException(e);
-                }
+                boolean got = lock.tryLock(8, 10, TimeUnit.SECONDS);
+                if (got) lock.unlock();
+                return got;
             });
             waiting.await();
             Thread.sleep(200);
@@ -371,14 +380,10 @@ class RedissonVsRedisTest {
 
             RLock fair = c.getFairLock(p + "fair");
             seen.add(fair.tryLock(0, 10, TimeUnit.SECONDS));
-            var fairWaiter = CompletableFuture.supplyAsync(() -> {
-                try {
-                    boolean got = fair.tryLock(8, 10, TimeUnit.SECONDS);
-                    if (got) fair.unlock();
-                    return got;
-                } catch (InterruptedException e) {
-                    throw new IllegalStateException(e);
-                }
+            var fairWaiter = async(() -> {
+                boolean got = fair.tryLock(8, 10, TimeUnit.SECONDS);
+                if (got) fair.unlock();
+                return got;
             });
             Thread.sleep(200);
             fair.unlock();
@@ -417,13 +422,7 @@ class RedissonVsRedisTest {
             seen.add(s.tryAcquire());
             seen.add(s.tryAcquire(2));
             seen.add(s.availablePermits());
-            var acquirer = CompletableFuture.supplyAsync(() -> {
-                try {
-                    return s.tryAcquire(2, Duration.ofSeconds(8));
-                } catch (InterruptedException e) {
-                    throw new IllegalStateException(e);
-                }
-            });
+            var acquirer = async(() -> s.tryAcquire(2, Duration.ofSeconds(8)));
             Thread.sleep(200);
             s.release();
             seen.add(acquirer.get(10, TimeUnit.SECONDS));
@@ -473,25 +472,13 @@ class RedissonVsRedisTest {
             seen.add(dq.move(org.redisson.api.queue.DequeMoveArgs.pollFirst().addLastTo(p + "q")));
 
             RBlockingQueue<String> bq = c.getBlockingQueue(p + "bq", StringCodec.INSTANCE);
-            var taker = CompletableFuture.supplyAsync(() -> {
-                try {
-                    return bq.take();
-                } catch (InterruptedException e) {
-                    throw new IllegalStateException(e);
-                }
-            });
+            var taker = async(() -> bq.take());
             Thread.sleep(200);
             bq.offer("woken");
             seen.add(taker.get(10, TimeUnit.SECONDS));
             // BLPOP over three queues (on two shards, the keys fall on both).
-            var any = CompletableFuture.supplyAsync(() -> {
-                try {
-                    return c.<String>getBlockingQueue(p + "any1", StringCodec.INSTANCE)
-                            .pollFromAny(8, TimeUnit.SECONDS, p + "any2", p + "any3");
-                } catch (InterruptedException e) {
-                    throw new IllegalStateException(e);
-                }
-            });
+            var any = async(() -> c.<String>getBlockingQueue(p + "any1", StringCodec.INSTANCE)
+                        .pollFromAny(8, TimeUnit.SECONDS, p + "any2", p + "any3"));
             Thread.sleep(200);
             c.getQueue(p + "any3", StringCodec.INSTANCE).offer("third");
             seen.add(any.get(10, TimeUnit.SECONDS));
@@ -502,13 +489,7 @@ class RedissonVsRedisTest {
             seen.add(bq.drainTo(drained, 1));
             seen.add(drained);
             var bdq = c.<String>getBlockingDeque(p + "bdq", StringCodec.INSTANCE);
-            var last = CompletableFuture.supplyAsync(() -> {
-                try {
-                    return bdq.takeLast();
-                } catch (InterruptedException e) {
-                    throw new IllegalStateException(e);
-                }
-            });
+            var last = async(() -> bdq.takeLast());
             Thread.sleep(200);
             bdq.addFirst("only");
             seen.add(last.get(10, TimeUnit.SECONDS));

@@ -519,12 +519,8 @@ class CrashRecoveryTest {
 
     private Child launch(int port, String... args) throws IOException {
         Path log = dir.resolve("child-" + (++starts) + ".log");
-        List<String> cmd = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--sun-misc-unsafe-memory-access=allow", "--enable-native-access=ALL-UNNAMED",
-                "--add-exports", "java.base/jdk.internal.vm=ALL-UNNAMED", // as the jar's manifest: scripts inline
-                "-cp", System.getProperty("java.class.path"), "io.tide.Main",
-                "--port", Integer.toString(port), "--dir", dir.toString(), "--save", ""));
+        List<String> cmd = io.tide.testing.ServerProcess.command("--port", Integer.toString(port), "--dir",
+                dir.toString(), "--save", "");
         cmd.addAll(List.of(args));
         Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true)
                 .redirectOutput(log.toFile()).start();

@@ -7,6 +7,7 @@ import io.tide.testing.Datasets;
 import io.tide.testing.RandomCommands;
 import io.tide.testing.RawClient;
 import io.tide.testing.RealRedis;
+import io.tide.testing.ServerProcess;
 import io.tide.testing.TestServers;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -46,13 +47,14 @@ class PersistenceFuzzTest {
             Random rnd = new Random(shards * 100 + seed * 10 + mode.length());
             List<String> recent = new ArrayList<>();
             int port = RealRedis.freePort();
-            Process child = launch(dir, port, shards, args);
+            List<String> childArgs = new ArrayList<>(List.of("--port", Integer.toString(port), "--shards",
+                    Integer.toString(shards), "--loglevel", "warning"));
+            childArgs.addAll(args);
+            Process child = ServerProcess.start(dir, dir.resolve("tide.log"), port, childArgs.toArray(String[]::new));
             try (RawClient t = new RawClient(port);
                  Jedis j = TestServers.jedis(port, 2)) {
                 RandomCommands rc = new RandomCommands(rnd);
-                List<Supplier<String[]>> gen = new ArrayList<>(rc.commands());
-                List<Supplier<String[]>> effects = rc.effects();
-                for (int w = 0; w < 3; w++) gen.addAll(effects);
+                List<Supplier<String[]>> gen = rc.withEffects();
                 for (int i = 1; i <= COMMANDS; i++) {
                     String[] cmd = gen.get(rnd.nextInt(gen.size())).get();
                     t.call(cmd);
@@ -79,28 +81,6 @@ class PersistenceFuzzTest {
                 assertThat(dumpOf(j, 1)).as("database 1 after the restart, %s", where).isEqualTo(db1);
             }
         }
-    }
-
-    /** A tide-server process (io.tide.Main on this test's class path) on {@code port}, once it answers PING. */
-    private static Process launch(Path dir, int port, int shards, List<String> args) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--sun-misc-unsafe-memory-access=allow", "--enable-native-access=ALL-UNNAMED",
-                "-cp", System.getProperty("java.class.path"), "io.tide.Main",
-                "--port", Integer.toString(port), "--shards", Integer.toString(shards), "--loglevel", "warning"));
-        cmd.addAll(args);
-        Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true)
-                .redirectOutput(dir.resolve("tide.log").toFile()).start();
-        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
-        while (System.nanoTime() < deadline) {
-            try (Jedis j = new Jedis("127.0.0.1", port, 1000)) {
-                if ("PONG".equals(j.ping())) return p;
-            } catch (redis.clients.jedis.exceptions.JedisException e) {
-                Thread.sleep(50);
-            }
-        }
-        p.destroyForcibly().waitFor();
-        throw new AssertionError("tide-server did not start: " + Files.readString(dir.resolve("tide.log")));
     }
 
     private static Map<String, String> dumpOf(Jedis j, int db) {

@@ -1,5 +1,6 @@
 package io.tide.replication;
 
+import static io.tide.replication.RedisReplicaOfTideTest.awaitCaughtUp;
 import static io.tide.replication.RedisReplicaOfTideTest.awaitLinkUp;
 import static io.tide.replication.RedisReplicaOfTideTest.field;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -59,9 +60,7 @@ class ReplicationFuzzVsRedisTest {
                     Random rnd = new Random(seed);
                     for (String[] reset : new String[][] {{"DISCARD"}, {"UNWATCH"}, {"FLUSHALL"}}) t.call(reset);
                     RandomCommands rc = new RandomCommands(rnd);
-                    List<Supplier<String[]>> gen = new ArrayList<>(rc.commands());
-                    List<Supplier<String[]>> effects = rc.effects();
-                    for (int w = 0; w < 3; w++) gen.addAll(effects); // weighed up: about half the commands
+                    List<Supplier<String[]>> gen = rc.withEffects();
                     List<String> recent = new ArrayList<>();
                     for (int i = 1; i <= COMMANDS; i++) {
                         String[] cmd = gen.get(rnd.nextInt(gen.size())).get();
@@ -109,13 +108,7 @@ class ReplicationFuzzVsRedisTest {
                     .isEqualTo(1);
         } else {
             // Redis's WAIT waits for the connection's own writes only; its master_repl_offset is exact.
-            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(20);
-            while (true) {
-                String off = field(primary, "replication", "master_repl_offset");
-                if (off != null && off.equals(field(replica, "replication", "slave_repl_offset"))) break;
-                assertThat(System.nanoTime()).as("the replica to catch up (%s)", where).isLessThan(deadline);
-                Thread.sleep(1);
-            }
+            awaitCaughtUp(primary, replica);
         }
         for (int db = 0; db <= 1; db++) {
             primary.select(db);

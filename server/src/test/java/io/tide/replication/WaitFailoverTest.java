@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tide.Server;
 import io.tide.testing.RealRedis;
+import io.tide.testing.ServerProcess;
 import io.tide.testing.TestServers;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,7 +14,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.exceptions.JedisException;
@@ -25,24 +25,8 @@ import redis.clients.jedis.exceptions.JedisException;
 class WaitFailoverTest {
 
     static Process launchPrimary(Path dir, int port) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--sun-misc-unsafe-memory-access=allow", "--enable-native-access=ALL-UNNAMED",
-                "-cp", System.getProperty("java.class.path"), "io.tide.Main",
-                "--port", Integer.toString(port), "--dir", dir.toString(), "--save", "", "--shards", "2",
-                "--repl-diskless-sync-delay", "0"));
-        Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true)
-                .redirectOutput(dir.resolve("primary.log").toFile()).start();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (System.nanoTime() < deadline) {
-            try (Jedis j = new Jedis("127.0.0.1", port, 1000)) {
-                if ("PONG".equals(j.ping())) return p;
-            } catch (JedisException e) {
-                Thread.sleep(50);
-            }
-        }
-        p.destroyForcibly();
-        throw new AssertionError("the primary did not start: " + Files.readString(dir.resolve("primary.log")));
+        return ServerProcess.start(dir, dir.resolve("primary.log"), port, "--port", Integer.toString(port), "--dir",
+                dir.toString(), "--save", "", "--shards", "2", "--repl-diskless-sync-delay", "0");
     }
 
     @Test

@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import redis.clients.jedis.Jedis;
+import redis.clients.jedis.Protocol.Command;
 import redis.clients.jedis.params.ScanParams;
 import redis.clients.jedis.resps.ScanResult;
 
@@ -58,30 +59,27 @@ public final class Datasets {
 
     private static String stream(Jedis j, String k) {
         StringBuilder sb = new StringBuilder();
-        for (Object e : (List<?>) j.sendCommand(redis.clients.jedis.Protocol.Command.XRANGE, k, "-", "+")) {
+        for (Object e : (List<?>) j.sendCommand(Command.XRANGE, k, "-", "+")) {
             sb.append(text(e));
         }
-        Map<String, Object> info = pairs((List<?>) j.sendCommand(redis.clients.jedis.Protocol.Command.XINFO, "STREAM",
-                k));
+        Map<String, Object> info = pairs((List<?>) j.sendCommand(Command.XINFO, "STREAM", k));
         sb.append(" length ").append(info.get("length")).append(" last ").append(text(info.get("last-generated-id")))
                 .append(" max-deleted ").append(text(info.get("max-deleted-entry-id")))
                 .append(" added ").append(info.get("entries-added"));
-        for (Object g : (List<?>) j.sendCommand(redis.clients.jedis.Protocol.Command.XINFO, "GROUPS", k)) {
+        for (Object g : (List<?>) j.sendCommand(Command.XINFO, "GROUPS", k)) {
             Map<String, Object> gi = pairs((List<?>) g);
             String name = text(gi.get("name"));
             sb.append(" group ").append(name).append(" pending ").append(gi.get("pending"))
                     .append(" delivered ").append(text(gi.get("last-delivered-id")))
                     .append(" read ").append(gi.get("entries-read"));
             List<String> consumers = new ArrayList<>();
-            for (Object c : (List<?>) j.sendCommand(redis.clients.jedis.Protocol.Command.XINFO, "CONSUMERS", k,
-                    name)) {
+            for (Object c : (List<?>) j.sendCommand(Command.XINFO, "CONSUMERS", k, name)) {
                 Map<String, Object> ci = pairs((List<?>) c);
                 consumers.add(text(ci.get("name")) + "/" + ci.get("pending"));
             }
             consumers.sort(null);
             sb.append(" consumers ").append(consumers);
-            for (Object p : (List<?>) j.sendCommand(redis.clients.jedis.Protocol.Command.XPENDING, k, name, "-", "+",
-                    "1000")) {
+            for (Object p : (List<?>) j.sendCommand(Command.XPENDING, k, name, "-", "+", "1000")) {
                 List<?> entry = (List<?>) p; // id, consumer, idle time (each server's own clock), deliveries
                 sb.append(" pel ").append(text(entry.get(0))).append('@').append(text(entry.get(1)))
                         .append('x').append(entry.get(3));

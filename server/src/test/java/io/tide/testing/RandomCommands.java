@@ -279,6 +279,14 @@ public final class RandomCommands {
         return g;
     }
 
+    /** {@link #commands} and, weighed up to about half of the draws, {@link #effects}. */
+    public List<Supplier<String[]>> withEffects() {
+        List<Supplier<String[]>> g = new ArrayList<>(commands());
+        List<Supplier<String[]>> effects = effects();
+        for (int w = 0; w < 3; w++) g.addAll(effects);
+        return g;
+    }
+
     /**
      * Commands whose journalled and replicated form is not their own text (random choices, clock IDs, relative TTLs,
      * served blocking pops, consumer-group deliveries, other databases): their effects are what is recorded. They
