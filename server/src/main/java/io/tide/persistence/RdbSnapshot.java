@@ -39,8 +39,11 @@ final class RdbSnapshot {
 
     /** Chunk size at which a shard hands its buffer to the writer. */
     private static final int CHUNK = 256 * 1024;
-    /** Serialized bytes queued for the writer beyond which the walks pause. */
-    private static final long MAX_QUEUED = 32L * 1024 * 1024;
+    /**
+     * Serialized bytes queued for the writer beyond which the walks pause. The writer, which compresses, is often the
+     * slower side: each queued buffer is live heap that young collections copy (at 32 MB, pauses of 15-30 ms).
+     */
+    private static final long MAX_QUEUED = 4L * 1024 * 1024;
     /** Time a walk slice may take before the shard serves its clients again. */
     private static final long SLICE_NANOS = 500_000;
     /**
@@ -59,9 +62,12 @@ final class RdbSnapshot {
     private static final long LIGHT_COMMANDS = 8;
     /** Capacity of a chunk buffer: a chunk plus the entry that took it past {@link #CHUNK}, most of the time. */
     private static final int BUFFER = CHUNK + 4096;
-    /** A part of the image on its way to the writer: {@code bytes[0, length)}. */
-    private record Chunk(byte[] bytes, int length) {}
-    private static final Chunk SHARD_DONE = new Chunk(new byte[0], 0);
+    /**
+     * A part of the image on its way to the writer: {@code bytes[0, length)}, whose strings listed in
+     * {@code spans[0, spanInts)} the writer compresses (see {@link RdbOutput#appendCompressed}).
+     */
+    private record Chunk(byte[] bytes, int length, int[] spans, int spanInts) {}
+    private static final Chunk SHARD_DONE = new Chunk(new byte[0], 0, new int[0], 0);
 
     private final Shard[] shards;
     private final Path target;
@@ -85,6 +91,8 @@ final class RdbSnapshot {
      * copy and without a new array per chunk (at most {@link #MAX_QUEUED} of them exist, as before).
      */
     private final ConcurrentLinkedQueue<byte[]> freeBuffers = new ConcurrentLinkedQueue<>();
+    /** The chunks' lists of strings to compress, written, for the shards to fill again. */
+    private final ConcurrentLinkedQueue<int[]> freeSpans = new ConcurrentLinkedQueue<>();
     private final AtomicLong queued = new AtomicLong();
     private final AtomicInteger shardsLeft;
     private final CompletableFuture<Long> done = new CompletableFuture<>();
@@ -126,6 +134,14 @@ final class RdbSnapshot {
      * oldest RDB version that holds the data (10, or 12 when a hash has field TTLs).
      */
     void begin(int forcedVersion) {
+        begin(forcedVersion, true);
+    }
+
+    /**
+     * {@code writerThread}: a writer thread ({@link #start}) will write the image, and compresses its strings, so the
+     * shards leave that to it; SAVE compresses as it goes (it writes on the coordinator, with the shards parked).
+     */
+    private void begin(int forcedVersion, boolean writerThread) {
         boolean fieldTtls = false;
         for (Shard s : shards) {
             for (int i = 0; i < s.databases(); i++) fieldTtls |= s.db(i).mayHaveFieldTtls();
@@ -143,7 +159,7 @@ final class RdbSnapshot {
         }
         for (int k = 0; k < shards.length; k++) {
             Shard s = shards[k];
-            Part p = new Part(s);
+            Part p = new Part(s, writerThread);
             parts[k] = p;
             dirtyAtImage[s.id()] = s.writes().dirty();
             for (int i = 0; i < s.databases(); i++) {
@@ -179,7 +195,7 @@ final class RdbSnapshot {
      * Redis's SAVE). Returns the file's size.
      */
     long saveNow(int forcedVersion) throws IOException {
-        begin(forcedVersion);
+        begin(forcedVersion, false);
         try {
             return RdbFileWriter.writeAtomically(target, w -> {
                 if (!commands) writeHead(w);
@@ -315,8 +331,13 @@ final class RdbSnapshot {
         void run() throws IOException;
     }
 
-    /** Writes the shards' chunks as they arrive until every shard is done; {@code after} runs after each chunk. */
+    /**
+     * Writes the shards' chunks as they arrive until every shard is done, compressing the strings they left to it
+     * (the LZF attempts were half of a shard thread's time in a save of random 100-byte values); {@code after} runs
+     * after each chunk.
+     */
     private void drainChunks(RdbFileWriter w, AfterChunk after) throws IOException, InterruptedException {
+        RdbOutput packed = compress ? new RdbOutput(BUFFER + BUFFER / 4, true) : null;
         int left = shards.length;
         while (left > 0) {
             Chunk chunk = queue.take();
@@ -326,7 +347,14 @@ final class RdbSnapshot {
                 continue;
             }
             queued.addAndGet(-chunk.length());
-            w.raw(chunk.bytes(), 0, chunk.length());
+            if (chunk.spanInts() > 0) {
+                packed.reset();
+                packed.appendCompressed(chunk.bytes(), chunk.length(), chunk.spans(), chunk.spanInts());
+                w.raw(packed.array(), 0, packed.size());
+            } else {
+                w.raw(chunk.bytes(), 0, chunk.length());
+            }
+            if (chunk.spans().length > 0) freeSpans.add(chunk.spans());
             // Only buffers of the usual size go back: one grown for a large value is dropped.
             if (chunk.bytes().length == BUFFER) freeBuffers.add(chunk.bytes());
             after.run();
@@ -351,7 +379,7 @@ final class RdbSnapshot {
     private final class Part {
         final Shard shard;
         final Database.Snapshot[] walks;
-        final RdbOutput out = new RdbOutput(BUFFER, compress);
+        final RdbOutput out;
         int chunkDb = -1;
         int nextDb;
         /** The server's command count at the start of the last slice (-1 before the first), and when it last changed. */
@@ -359,8 +387,9 @@ final class RdbSnapshot {
         long commandsChangedAt = System.nanoTime() - LIGHT_WINDOW;
         boolean cancelled;
 
-        Part(Shard shard) {
+        Part(Shard shard, boolean deferCompression) {
             this.shard = shard;
+            this.out = new RdbOutput(BUFFER, compress, deferCompression);
             this.walks = new Database.Snapshot[shard.databases()];
         }
 
@@ -402,11 +431,14 @@ final class RdbSnapshot {
 
         private void handOver() {
             int length = out.size();
+            int spanInts = out.spanInts();
+            int[] freshSpans = spanInts == 0 ? null : freeSpans.poll();
+            int[] spans = spanInts == 0 ? SHARD_DONE.spans() : out.swapSpans(freshSpans != null ? freshSpans : new int[0]);
             byte[] fresh = freeBuffers.poll();
             byte[] full = out.swap(fresh != null ? fresh : new byte[BUFFER]);
             chunkDb = -1;
             queued.addAndGet(length);
-            queue.add(new Chunk(full, length));
+            queue.add(new Chunk(full, length, spans, spanInts));
         }
 
         void drainTo(RdbFileWriter w) throws IOException {

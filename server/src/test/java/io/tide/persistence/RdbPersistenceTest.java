@@ -380,6 +380,35 @@ class RdbPersistenceTest {
     }
 
     @org.junit.jupiter.api.Test
+    void bgsave_compressesLongStrings_underRdbcompression_andRedisReadsThem() throws Exception {
+        // The shards write strings plain and the writer thread compresses them: a writer that skipped that would still
+        // make a valid file, only a larger one.
+        Path f = dir.resolve("dump.rdb");
+        long compressed;
+        try (Server s = start(2); Jedis j = TestServers.jedis(s.port(), 2)) {
+            for (int i = 0; i < 2000; i++) j.set("z" + i, "compressible:".repeat(80) + i); // 1,044-1,047 bytes each
+            j.bgsave();
+            awaitBgsave(j);
+            compressed = Files.size(f);
+            j.configSet("rdbcompression", "no");
+            j.bgsave();
+            awaitBgsave(j);
+            assertThat(Files.size(f)).isGreaterThan(2000L * 1044);
+            j.configSet("rdbcompression", "yes");
+            j.bgsave();
+            awaitBgsave(j);
+            assertThat(Files.size(f)).isEqualTo(compressed);
+        }
+        assertThat(compressed).isLessThan(2000L * 1044 / 10);
+        try (io.tide.testing.RealRedis real = io.tide.testing.RealRedis.startWithFile(dir, "dump.rdb");
+             Jedis r = new Jedis("127.0.0.1", real.port())) {
+            assertThat(r.dbSize()).isEqualTo(2000);
+            assertThat(r.get("z1999")).isEqualTo("compressible:".repeat(80) + 1999);
+            assertThat(r.get("z7")).isEqualTo("compressible:".repeat(80) + 7);
+        }
+    }
+
+    @org.junit.jupiter.api.Test
     void tempFilesOfAnInterruptedSave_areRemovedAtStartup_neverLoaded() throws Exception {
         Path temp = dir.resolve("temp-12345-67.rdb");
         Files.write(temp, "REDIS0010 half a file".getBytes());

@@ -22,6 +22,14 @@ public final class RdbOutput {
     private byte[] buf;
     private int size;
     private final boolean compress;
+    /**
+     * Strings that would be compressed are written plain and their places recorded in {@link #spans} instead: another
+     * thread compresses them later ({@link #appendCompressed}), off the thread that serializes.
+     */
+    private final boolean deferCompression;
+    /** Per string left for later compression: the offset of its length header and its length. */
+    private int[] spans = new int[0];
+    private int spanInts;
     /** Made on the first compressed string and kept: its hash table is 64 KB. */
     private Lzf.Compressor lzf;
     private byte[] lzfOut = new byte[0];
@@ -32,8 +40,18 @@ public final class RdbOutput {
     }
 
     public RdbOutput(int initialCapacity, boolean compress) {
+        this(initialCapacity, compress, false);
+    }
+
+    /**
+     * With {@code deferCompression}, the strings that {@code compress} would have compressed are written plain and
+     * listed ({@link #spanInts}, {@link #swapSpans}) for {@link #appendCompressed} to compress on another thread; the
+     * bytes it makes are the ones this buffer would have held without the deferral.
+     */
+    public RdbOutput(int initialCapacity, boolean compress, boolean deferCompression) {
         this.buf = new byte[Math.max(16, initialCapacity)];
         this.compress = compress;
+        this.deferCompression = compress && deferCompression;
     }
 
     /** Bytes written so far. */
@@ -54,6 +72,7 @@ public final class RdbOutput {
     /** Empties the buffer, keeping its capacity. */
     public void reset() {
         size = 0;
+        spanInts = 0;
     }
 
     /**
@@ -65,6 +84,50 @@ public final class RdbOutput {
         buf = fresh;
         size = 0;
         return full;
+    }
+
+    /** Ints of {@link #swapSpans}'s array in use: two per string left for later compression. */
+    public int spanInts() {
+        return spanInts;
+    }
+
+    /**
+     * With deferred compression: hands over the list of strings left for later compression (its first
+     * {@link #spanInts()} ints, which {@link #swap} does not clear) and goes on, empty, in {@code fresh}. Call it before
+     * {@link #swap}.
+     */
+    public int[] swapSpans(int[] fresh) {
+        int[] full = spans;
+        spans = fresh;
+        spanInts = 0;
+        return full;
+    }
+
+    /**
+     * Appends {@code src[0, length)}, a deferred buffer's content, with each string its {@code spans} list
+     * ({@code spanInts} ints) LZF-compressed where that saves space: the bytes a buffer that compressed as it went
+     * would hold. This buffer must compress and not defer.
+     */
+    public void appendCompressed(byte[] src, int length, int[] spans, int spanInts) {
+        if (!compress || deferCompression) throw new IllegalStateException("not a compressing buffer");
+        int pos = 0;
+        for (int k = 0; k < spanInts; k += 2) {
+            int header = spans[k];
+            int len = spans[k + 1];
+            int data = header + lengthSize(len);
+            write(src, pos, header - pos);
+            if (!writeLzf(src, data, len)) write(src, header, data - header + len);
+            pos = data + len;
+        }
+        write(src, pos, length - pos);
+    }
+
+    /** Bytes {@link #writeLength} takes for {@code len}. */
+    private static int lengthSize(long len) {
+        if (len >= 0 && len < (1 << 6)) return 1;
+        if (len >= 0 && len < (1 << 14)) return 2;
+        if (len >= 0 && len <= 0xffffffffL) return 5;
+        return 9;
     }
 
     /** Writes the content to {@code ch} (all of it). */
@@ -164,7 +227,15 @@ public final class RdbOutput {
                 return;
             }
         }
-        if (compress && len > 20 && writeLzf(s, off, len)) return;
+        if (compress && len > 20) {
+            if (deferCompression) {
+                if (spanInts + 2 > spans.length) spans = Arrays.copyOf(spans, Math.max(64, spans.length * 2));
+                spans[spanInts++] = size;
+                spans[spanInts++] = len;
+            } else if (writeLzf(s, off, len)) {
+                return;
+            }
+        }
         writeLength(len);
         write(s, off, len);
     }

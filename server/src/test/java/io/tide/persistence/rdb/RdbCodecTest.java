@@ -115,6 +115,45 @@ class RdbCodecTest {
     }
 
     @Test
+    void deferredCompression_thenAppendCompressed_givesTheBytesOfCompressingAsItGoes() {
+        // A snapshot's shard writes strings plain and lists them; its writer thread compresses them. Random strings
+        // of every length class (integers, short, compressible, incompressible, 8-19 KB: both sides of the 16 KB
+        // where the length header grows to 5 bytes), with raw bytes between them, handed over in parts as the
+        // snapshot's chunks are.
+        Random rnd = new Random(23);
+        RdbOutput inline = new RdbOutput(64, true);
+        RdbOutput deferred = new RdbOutput(64, true, true);
+        RdbOutput packed = new RdbOutput(64, true);
+        int compressedSomewhere = 0;
+        for (int part = 0; part < 200; part++) {
+            for (int k = rnd.nextInt(30); k >= 0; k--) {
+                byte[] raw = new byte[rnd.nextInt(4)];
+                rnd.nextBytes(raw);
+                inline.write(raw);
+                deferred.write(raw);
+                int kind = rnd.nextInt(5);
+                int n = kind == 4 ? 8_000 + rnd.nextInt(11_000) : kind == 0 ? 1 + rnd.nextInt(11) : rnd.nextInt(120);
+                byte[] str = new byte[n];
+                for (int i = 0; i < n; i++) {
+                    str[i] = (byte) (kind == 0 ? '0' + rnd.nextInt(10) : kind == 1 ? rnd.nextInt(256) : 'a' + rnd.nextInt(3));
+                }
+                inline.writeString(str);
+                deferred.writeString(str);
+            }
+            int spanInts = deferred.spanInts();
+            int[] spans = deferred.swapSpans(new int[0]);
+            int length = deferred.size();
+            byte[] bytes = deferred.swap(new byte[64]);
+            packed.appendCompressed(bytes, length, spans, spanInts);
+            compressedSomewhere += spanInts;
+        }
+        assertThat(compressedSomewhere).isPositive();
+        assertThat(packed.toByteArray()).isEqualTo(inline.toByteArray());
+        assertThatThrownBy(() -> deferred.appendCompressed(new byte[0], 0, new int[0], 0))
+                .isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
     void strings_useIntegerAndLzfEncodings() {
         RdbOutput out = new RdbOutput(true);
         out.writeString(b("-123"));
