@@ -76,6 +76,25 @@ class RdbCodecTest {
     }
 
     @Test
+    void crc64_eightBytesAtATime_matchesTheBitwiseDefinition_atAnyOffsetAndSplit() {
+        Random rnd = new Random(5);
+        for (int round = 0; round < 500; round++) {
+            byte[] data = new byte[rnd.nextInt(300)];
+            rnd.nextBytes(data);
+            int off = data.length == 0 ? 0 : rnd.nextInt(data.length);
+            int len = data.length - off;
+            long expected = 0;
+            for (int i = off; i < off + len; i++) { // reflected, one bit at a time, as Redis's crc64 defines it
+                expected ^= data[i] & 0xff;
+                for (int bit = 0; bit < 8; bit++) expected = (expected & 1) != 0 ? (expected >>> 1) ^ 0x95ac9329ac4bc9b5L : expected >>> 1;
+            }
+            assertThat(Crc64.of(data, off, len)).isEqualTo(expected);
+            int split = rnd.nextInt(len + 1);
+            assertThat(Crc64.update(Crc64.update(0, data, off, split), data, off + split, len - split)).isEqualTo(expected);
+        }
+    }
+
+    @Test
     void lzf_roundTripsRepetitiveAndRandomData() {
         Random rnd = new Random(7);
         for (int n : new int[] {21, 100, 5000, 100_000}) {
