@@ -67,7 +67,8 @@ final class RdbSnapshot {
      * {@code spans[0, spanInts)} the writer compresses (see {@link RdbOutput#appendCompressed}).
      */
     private record Chunk(byte[] bytes, int length, int[] spans, int spanInts) {}
-    private static final Chunk SHARD_DONE = new Chunk(new byte[0], 0, new int[0], 0);
+    private static final int[] NO_SPANS = new int[0];
+    private static final Chunk SHARD_DONE = new Chunk(new byte[0], 0, NO_SPANS, 0);
 
     private final Shard[] shards;
     private final Path target;
@@ -354,7 +355,7 @@ final class RdbSnapshot {
             } else {
                 w.raw(chunk.bytes(), 0, chunk.length());
             }
-            if (chunk.spans().length > 0) freeSpans.add(chunk.spans());
+            if (chunk.spans() != NO_SPANS) freeSpans.add(chunk.spans());
             // Only buffers of the usual size go back: one grown for a large value is dropped.
             if (chunk.bytes().length == BUFFER) freeBuffers.add(chunk.bytes());
             after.run();
@@ -433,7 +434,7 @@ final class RdbSnapshot {
             int length = out.size();
             int spanInts = out.spanInts();
             int[] freshSpans = spanInts == 0 ? null : freeSpans.poll();
-            int[] spans = spanInts == 0 ? SHARD_DONE.spans() : out.swapSpans(freshSpans != null ? freshSpans : new int[0]);
+            int[] spans = spanInts == 0 ? NO_SPANS : out.swapSpans(freshSpans != null ? freshSpans : new int[0]);
             byte[] fresh = freeBuffers.poll();
             byte[] full = out.swap(fresh != null ? fresh : new byte[BUFFER]);
             chunkDb = -1;

@@ -93,8 +93,8 @@ public final class RdbOutput {
 
     /**
      * With deferred compression: hands over the list of strings left for later compression (its first
-     * {@link #spanInts()} ints, which {@link #swap} does not clear) and goes on, empty, in {@code fresh}. Call it before
-     * {@link #swap}.
+     * {@link #spanInts()} ints) and goes on, empty, in {@code fresh}. {@link #swap} leaves the list alone: hand both
+     * over together.
      */
     public int[] swapSpans(int[] fresh) {
         int[] full = spans;
