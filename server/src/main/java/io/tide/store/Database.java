@@ -1180,7 +1180,6 @@ public final class Database {
                 int end = t.refs.length;
                 int i = index;
                 int[] rs = t.refs;
-                byte[] cs = t.ctrl;
                 while (i < end && maxSlots > 0) {
                     int last = Math.min(end, i + Math.min(maxSlots, WALK_BATCH));
                     // First read the head of every pending entry of the batch: the loads do not depend on each
@@ -1190,17 +1189,11 @@ public final class Database {
                     byte[][] slabs = t.heap.arr;
                     int acc = 0;
                     for (int j = i; j < last; j++) {
-                        int r = rs[j];
-                        if (r != EMPTY && r != MOVED && (cs[j] & SAVED) != t.parity) {
-                            acc += Slabs.slab(slabs, r)[Slabs.offset(r)];
-                        }
+                        if (pending(t, j)) acc += Slabs.slab(slabs, rs[j])[Slabs.offset(rs[j])];
                     }
                     touched += acc;
                     for (int j = i; j < last; j++) {
-                        int r = rs[j];
-                        if (r != EMPTY && r != MOVED && (cs[j] & SAVED) != t.parity) {
-                            save(t, j);
-                        }
+                        if (pending(t, j)) save(t, j);
                     }
                     maxSlots -= last - i;
                     i = last;
@@ -1213,6 +1206,12 @@ public final class Database {
                 }
             }
             return table >= tables.length;
+        }
+
+        /** Whether slot i of t holds an entry the walk has still to save. */
+        private static boolean pending(Table t, int i) {
+            int r = t.refs[i];
+            return r != EMPTY && r != MOVED && (t.ctrl[i] & SAVED) != t.parity;
         }
 
         /** Abandons the snapshot (a failed or aborted save): writes stop feeding the sink. */

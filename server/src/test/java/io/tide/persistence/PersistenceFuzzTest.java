@@ -47,8 +47,8 @@ class PersistenceFuzzTest {
             Random rnd = new Random(shards * 100 + seed * 10 + mode.length());
             List<String> recent = new ArrayList<>();
             int port = RealRedis.freePort();
-            List<String> childArgs = new ArrayList<>(List.of("--port", Integer.toString(port), "--shards",
-                    Integer.toString(shards), "--loglevel", "warning"));
+            List<String> childArgs = new ArrayList<>(List.of("--shards", Integer.toString(shards), "--loglevel",
+                    "warning"));
             childArgs.addAll(args);
             Process child = ServerProcess.start(dir, dir.resolve("tide.log"), port, childArgs.toArray(String[]::new));
             try (RawClient t = new RawClient(port);

@@ -25,8 +25,8 @@ import redis.clients.jedis.exceptions.JedisException;
 class WaitFailoverTest {
 
     static Process launchPrimary(Path dir, int port) throws Exception {
-        return ServerProcess.start(dir, dir.resolve("primary.log"), port, "--port", Integer.toString(port), "--dir",
-                dir.toString(), "--save", "", "--shards", "2", "--repl-diskless-sync-delay", "0");
+        return ServerProcess.start(dir, dir.resolve("primary.log"), port, "--dir", dir.toString(), "--save", "",
+                "--shards", "2", "--repl-diskless-sync-delay", "0");
     }
 
     @Test

@@ -24,11 +24,13 @@ public final class ServerProcess {
     }
 
     /**
-     * Starts one in {@code dir} with {@code args} (its port among them: {@code port}), its output to {@code log}, and
-     * returns once it answers PING; if it does not within 60 s it is killed and the error carries its log.
+     * Starts one on {@code port} in {@code dir} with {@code args}, its output to {@code log}, and returns once it answers
+     * PING; if it does not within 60 s it is killed and the error carries its log.
      */
     public static Process start(Path dir, Path log, int port, String... args) throws Exception {
-        Process p = new ProcessBuilder(command(args)).directory(dir.toFile()).redirectErrorStream(true)
+        List<String> cmd = command("--port", Integer.toString(port));
+        cmd.addAll(List.of(args));
+        Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true)
                 .redirectOutput(log.toFile()).start();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (System.nanoTime() < deadline) {

@@ -27,7 +27,7 @@ public final class RdbOutput {
      * thread compresses them later ({@link #appendCompressed}), off the thread that serializes.
      */
     private final boolean deferCompression;
-    /** Per string left for later compression: the offset of its length header and its length. */
+    /** Per string left for later compression: the offsets of its length header and of its bytes, and its length. */
     private int[] spans = new int[0];
     private int spanInts;
     /** Made on the first compressed string and kept: its hash table is 64 KB. */
@@ -86,7 +86,7 @@ public final class RdbOutput {
         return full;
     }
 
-    /** Ints of {@link #swapSpans}'s array in use: two per string left for later compression. */
+    /** Ints of {@link #swapSpans}'s array in use: three per string left for later compression. */
     public int spanInts() {
         return spanInts;
     }
@@ -111,10 +111,10 @@ public final class RdbOutput {
     public void appendCompressed(byte[] src, int length, int[] spans, int spanInts) {
         if (!compress || deferCompression) throw new IllegalStateException("not a compressing buffer");
         int pos = 0;
-        for (int k = 0; k < spanInts; k += 2) {
+        for (int k = 0; k < spanInts; k += 3) {
             int header = spans[k];
-            int len = spans[k + 1];
-            int data = header + lengthSize(len);
+            int data = spans[k + 1];
+            int len = spans[k + 2];
             write(src, pos, header - pos);
             if (!writeLzf(src, data, len)) write(src, header, data - header + len);
             pos = data + len;
@@ -122,13 +122,6 @@ public final class RdbOutput {
         write(src, pos, length - pos);
     }
 
-    /** Bytes {@link #writeLength} takes for {@code len}. */
-    private static int lengthSize(long len) {
-        if (len >= 0 && len < (1 << 6)) return 1;
-        if (len >= 0 && len < (1 << 14)) return 2;
-        if (len >= 0 && len <= 0xffffffffL) return 5;
-        return 9;
-    }
 
     /** Writes the content to {@code ch} (all of it). */
     public void writeTo(WritableByteChannel ch) throws IOException {
@@ -229,12 +222,16 @@ public final class RdbOutput {
         }
         if (compress && len > 20) {
             if (deferCompression) {
-                if (spanInts + 2 > spans.length) spans = Arrays.copyOf(spans, Math.max(64, spans.length * 2));
+                if (spanInts + 3 > spans.length) spans = Arrays.copyOf(spans, Math.max(96, spans.length * 2));
+                int header = size;
+                writeLength(len);
+                spans[spanInts++] = header;
                 spans[spanInts++] = size;
                 spans[spanInts++] = len;
-            } else if (writeLzf(s, off, len)) {
+                write(s, off, len);
                 return;
             }
+            if (writeLzf(s, off, len)) return;
         }
         writeLength(len);
         write(s, off, len);
