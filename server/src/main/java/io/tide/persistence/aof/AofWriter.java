@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * <p>Records are encoded into one reusable buffer ({@link #appendCommand} writes RESP straight into it, with a
  * {@code SELECT} when the database changes and a {@code #TS:} annotation when {@code aof-timestamp-enabled} and the
  * second changed). {@link #flush()}, called by the owner once per event-loop iteration, write(2)s the buffer, so a
- * killed process loses nothing flushed; then, with {@code appendfsync always}, it asks the fsync thread for one
+ * killed process loses nothing flushed; then, with {@code appendfsync always}, it asks its fsync thread for one
  * fsync that covers everything flushed so far (group commit: many appends and one flush cost one fsync).
  * {@link #whenDurable} runs a callback on the owner's executor once an fsync covering an offset has completed, or
  * with {@code ok = false} when the fsync failed or did not finish within {@code aof-fsync-timeout-ms}.
@@ -113,6 +113,8 @@ public final class AofWriter implements AutoCloseable {
     volatile Segment current;
     final ConcurrentLinkedQueue<Segment> retiring = new ConcurrentLinkedQueue<>();
     final AtomicBoolean queued = new AtomicBoolean();
+    /** This writer's fsync thread ({@link AofFsync#register}). */
+    volatile Thread syncer;
     private final AtomicLong durable = new AtomicLong();
     /** The offset covered by the last completed fsync (under {@code no} too: only real fsyncs count, for WAITAOF). */
     private final AtomicLong fsynced = new AtomicLong();

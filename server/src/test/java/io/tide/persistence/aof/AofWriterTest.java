@@ -226,6 +226,36 @@ class AofWriterTest {
     }
 
     @Test
+    void eachWritersFsyncRunsOnItsOwnThread_soAStuckFileDoesNotHoldUpAnotherShards() throws Exception {
+        Path stuck = dir.resolve("stuck.aof");
+        Path other = dir.resolve("other.aof");
+        AofWriter a = writer(stuck, FsyncPolicy.ALWAYS, false);
+        AofWriter b = writer(other, FsyncPolicy.ALWAYS, false);
+        CountDownLatch release = new CountDownLatch(1);
+        LinkedBlockingQueue<Boolean> aDone = new LinkedBlockingQueue<>();
+        LinkedBlockingQueue<Boolean> bDone = new LinkedBlockingQueue<>();
+        run(() -> {
+            channels.get(stuck).blockForce = release;
+            a.appendCommand(0, argv("SET", "a", "1"));
+            a.whenDurable(a.offset(), aDone::add);
+            a.flush();
+        });
+        Thread.sleep(100);   // a's fsync has started and waits on the latch
+        run(() -> {
+            b.appendCommand(0, argv("SET", "b", "1"));
+            b.whenDurable(b.offset(), bDone::add);
+            b.flush();
+        });
+        // With one thread for both files, b's fsync would wait behind a's until aof-fsync-timeout-ms (2 s) failed it.
+        assertThat(bDone.poll(3, TimeUnit.SECONDS)).as("the other file fsynced while the first is stuck").isTrue();
+        assertThat(aDone).as("the stuck file's write is not durable yet").isEmpty();
+        release.countDown();
+        assertThat(aDone.poll(3, TimeUnit.SECONDS)).isTrue();
+        run(a::close);
+        run(b::close);
+    }
+
+    @Test
     void fsyncError_failsWaiters_andRetryRecoversWithoutNewWrites() throws Exception {
         Path file = dir.resolve("f.aof");
         AofWriter w = writer(file, FsyncPolicy.ALWAYS, false);
