@@ -122,7 +122,6 @@ public final class RdbOutput {
         write(src, pos, length - pos);
     }
 
-
     /** Writes the content to {@code ch} (all of it). */
     public void writeTo(WritableByteChannel ch) throws IOException {
         ByteBuffer b = ByteBuffer.wrap(buf, 0, size);
