@@ -122,6 +122,35 @@ public final class CommandContext implements ShardWrites.Recorder {
         suspendable = false;
     }
 
+    /**
+     * Whether a script's call would reach beyond the one shard this run holds: inline in a continuation on a shard of a
+     * multi-shard server, a call whose keys (or whose need of every shard) include another shard's. The script then
+     * moves to the coordinator first, which parks that shard too ({@link #parkFor}).
+     */
+    public boolean reachesOtherShards(CommandSpec spec, byte[][] argv) {
+        return inlineOnOneOfShards() && (routeMask(shards, spec, argv) & ~(1L << shard.id())) != 0;
+    }
+
+    /** Whether this run is a script inline in a continuation on one shard of several (see {@link #reachesOtherShards}). */
+    public boolean inlineOnOneOfShards() {
+        return !coordinated && suspendable && shards.size() > 1;
+    }
+
+    /** See {@link #holdEnginePermit}. */
+    private boolean enginePermit;
+
+    /** The dispatcher took the Lua engine for this run ({@code LuaEngine.tryHold}): the engine uses that permit. */
+    void holdEnginePermit() {
+        enginePermit = true;
+    }
+
+    /** Whether this run held the Lua engine's permit, which the caller now takes over (and later gives back). */
+    public boolean takeEnginePermit() {
+        boolean held = enginePermit;
+        enginePermit = false;
+        return held;
+    }
+
     /** Whether the running top-level command's reply is written at once, so it may be read in place; see readInPlace. */
     private boolean replyInPlace;
     /** The one reusable reply of {@link #readInPlace}. */

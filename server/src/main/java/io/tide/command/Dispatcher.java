@@ -58,7 +58,11 @@ public final class Dispatcher {
     private final Outcome[] viewOutcomes;
     private final Outcome[] intViewOutcomes;
     private final boolean single;
-    /** With one shard: scripts run inline on it, in a continuation that moves to the coordinator if they turn busy. */
+    /**
+     * Scripts run inline on a shard, in a continuation that moves to the coordinator if they turn busy: with one shard,
+     * every script; with several, one whose declared keys all live on its client's home shard (or that declares none),
+     * which also moves once it reaches another shard's key (decision 0022).
+     */
     private final boolean inlineScripts;
     /** Per home shard, confined to its thread: clients postponed by CLIENT PAUSE, in order, and the pause end its
      *  release timer is armed for (0 = none). */
@@ -83,7 +87,7 @@ public final class Dispatcher {
         this.table = server.table();
         this.shards = server.shards();
         this.single = shards.size() == 1;
-        this.inlineScripts = single && io.tide.util.Continuations.available();
+        this.inlineScripts = io.tide.util.Continuations.available();
         this.shardContexts = new CommandContext[shards.size()];
         for (int i = 0; i < shardContexts.length; i++) shardContexts[i] = new CommandContext(server);
         this.viewOutcomes = new Outcome[shardContexts.length];
@@ -383,7 +387,7 @@ public final class Dispatcher {
         home.stats().commandsProcessed++; // as Redis's total_commands_processed: commands that get to run
 
         if (single) {
-            if (inlineScripts && spec.isScript()) runInline(c, spec, argv, home, now, t0, silent, true);
+            if (inlineScripts && spec.isScript()) runInline(c, spec, argv, home, now, t0, silent, null);
             else if (needsCoordinator(c, spec, argv)) runCoordinated(c, spec, argv, shards.all(), silent);
             else runInline(c, spec, argv, home, now, t0, silent);
             return;
@@ -397,7 +401,16 @@ public final class Dispatcher {
             // EXEC of a queue that needs every shard, or keys named only as the command runs (a script's, which start
             // with their declared keys' shards parked)
             long declared = spec != execSpec && spec.isScript() ? declaredKeysMask(argv) : 0;
-            runCoordinated(c, spec, argv, declared != 0 ? shardsOf(declared) : shards.all(), silent);
+            Shard[] coordinated = declared != 0 ? shardsOf(declared) : shards.all();
+            // Inline on the home shard when that is where its declared keys are, and no earlier command of the client
+            // is still on its way to another shard (an undeclared key there must not be read before it).
+            if (inlineScripts && spec != execSpec && spec.isScript() && c.hopsInFlight == 0
+                    && (declared == 0 || declared == 1L << home.id())
+                    && !server.scripting().crossedBefore(spec.name(), argv[1])) {
+                runInline(c, spec, argv, home, now, t0, silent, coordinated);
+            } else {
+                runCoordinated(c, spec, argv, coordinated, silent);
+            }
             return;
         }
         if (involved == 0) {
@@ -416,15 +429,24 @@ public final class Dispatcher {
 
     private void runInline(ClientSession c, CommandSpec spec, byte[][] argv, Shard home, long now, long t0,
                            boolean silent) {
-        runInline(c, spec, argv, home, now, t0, silent, false);
+        runInline(c, spec, argv, home, now, t0, silent, false, null);
+    }
+
+    /** A script inline on {@code home}: see the next. */
+    private void runInline(ClientSession c, CommandSpec spec, byte[][] argv, Shard home, long now, long t0,
+                           boolean silent, Shard[] coordinated) {
+        runInline(c, spec, argv, home, now, t0, silent, true, coordinated);
     }
 
     /**
-     * {@code script}: a script on a one-shard server, run in a continuation; if it turns busy it yields, and its rest
-     * moves to the coordinator ({@link #moveScript}), so that this thread can answer -BUSY meanwhile (decision 0022).
+     * {@code script}: a script run in a continuation; if it turns busy, or (with several shards) reaches another
+     * shard's key, it yields, and its rest moves to the coordinator ({@link #moveScript}), so that this thread can
+     * answer -BUSY meanwhile, or the coordinator can park that shard too (decision 0022). With several shards the Lua
+     * engine must be free now ({@code coordinated}: where the script runs otherwise, over those shards), as this thread
+     * must never wait for it: the script holding it may be a coordinated one that needs this shard parked.
      */
     private void runInline(ClientSession c, CommandSpec spec, byte[][] argv, Shard home, long now, long t0,
-                           boolean silent, boolean script) {
+                           boolean silent, boolean script, Shard[] coordinated) {
         CommandContext ctx = shardContexts[home.id()].reset(home, false, 0, c, c.db, now, c.noTouch);
         // The reply is written below, before this thread runs anything else (or settled); a script's is its own.
         if (!script) {
@@ -435,6 +457,15 @@ public final class Dispatcher {
         long recorded = journal.records();
         Outcome o = c.inMulti() ? null : memoryRefusal(spec, home);
         if (o == null && script) {
+            io.tide.script.LuaEngine engine = null;
+            if (coordinated != null) {
+                engine = server.scripting().engine();
+                if (!engine.tryHold()) {
+                    runCoordinated(c, spec, argv, coordinated, silent);
+                    return;
+                }
+                ctx.holdEnginePermit();
+            }
             InlineScript run = new InlineScript(spec, ctx, argv);
             ctx.suspendable(true);
             Object k = io.tide.util.Continuations.create(run);
@@ -443,7 +474,12 @@ public final class Dispatcher {
                 moveScript(c, spec, argv, home, silent, ctx, k, run, recorded, t0);
                 return;
             }
+            if (ctx.takeEnginePermit()) engine.release(); // it ended before the engine ran (NOSCRIPT, a bad numkeys)
             o = run.outcome;
+            if (o.reply == io.tide.script.LuaEngine.ON_THE_COORDINATOR) { // it reached another shard when it last ran
+                runCoordinated(c, spec, argv, coordinated, silent, true);
+                return;
+            }
         }
         if (o == null) o = execute(spec, ctx, argv);
         record(spec, home, o, home.clock().end() - t0, c, argv);
@@ -528,12 +564,34 @@ public final class Dispatcher {
             io.tide.util.Continuations.run(k); // only a shard thread yields: this runs it to its end
             Outcome o = run.outcome;
             long nanos = System.nanoTime() - t0;
-            serveReadyCoordinated(1L << id);
-            afterCoordinated(involved, recordedAt, home, ok -> finishCoordinated(c, spec, argv, slot,
+            long owned = ctx.parkedMask(); // with several shards it may have parked more than its own
+            Touched t = touched(ctx, involved, recordedAt);
+            serveReadyCoordinated(owned);
+            afterCoordinated(t.shards, t.recorded, home, ok -> finishCoordinated(c, spec, argv, slot,
                     ok ? o : new Outcome(Reply.error(aofError(home)), true, null), nanos, null));
         };
         Runnable rejected = shuttingDown(c, spec, argv, slot, home);
-        shards.coordinator().adopt(home, rest, rejected);
+        shards.coordinator().adopt(home, rest, rejected, true);
+    }
+
+    /** The shards a coordinated run owned at its end, and their journals' record counts before it wrote to them. */
+    private record Touched(Shard[] shards, long[] recorded) {}
+
+    /**
+     * What a coordinated run that began with {@code involved} (their journals' counts {@code recorded}) owns at its
+     * end: more shards when a script parked others for undeclared keys ({@link CommandContext#parkedMask}), each
+     * with its count from when it was parked.
+     */
+    private Touched touched(CommandContext ctx, Shard[] involved, long[] recorded) {
+        long owned = ctx.parkedMask();
+        if (owned == maskOf(involved)) return new Touched(involved, recorded);
+        Shard[] touched = shardsOf(owned);
+        long[] touchedRecorded = new long[touched.length];
+        for (int i = 0; i < touched.length; i++) {
+            int at = indexOf(involved, touched[i]);
+            touchedRecorded[i] = at >= 0 ? recorded[at] : ctx.recordsAtPark(touched[i].id());
+        }
+        return new Touched(touched, touchedRecorded);
     }
 
     /**
@@ -692,6 +750,12 @@ public final class Dispatcher {
     }
 
     private void runCoordinated(ClientSession c, CommandSpec spec, byte[][] argv, Shard[] involved, boolean silent) {
+        runCoordinated(c, spec, argv, involved, silent, false);
+    }
+
+    /** {@code monitorFed}: a script that MONITOR was shown already, when it began inline and went no further. */
+    private void runCoordinated(ClientSession c, CommandSpec spec, byte[][] argv, Shard[] involved, boolean silent,
+                                boolean monitorFed) {
         Shard home = c.home();
         if (spec != execSpec && memoryRefusal(spec, home) != null) {
             c.reply(Reply.error(Errors.OOM), silent);
@@ -709,19 +773,10 @@ public final class Dispatcher {
             long[] recorded = new long[involved.length];
             for (int i = 0; i < involved.length; i++) recorded[i] = involved[i].writes().journal().records();
             long t0 = System.nanoTime();
-            Outcome o = execute(spec, ctx, argv);
+            Outcome o = monitorFed ? run(spec, ctx, argv) : execute(spec, ctx, argv);
             long nanos = System.nanoTime() - t0;
             long owned = ctx.parkedMask(); // a script may have parked more shards than it started with
-            Shard[] touched = involved;
-            long[] touchedRecorded = recorded;
-            if (owned != mask) {
-                touched = shardsOf(owned);
-                touchedRecorded = new long[touched.length];
-                for (int i = 0; i < touched.length; i++) {
-                    int at = indexOf(involved, touched[i]);
-                    touchedRecorded[i] = at >= 0 ? recorded[at] : ctx.recordsAtPark(touched[i].id());
-                }
-            }
+            Touched t = touched(ctx, involved, recorded);
             BlockedCommand w = null;
             if (o.block != null) {
                 w = new BlockedCommand(this, shards, c, spec, o.block, slot, db, mask);
@@ -729,7 +784,7 @@ public final class Dispatcher {
             }
             BlockedCommand waiter = w;
             serveReadyCoordinated(owned);
-            afterCoordinated(touched, touchedRecorded, home, ok -> finishCoordinated(c, spec, argv, slot,
+            afterCoordinated(t.shards, t.recorded, home, ok -> finishCoordinated(c, spec, argv, slot,
                     ok ? o : new Outcome(Reply.error(aofError(home)), true, null), nanos, waiter));
         };
         Runnable rejected = shuttingDown(c, spec, argv, slot, home);
@@ -1112,7 +1167,7 @@ public final class Dispatcher {
         } else {
             coordinator.adopt(s, () -> {
                 if (coordinator.extend(every)) serve.run();
-            }, () -> { });
+            }, () -> { }, false);
         }
     }
 

@@ -382,6 +382,12 @@ public final class Errors {
             + " dataset. You can either wait the script termination or kill the server in a hard way using the"
             + " SHUTDOWN NOSAVE command.";
     public static final String SCRIPT_KILLED = "ERR Script killed by user with SCRIPT KILL...";
+    /**
+     * Tide's own: a script inline on its shard of a multi-shard server reached another shard's key from inside a Lua
+     * coroutine, which runs on a thread of its own where the script cannot move to the coordinator (decision 0022).
+     */
+    public static final String SCRIPT_OTHER_SHARD_IN_COROUTINE = "ERR Script attempted to access a key of another"
+            + " shard from a coroutine: declare the key in KEYS, or call it outside the coroutine";
     /** Followed by the refusal without its dash: EXEC refused while busy (Redis's execCommandAbort). */
     public static final String EXECABORT_BECAUSE = "EXECABORT Transaction discarded because of: ";
 

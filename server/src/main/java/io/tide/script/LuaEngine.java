@@ -637,6 +637,14 @@ public final class LuaEngine {
             if (raise) throw new LuaError(errorTable(failure));
             return errorTable(failure);
         }
+        // Inline on its shard of a multi-shard server, a call that reaches another shard's key moves the rest of the
+        // script to the coordinator, which parks that shard too (decision 0022, amended 2026-12-07).
+        if (run.ctx != null && run.ctx.reachesOtherShards(spec, argv) && crossed()
+                && !moveToCoordinator(run.ctx.server().tracking())) {
+            failure = Errors.SCRIPT_OTHER_SHARD_IN_COROUTINE;
+            if (raise) throw new LuaError(errorTable(failure));
+            return errorTable(failure);
+        }
         if (spec.has(CommandSpec.WRITE)) run.wrote = true;
         Reply reply = rule == RULE_SELECT ? select(spec, argv) : run.ctx.callFromScript(spec, argv, run.resp);
         if (reply instanceof Reply.Error e) {
@@ -765,7 +773,11 @@ public final class LuaEngine {
 
     /** Runs a compiled script or function body for {@code r}, giving the reply Redis would send. */
     public Reply execute(LuaValue fn, ScriptRun r, Varargs callArgs) {
-        inUse.acquireUninterruptibly();
+        if (r.ctx != null && r.ctx.inlineOnOneOfShards() && crossed(fn)) {
+            if (r.ctx.takeEnginePermit()) inUse.release();
+            return ON_THE_COORDINATOR;
+        }
+        if (r.ctx == null || !r.ctx.takeEnginePermit()) acquire(); // else the dispatcher took it (tryHold)
         try {
             return executeAlone(fn, r, callArgs);
         } finally {
@@ -774,11 +786,62 @@ public final class LuaEngine {
     }
 
     /**
+     * What {@link #execute} answers, without running anything, for a script or function about to run inline on a shard
+     * of a multi-shard server that reached another shard's key when it last ran there: the dispatcher runs it on the
+     * coordinator instead, from the start, as a script that declares keys of several shards (moving in the middle
+     * costs more than that). Compared by identity; never sent.
+     */
+    public static final Reply ON_THE_COORDINATOR = Reply.error("ERR internal: runs on the coordinator");
+
+    /**
+     * The scripts and functions that moved to the coordinator because they reached another shard's key (see
+     * {@link #ON_THE_COORDINATOR}); weak, so that a flushed or replaced one goes.
+     */
+    private final java.util.Map<LuaValue, Boolean> crossing =
+            java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
+
+    /** Whether {@code fn} reached another shard's key from inline (see {@link #ON_THE_COORDINATOR}). */
+    boolean crossed(LuaValue fn) {
+        return crossing.containsKey(fn);
+    }
+
+    /** The script or function running now ({@link #executeAlone}). */
+    private LuaValue running;
+
+    /**
      * One script or library load at a time. A semaphore, not a monitor: a script that turns busy inline on its shard
      * ends on the coordinator thread ({@link #moveToCoordinator}), so the thread that releases is not always the one
-     * that acquired.
+     * that acquired. Fair, for {@link #tryHold}.
      */
-    private final java.util.concurrent.Semaphore inUse = new java.util.concurrent.Semaphore(1);
+    private final java.util.concurrent.Semaphore inUse = new java.util.concurrent.Semaphore(1, true);
+
+    /** Waits for the engine; on the coordinator thread, running meanwhile what an inline script handed it. */
+    private void acquire() {
+        io.tide.shard.Coordinator co = io.tide.shard.Coordinator.onThisThread();
+        if (co != null) co.acquire(inUse);
+        else inUse.acquireUninterruptibly();
+    }
+
+    /**
+     * For a script about to run inline on a shard of a multi-shard server: takes the engine if it is free, without
+     * waiting (a shard thread that waited for it could be the one a coordinated script needs parked). The run that
+     * gets it is marked ({@code CommandContext.holdEnginePermit}) and {@link #execute} uses it; false when taken.
+     */
+    public boolean tryHold() {
+        try {
+            // Fair: not while the coordinator waits for it, which would otherwise wait behind one inline script after
+            // another with its own shards parked.
+            return inUse.tryAcquire(0, java.util.concurrent.TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /** Gives back a permit {@link #tryHold} took for a run that ended before the engine ran (a NOSCRIPT, say). */
+    public void release() {
+        inUse.release();
+    }
 
     /**
      * From a script running inline on its shard, inside the dispatcher's continuation: yields it, so that its rest
@@ -796,8 +859,15 @@ public final class LuaEngine {
         return moved;
     }
 
+    /** Remembers that the running script reached another shard's key from inline (see {@link #crossing}); true. */
+    private boolean crossed() {
+        if (running != null) crossing.put(running, Boolean.TRUE);
+        return true;
+    }
+
     private Reply executeAlone(LuaValue fn, ScriptRun r, Varargs callArgs) {
         run = r;
+        running = fn;
         ScriptWatchdog dog = watchdog;
         hook.reset(dog == null ? () -> { } : () -> dog.check(hook));
         boolean function = FUNCTION_SOURCE.equals(r.source);
@@ -825,6 +895,7 @@ public final class LuaEngine {
             RUNNING.remove();
             if (r.ctx != null) r.ctx.selectDb(callerDb); // a SELECT in the script ends with it
             run = null;
+            running = null;
             // Small tables stay until the next script replaces them: a global set to nil loses its hash slot, and
             // adding it back allocates one, on every call. Large ones go at once, not to hold their memory.
             if (r.keys.length + r.args.length > KEEP_ARGUMENTS) clearKeysAndArgv();
@@ -913,7 +984,7 @@ public final class LuaEngine {
      * globals afterwards. Throws Redis's "Error compiling function" / "Error registering functions" lines.
      */
     public void loadLibrary(byte[] code, LuaFunction registerFunction) {
-        inUse.acquireUninterruptibly();
+        acquire();
         try {
             loadLibraryAlone(code, registerFunction);
         } finally {

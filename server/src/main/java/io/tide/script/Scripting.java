@@ -75,6 +75,29 @@ public final class Scripting {
         return cache.get(sha);
     }
 
+    /**
+     * Whether EVALSHA's script or FCALL's function ({@code nameOrSha}; the command's name in {@code command}), about to
+     * start inline on a shard of a multi-shard server, reached another shard's key when it last ran inline there: it
+     * then starts on the coordinator (decision 0022). EVAL is not looked up here (its SHA1 is computed as it runs:
+     * {@link LuaEngine#ON_THE_COORDINATOR} answers for it). False for an unknown one: its command answers the error.
+     */
+    public boolean crossedBefore(String command, byte[] nameOrSha) {
+        LuaEngine e = engine;
+        if (e == null) return false;
+        if (command.startsWith("evalsha")) {
+            if (nameOrSha.length != 40) return false;
+            Script s = cache.get(new String(nameOrSha, java.nio.charset.StandardCharsets.ISO_8859_1)
+                    .toLowerCase(java.util.Locale.ROOT));
+            return s != null && e.crossed(s.function());
+        }
+        if (command.startsWith("fcall")) {
+            LibraryFunction fn =
+                    functions.function(new String(nameOrSha, java.nio.charset.StandardCharsets.UTF_8));
+            return fn != null && e.crossed(fn.callback());
+        }
+        return false;
+    }
+
     public boolean exists(String sha) {
         return cache.containsKey(sha);
     }

@@ -54,8 +54,12 @@ public final class Coordinator {
     /** See {@link #lend()}. */
     private volatile boolean lent;
 
-    /** {@code adopted}: handed over by {@link #adopt}, run only through {@link #adoptedOps}, never from the queue. */
-    private record Op(Shard[] shards, Runnable body, Runnable onRejected, SelfPark group, boolean adopted) {}
+    /**
+     * {@code adopted}: handed over by {@link #adopt}, run only through {@link #adoptedOps}, never from the queue;
+     * {@code script}: the rest of a script that began inline on its shard (see {@link #runAdoptedScripts}).
+     */
+    private record Op(Shard[] shards, Runnable body, Runnable onRejected, SelfPark group, boolean adopted,
+                      boolean script) {}
 
     /**
      * What shard threads handed over in the middle of their work ({@link #adopt}), until a batch takes it: the next
@@ -127,7 +131,7 @@ public final class Coordinator {
             onRejected.run();
             return;
         }
-        Op op = new Op(shards, body, onRejected, null, false);
+        Op op = new Op(shards, body, onRejected, null, false, false);
         queue.add(op);
         if (closed && queue.remove(op)) onRejected.run(); // lost the race with close(): nobody will run it
 
@@ -148,7 +152,7 @@ public final class Coordinator {
         SelfPark g = new SelfPark(self, bodies.size());
         Shard[] only = {self};
         List<Op> ops = new ArrayList<>(bodies.size());
-        for (int i = 0; i < bodies.size(); i++) ops.add(new Op(only, bodies.get(i), onRejected.get(i), g, false));
+        for (int i = 0; i < bodies.size(); i++) ops.add(new Op(only, bodies.get(i), onRejected.get(i), g, false, false));
         selfParked.set(self.id(), g); // before reading pending and lent: see park() and lend()
         try {
             if (lent) g.left = true; // a busy script holds the data: stay in the loop to answer -BUSY
@@ -172,16 +176,17 @@ public final class Coordinator {
      * Nothing else may touch the shard's data before the rest has run, not even a batch queued before whose barrier
      * this thread takes while it waits: so the rest does not queue behind anything. The next batch to run (one waiting
      * for this thread's arrival, or the one this call wakes) runs it first, with this shard parked either way (by that
-     * barrier, or self-parked here). On shutdown {@code onRejected} runs instead. See
+     * barrier, or self-parked here). On shutdown {@code onRejected} runs instead. {@code script}: the rest of a script
+     * (which holds the Lua engine until it ends, see {@link #acquire}). See
      * docs/decisions/0022-scripts-inline-on-their-shard.md and 0004 (amended 2026-12-06).
      */
-    public void adopt(Shard self, Runnable body, Runnable onRejected) {
+    public void adopt(Shard self, Runnable body, Runnable onRejected, boolean script) {
         if (closed) {
             onRejected.run();
             return;
         }
         SelfPark g = new SelfPark(self, 1);
-        Op op = new Op(new Shard[] {self}, body, onRejected, g, true);
+        Op op = new Op(new Shard[] {self}, body, onRejected, g, true, script);
         selfParked.set(self.id(), g); // before reading pending: see park()
         try {
             adoptedOps.add(op); // before this thread arrives at any barrier: the batch that parked it finds the op
@@ -217,6 +222,7 @@ public final class Coordinator {
     }
 
     private void loop() {
+        ON_THREAD.set(this);
         List<Op> batch = new ArrayList<>();
         Shard[] byId = new Shard[64];
         while (!closed) {
@@ -260,15 +266,30 @@ public final class Coordinator {
     }
 
     /** Runs {@code op}'s rejection (the server is shutting down) and counts it as finished. */
-    private static void reject(Op op) {
+    private void reject(Op op) {
         op.onRejected.run();
         finished(op);
     }
 
-    /** After an operation ran or was rejected: its self-parked thread may go once the whole group has. */
-    private static void finished(Op op) {
+    /**
+     * After an operation ran or was rejected: its self-parked thread may go once the whole group has. From then on its
+     * shard is no longer parked for this batch: a later operation of the batch that reaches it parks it by a barrier
+     * ({@link #extend}), instead of taking it for parked while its thread runs again.
+     */
+    private void finished(Op op) {
         SelfPark g = op.group;
-        if (g != null && --g.remaining == 0 && !g.left) g.signals.add(DONE);
+        if (g != null && --g.remaining == 0 && !g.left) {
+            g.signals.add(DONE);
+            selfParkedShards = without(selfParkedShards, g.shard);
+        }
+    }
+
+    private static Shard[] without(Shard[] set, Shard s) {
+        if (!contains(set, s)) return set;
+        Shard[] out = new Shard[set.length - 1];
+        int n = 0;
+        for (Shard x : set) if (x != s) out[n++] = x;
+        return out;
     }
 
     /** Operations run, and the nanoseconds their batches held shards parked (written on the coordinator thread). */
@@ -365,6 +386,9 @@ public final class Coordinator {
     public boolean extend(Shard[] more) {
         if (Thread.currentThread() != thread) throw new IllegalStateException("not on the coordinator thread");
         if (parked == null) return false;
+        // A script's rest handed over meanwhile waits on its shard's thread, which would take this barrier: it runs
+        // first, whole, so that this operation never sees it half done (nothing of its shard was touched here yet).
+        runAdoptedScripts();
         List<Shard> add = new ArrayList<>();
         for (Shard s : more) {
             if (!contains(parked, s) && !contains(selfParkedShards, s)) add.add(s);
@@ -459,6 +483,61 @@ public final class Coordinator {
         if (!park(shards)) parked = null;
         lent = false;
     }
+
+    /**
+     * The rests of scripts that began inline on their shards and were handed over ({@link #adopt} with
+     * {@code script}) since this batch started, run now, in the middle of the current operation, before it touches
+     * anything more: from the coordinator thread while the operation waits for the Lua engine such a script holds
+     * ({@link #acquire}), or is about to park more shards ({@link #extend}). Each one's shard is parked already (its
+     * thread waits in {@link #adopt}), and until it ends nothing else runs here, so it stays atomic. True if any ran.
+     */
+    private boolean runAdoptedScripts() {
+        boolean ran = false;
+        for (java.util.Iterator<Op> it = adoptedOps.iterator(); it.hasNext(); ) {
+            Op a = it.next();
+            if (!a.script || !adoptedOps.remove(a)) continue;
+            Shard home = a.shards[0];
+            if (!contains(parked, home) && !contains(selfParkedShards, home)) {
+                selfParkedShards = selfParkedShards == null ? new Shard[] {home}
+                        : java.util.Arrays.copyOf(selfParkedShards, selfParkedShards.length + 1);
+                selfParkedShards[selfParkedShards.length - 1] = home;
+            }
+            operations++;
+            runOp(a);
+            ran = true;
+        }
+        return ran;
+    }
+
+    /**
+     * Takes the Lua engine's {@code permit}. Off the coordinator thread, waits for it. On it (a script or library load
+     * in a coordinated operation), the permit may be held by a script inline on a shard of a multi-shard server, whose
+     * rest may be handed over here (it turned busy, or reached another shard's key): while waiting, this thread runs
+     * such rests ({@link #runAdoptedScripts}), so it never waits for work only it can do.
+     */
+    public void acquire(java.util.concurrent.Semaphore permit) {
+        if (Thread.currentThread() != thread) {
+            permit.acquireUninterruptibly();
+            return;
+        }
+        boolean interrupted = false;
+        while (!permit.tryAcquire()) {
+            if (runAdoptedScripts()) continue;
+            try {
+                if (permit.tryAcquire(100, TimeUnit.MICROSECONDS)) break;
+            } catch (InterruptedException e) {
+                interrupted = true; // shutting down: the holder is killed at its next check, here or on its shard
+            }
+        }
+        if (interrupted) Thread.currentThread().interrupt();
+    }
+
+    /** The coordinator whose thread is the calling one, or null. */
+    public static Coordinator onThisThread() {
+        return ON_THREAD.get();
+    }
+
+    private static final ThreadLocal<Coordinator> ON_THREAD = new ThreadLocal<>();
 
     /** True while a coordinated operation holds the data with the shards released (a busy script). */
     public boolean lent() {

@@ -41,11 +41,11 @@ public final class FunctionCommands {
                 "7.0.0", "Invokes a read-only function", Handler.FCALL_RO).keysBy(ScriptCommands.ANY_KEY)
                 .keySpec(ScriptCommands.RO_NUMKEYS, ScriptCommands.NUMKEYS_GETKEYS);
         CommandSpec f = t.container("function", -2, "", "", "7.0.0", "A container for function commands");
-        f.sub("delete", 3, "noscript write", 0, 0, 0, "@write @slow @scripting", "7.0.0",
+        f.sub("delete", 3, "noscript write allshards", 0, 0, 0, "@write @slow @scripting", "7.0.0",
                 "Deletes a library and its functions", Handler.DELETE);
         f.sub("dump", 2, "noscript", 0, 0, 0, "@slow @scripting", "7.0.0",
                 "Dumps all libraries into a serialized binary payload", Handler.DUMP);
-        f.sub("flush", -2, "noscript write", 0, 0, 0, "@write @slow @scripting", "7.0.0",
+        f.sub("flush", -2, "noscript write allshards", 0, 0, 0, "@write @slow @scripting", "7.0.0",
                 "Deletes all libraries and functions", Handler.FLUSH);
         f.sub("help", 2, "loading stale", 0, 0, 0, "@slow @scripting", "7.0.0",
                 "Returns helpful text about the different subcommands", Handler.HELP);
@@ -53,9 +53,9 @@ public final class FunctionCommands {
                 "Terminates a function during execution", Handler.KILL);
         f.sub("list", -2, "noscript", 0, 0, 0, "@slow @scripting", "7.0.0",
                 "Returns information about all libraries", Handler.LIST);
-        f.sub("load", -3, "noscript write denyoom", 0, 0, 0, "@write @slow @scripting", "7.0.0",
+        f.sub("load", -3, "noscript write denyoom allshards", 0, 0, 0, "@write @slow @scripting", "7.0.0",
                 "Creates a library", Handler.LOAD);
-        f.sub("restore", -3, "noscript write denyoom", 0, 0, 0, "@write @slow @scripting", "7.0.0",
+        f.sub("restore", -3, "noscript write denyoom allshards", 0, 0, 0, "@write @slow @scripting", "7.0.0",
                 "Restores all libraries from a payload", Handler.RESTORE);
         f.sub("stats", 2, "noscript allow_busy", 0, 0, 0, "@slow @scripting", "7.0.0",
                 "Returns information about a function during execution", Handler.STATS);
