@@ -65,8 +65,7 @@ class CoordinatorRoutingTest {
 
     /** The counter (INFO, which reads it, is gathered: it adds nothing). */
     private static long coordinatorOps(Jedis j) {
-        String info = j.info("tide");
-        return Long.parseLong(info.replaceAll("(?s).*tide_coordinator_operations:(\\d+).*", "$1"));
+        return TestServers.coordinatorOperations(j);
     }
 
     @Test

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.tide.Server;
 import io.tide.testing.TestServers;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -42,87 +41,54 @@ class ShardInlineScriptTest {
         server.close();
     }
 
-    private static int shardOf(Server s, String key) {
-        return s.context().shards().shardOf(key.getBytes(StandardCharsets.UTF_8)).id();
-    }
-
-    /** The {@code n}th key with {@code prefix} that lives on shard {@code shard}. */
-    private static String keyOn(Server s, int shard, String prefix, int n) {
-        for (int i = 0, found = 0; ; i++) {
-            String k = prefix + i;
-            if (shardOf(s, k) == shard && found++ == n) return k;
-        }
-    }
-
-    /** A connection whose home (the shard loop that reads it) is {@code shard}. */
-    private static Jedis homedOn(Server s, int shard) {
-        List<Jedis> others = new ArrayList<>();
-        try {
-            while (true) {
-                Jedis j = TestServers.jedis(s.port(), 2);
-                if (s.context().clients().get(j.clientId()).home().id() == shard) return j;
-                others.add(j);
-            }
-        } finally {
-            others.forEach(Jedis::close);
-        }
-    }
-
-    private static long coordinatorOperations(Jedis j) {
-        for (String line : j.info("tide").split("\r\n")) {
-            if (line.startsWith("tide_coordinator_operations:")) return Long.parseLong(line.substring(28));
-        }
-        throw new AssertionError("no tide_coordinator_operations");
-    }
-
     @Test
     void scriptWithItsKeysOnItsHomeShard_runsThereWithoutTheCoordinator() {
-        String k0 = keyOn(server, 0, "own:", 0);
-        String counter = keyOn(server, 0, "own:", 1);
+        String k0 = TestServers.keyOn(server, 0, "own:", 0);
+        String counter = TestServers.keyOn(server, 0, "own:", 1);
         String setGet = "redis.call('SET', KEYS[1], ARGV[1]) return redis.call('GET', KEYS[1])";
-        try (Jedis h0 = homedOn(server, 0); Jedis h1 = homedOn(server, 1)) {
+        try (Jedis h0 = TestServers.homedOn(server, 0); Jedis h1 = TestServers.homedOn(server, 1)) {
             h0.functionLoadReplace("#!lua name=inl\nredis.register_function('inl_incr',"
                     + " function(keys) return redis.call('INCR', keys[1]) end)");
-            long before = coordinatorOperations(h0);
+            long before = TestServers.coordinatorOperations(h0);
             for (int i = 0; i < 20; i++) assertThat(h0.eval(setGet, 1, k0, "v" + i)).isEqualTo("v" + i);
             for (int i = 1; i <= 5; i++) assertThat(h0.fcall("inl_incr", List.of(counter), List.of())).isEqualTo((long) i);
             assertThat(h0.eval("return redis.call('GET', '" + k0 + "')")).isEqualTo("v19"); // no keys: inline too
-            assertThat(coordinatorOperations(h0)).as("inline on shard 0").isEqualTo(before);
+            assertThat(TestServers.coordinatorOperations(h0)).as("inline on shard 0").isEqualTo(before);
             // The same script from a client of shard 1: its key is elsewhere, so the coordinator runs it.
             for (int i = 0; i < 4; i++) assertThat(h1.eval(setGet, 1, k0, "w" + i)).isEqualTo("w" + i);
-            assertThat(coordinatorOperations(h0)).isEqualTo(before + 4);
+            assertThat(TestServers.coordinatorOperations(h0)).isEqualTo(before + 4);
         }
     }
 
     @Test
     void undeclaredKeyOfAnotherShard_movesTheScriptToTheCoordinator_inTheMiddle() {
-        String k0 = keyOn(server, 0, "mv:", 0);
-        String k1 = keyOn(server, 1, "mv:", 0);
+        String k0 = TestServers.keyOn(server, 0, "mv:", 0);
+        String k1 = TestServers.keyOn(server, 1, "mv:", 0);
         String script = "local a = redis.call('INCR', KEYS[1]) local b = redis.call('INCRBY', ARGV[1], 10)"
                 + " return {a, b, redis.call('GET', KEYS[1])}";
-        try (Jedis h0 = homedOn(server, 0)) {
-            long before = coordinatorOperations(h0);
+        try (Jedis h0 = TestServers.homedOn(server, 0)) {
+            long before = TestServers.coordinatorOperations(h0);
             assertThat(h0.eval(script, 1, k0, k1)).isEqualTo(List.of(1L, 10L, "1"));
-            assertThat(coordinatorOperations(h0)).as("moved once").isEqualTo(before + 1);
+            assertThat(TestServers.coordinatorOperations(h0)).as("moved once").isEqualTo(before + 1);
             // Having reached another shard, it starts on the coordinator from then on: one operation again.
             assertThat(h0.eval(script, 1, k0, k1)).isEqualTo(List.of(2L, 20L, "2"));
-            assertThat(coordinatorOperations(h0)).isEqualTo(before + 2);
+            assertThat(TestServers.coordinatorOperations(h0)).isEqualTo(before + 2);
             // By SHA the same script, known to cross, starts on the coordinator (looked up before it starts).
             String sha = h0.scriptLoad(script);
             assertThat(h0.evalsha(sha, 1, k0, k1)).isEqualTo(List.of(3L, 30L, "3"));
-            assertThat(coordinatorOperations(h0)).isEqualTo(before + 3);
+            assertThat(TestServers.coordinatorOperations(h0)).isEqualTo(before + 3);
             // A function: moves once, then starts on the coordinator.
             h0.functionLoadReplace("#!lua name=mv\nredis.register_function('mv_cross', function(keys, args)"
                     + " redis.call('INCR', keys[1]) return redis.call('INCRBY', args[1], 10) end)");
-            long loaded = coordinatorOperations(h0); // FUNCTION LOAD parks every shard: one operation
+            long loaded = TestServers.coordinatorOperations(h0); // FUNCTION LOAD parks every shard: one operation
             assertThat(h0.fcall("mv_cross", List.of(k0), List.of(k1))).isEqualTo(40L);
             assertThat(h0.fcall("mv_cross", List.of(k0), List.of(k1))).isEqualTo(50L);
-            assertThat(coordinatorOperations(h0)).isEqualTo(loaded + 2);
+            assertThat(TestServers.coordinatorOperations(h0)).isEqualTo(loaded + 2);
             assertThat(h0.get(k0)).isEqualTo("5");
             // A read-only script's undeclared read of another shard moves it just the same.
-            long ro = coordinatorOperations(h0);
+            long ro = TestServers.coordinatorOperations(h0);
             assertThat(h0.evalReadonly("return redis.call('GET', ARGV[1])", List.of(k0), List.of(k1))).isEqualTo("50");
-            assertThat(coordinatorOperations(h0)).isEqualTo(ro + 1);
+            assertThat(TestServers.coordinatorOperations(h0)).isEqualTo(ro + 1);
             // A call that needs every shard (DBSIZE) too.
             assertThat(h0.eval("redis.call('SET', KEYS[1], 'x') return redis.call('DBSIZE')", 1, k0))
                     .isEqualTo(h0.dbSize());
@@ -138,10 +104,10 @@ class ShardInlineScriptTest {
     /** A script that crossed before begins inline, finds it must not, and starts over on the coordinator: MONITOR shows it once. */
     @Test
     void scriptStartedOverOnTheCoordinator_isShownOnceByMonitor() throws Exception {
-        String k0 = keyOn(server, 0, "mon:", 0);
-        String k1 = keyOn(server, 1, "mon:", 0);
+        String k0 = TestServers.keyOn(server, 0, "mon:", 0);
+        String k1 = TestServers.keyOn(server, 1, "mon:", 0);
         String script = "redis.call('SET', KEYS[1], 'a') return redis.call('SET', ARGV[1], 'b')";
-        try (Jedis h0 = homedOn(server, 0); io.tide.testing.RawClient monitor = new io.tide.testing.RawClient(server.port())) {
+        try (Jedis h0 = TestServers.homedOn(server, 0); io.tide.testing.RawClient monitor = new io.tide.testing.RawClient(server.port())) {
             h0.eval(script, 1, k0, k1); // moves in its middle, and is remembered
             assertThat(monitor.call("MONITOR")).isEqualTo("+OK\r\n");
             h0.eval(script, 1, k0, k1);
@@ -158,9 +124,9 @@ class ShardInlineScriptTest {
     void movedScriptsWritesOnBothShards_areInTheAppendOnlyFile() throws Exception {
         Path dir = Files.createTempDirectory("tide-inline-aof");
         Server s = TestServers.start(2, "--dir", dir.toString(), "--appendonly", "yes", "--appendfsync", "always");
-        String k0 = keyOn(s, 0, "aof:", 0);
-        String k1 = keyOn(s, 1, "aof:", 0);
-        try (Jedis h0 = homedOn(s, 0)) {
+        String k0 = TestServers.keyOn(s, 0, "aof:", 0);
+        String k1 = TestServers.keyOn(s, 1, "aof:", 0);
+        try (Jedis h0 = TestServers.homedOn(s, 0)) {
             for (int i = 0; i < 3; i++) {
                 h0.eval("redis.call('RPUSH', KEYS[1], ARGV[2]) return redis.call('RPUSH', ARGV[1], ARGV[2])", 1, k0, k1,
                         "e" + i);
@@ -186,10 +152,10 @@ class ShardInlineScriptTest {
      */
     @Test
     void scriptsMovingAcrossShards_areAtomicForSingleShardReaders_andNeverDeadlock() throws Exception {
-        String[] own = {keyOn(server, 0, "at:own:", 0), keyOn(server, 1, "at:own:", 0)};
+        String[] own = {TestServers.keyOn(server, 0, "at:own:", 0), TestServers.keyOn(server, 1, "at:own:", 0)};
         String[][] pair = {
-            {keyOn(server, 1, "at:p:", 0), keyOn(server, 1, "at:p:", 1)}, // written by shard 0's clients
-            {keyOn(server, 0, "at:p:", 0), keyOn(server, 0, "at:p:", 1)}, // written by shard 1's clients
+            {TestServers.keyOn(server, 1, "at:p:", 0), TestServers.keyOn(server, 1, "at:p:", 1)}, // written by shard 0's clients
+            {TestServers.keyOn(server, 0, "at:p:", 0), TestServers.keyOn(server, 0, "at:p:", 1)}, // written by shard 1's clients
         };
         String crossing = "redis.call('INCR', KEYS[1]) redis.call('INCR', ARGV[1])"
                 + " for i = 1, 50 do redis.call('GET', KEYS[1]) end return redis.call('INCR', ARGV[2])";
@@ -207,7 +173,7 @@ class ShardInlineScriptTest {
                 int s = side;
                 for (int w = 0; w < 2; w++) {
                     tasks.add(pool.submit(() -> {
-                        try (Jedis j = homedOn(server, s)) {
+                        try (Jedis j = TestServers.homedOn(server, s)) {
                             long n = 0;
                             while (!stop.get()) {
                                 // A new script each time: one that crossed before would start on the coordinator.
@@ -222,7 +188,7 @@ class ShardInlineScriptTest {
                     }));
                 }
                 tasks.add(pool.submit(() -> { // reads the pair on its own shard: inline there, one instant
-                    try (Jedis j = homedOn(server, 1 - s)) {
+                    try (Jedis j = TestServers.homedOn(server, 1 - s)) {
                         while (!stop.get()) {
                             List<String> v = j.mget(pair[s][0], pair[s][1]);
                             if (v.get(0) == null ? v.get(1) != null : !v.get(0).equals(v.get(1))) torn.incrementAndGet();
@@ -272,15 +238,15 @@ class ShardInlineScriptTest {
     /** As on one shard: past the threshold the script moves to the coordinator, the server answers -BUSY as Redis does. */
     @Test
     void busyInlineScript_movesAndTheServerAnswersBusy_andScriptKillFromAnotherShardStopsIt() throws Exception {
-        String k0 = keyOn(server, 0, "busy:", 0);
-        String k1 = keyOn(server, 1, "busy:", 0);
+        String k0 = TestServers.keyOn(server, 0, "busy:", 0);
+        String k1 = TestServers.keyOn(server, 1, "busy:", 0);
         String spin = "redis.call('GET', KEYS[1]) while true do end";
         try (Jedis setup = TestServers.jedis(server.port(), 2)) {
             setup.configSet("busy-reply-threshold", "100");
             setup.set(k1, "free");
         }
         ExecutorService pool = Executors.newSingleThreadExecutor();
-        try (Jedis runner = homedOn(server, 0); Jedis same = homedOn(server, 0); Jedis other = homedOn(server, 1)) {
+        try (Jedis runner = TestServers.homedOn(server, 0); Jedis same = TestServers.homedOn(server, 0); Jedis other = TestServers.homedOn(server, 1)) {
             Future<Object> script = pool.submit(() -> runner.eval(spin, 1, k0));
             Thread.sleep(400);
             assertThatThrownBy(() -> same.get(k0)).isInstanceOf(JedisDataException.class).hasMessageStartingWith("BUSY");

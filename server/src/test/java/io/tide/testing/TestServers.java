@@ -93,6 +93,37 @@ public final class TestServers {
         }
     }
 
+    /** The {@code n}th key named {@code prefix} followed by a number that lives on shard {@code shard} of {@code server}. */
+    public static String keyOn(Server server, int shard, String prefix, int n) {
+        ShardSet set = server.context().shards();
+        for (int i = 0, found = 0; ; i++) {
+            String k = prefix + i;
+            if (set.shardOf(utf8(k)).id() == shard && found++ == n) return k;
+        }
+    }
+
+    /** A RESP2 connection whose home (the shard loop that reads it) is {@code shard}; the others opened are closed. */
+    public static Jedis homedOn(Server server, int shard) {
+        List<Jedis> others = new ArrayList<>();
+        try {
+            while (true) {
+                Jedis j = jedis(server.port(), 2);
+                if (server.context().clients().get(j.clientId()).home().id() == shard) return j;
+                others.add(j);
+            }
+        } finally {
+            others.forEach(Jedis::close);
+        }
+    }
+
+    /** INFO tide's {@code tide_coordinator_operations}, through {@code j}. */
+    public static long coordinatorOperations(Jedis j) {
+        for (String line : j.info("tide").split("\r\n")) {
+            if (line.startsWith("tide_coordinator_operations:")) return Long.parseLong(line.substring(28));
+        }
+        throw new AssertionError("no tide_coordinator_operations in INFO tide");
+    }
+
     /** The server's {@code blocked_clients}, from INFO through {@code j}. */
     private static long blockedClients(Jedis j) {
         for (String line : j.info("clients").split("\r\n")) {
