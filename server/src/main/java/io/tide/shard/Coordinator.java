@@ -493,8 +493,7 @@ public final class Coordinator {
      */
     private boolean runAdoptedScripts() {
         boolean ran = false;
-        for (java.util.Iterator<Op> it = adoptedOps.iterator(); it.hasNext(); ) {
-            Op a = it.next();
+        for (Op a : adoptedOps) { // weakly consistent: removing as it goes is safe
             if (!a.script || !adoptedOps.remove(a)) continue;
             Shard home = a.shards[0];
             if (!contains(parked, home) && !contains(selfParkedShards, home)) {
