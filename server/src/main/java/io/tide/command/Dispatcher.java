@@ -60,8 +60,9 @@ public final class Dispatcher {
     private final boolean single;
     /**
      * Scripts run inline on a shard, in a continuation that moves to the coordinator if they turn busy: with one shard,
-     * every script; with several, one whose declared keys all live on its client's home shard (or that declares none),
-     * which also moves once it reaches another shard's key (decision 0022).
+     * every script; with several, one whose declared keys all live on one shard (there: {@link #sendScript} when it is
+     * not the client's) or that declares none (on the client's), which also moves once it reaches another shard's key
+     * (decision 0022).
      */
     private final boolean inlineScripts;
     /** Per home shard, confined to its thread: clients postponed by CLIENT PAUSE, in order, and the pause end its
@@ -402,12 +403,12 @@ public final class Dispatcher {
             // with their declared keys' shards parked)
             long declared = spec != execSpec && spec.isScript() ? declaredKeysMask(argv) : 0;
             Shard[] coordinated = declared != 0 ? shardsOf(declared) : shards.all();
-            // Inline on the home shard when that is where its declared keys are, and no earlier command of the client
-            // is still on its way to another shard (an undeclared key there must not be read before it).
+            // Inline on the shard of its declared keys (the home shard when it declares none), when no earlier command
+            // of the client is still on its way to another shard (an undeclared key there must not be read before it).
             if (inlineScripts && spec != execSpec && spec.isScript() && c.hopsInFlight == 0
-                    && (declared == 0 || declared == 1L << home.id())
-                    && !server.scripting().crossedBefore(spec.name(), argv[1])) {
-                runInline(c, spec, argv, home, now, t0, silent, coordinated);
+                    && Long.bitCount(declared) <= 1 && !server.scripting().crossedBefore(spec.name(), argv[1])) {
+                if (declared == 0 || declared == 1L << home.id()) runInline(c, spec, argv, home, now, t0, silent, coordinated);
+                else sendScript(c, spec, argv, shards.get(Long.numberOfTrailingZeros(declared)), silent, coordinated);
             } else {
                 runCoordinated(c, spec, argv, coordinated, silent);
             }
@@ -467,11 +468,10 @@ public final class Dispatcher {
                 ctx.holdEnginePermit();
             }
             InlineScript run = new InlineScript(spec, ctx, argv);
-            ctx.suspendable(true);
-            Object k = io.tide.util.Continuations.create(run);
-            io.tide.util.Continuations.run(k);
-            if (!io.tide.util.Continuations.isDone(k)) {
-                moveScript(c, spec, argv, home, silent, ctx, k, run, recorded, t0);
+            if (!run.start()) {
+                ClientSession.Slot slot = c.reserve(silent, spec, argv);
+                c.barrierInFlight = true;
+                moveScript(c, spec, argv, home, slot, ctx, run, recorded, t0);
                 return;
             }
             if (ctx.takeEnginePermit()) engine.release(); // it ended before the engine ran (NOSCRIPT, a bad numkeys)
@@ -528,12 +528,26 @@ public final class Dispatcher {
         private final CommandSpec spec;
         private final CommandContext ctx;
         private final byte[][] argv;
+        private Object continuation;
         Outcome outcome;
 
         InlineScript(CommandSpec spec, CommandContext ctx, byte[][] argv) {
             this.spec = spec;
             this.ctx = ctx;
             this.argv = argv;
+        }
+
+        /** Runs it on this (shard) thread, in a continuation; false when it yielded to move ({@link #moveScript}). */
+        boolean start() {
+            ctx.suspendable(true);
+            continuation = io.tide.util.Continuations.create(this);
+            io.tide.util.Continuations.run(continuation);
+            return io.tide.util.Continuations.isDone(continuation);
+        }
+
+        /** On the coordinator thread: runs the rest to its end (only a shard thread yields). */
+        void finish() {
+            io.tide.util.Continuations.run(continuation);
         }
 
         @Override
@@ -543,35 +557,79 @@ public final class Dispatcher {
     }
 
     /**
-     * A script inline on {@code home} turned busy and yielded (continuation {@code k}): its rest runs on the coordinator
-     * thread, with this shard parked until the coordinator lends the data (as for a busy coordinated script: this
-     * thread then answers -BUSY); the reply follows as a coordinated command's does. The script keeps {@code ctx};
-     * the shard takes a fresh context for what it serves meanwhile.
+     * On the home shard: a script whose declared keys all live on {@code target}, another shard, is sent there to run
+     * inline (decision 0022, amended 2026-12-07); the client's later requests wait for its reply, as for a
+     * coordinated command, which is what it becomes if it cannot run there ({@code coordinated}: its shards).
      */
-    private void moveScript(ClientSession c, CommandSpec spec, byte[][] argv, Shard home, boolean silent,
-                            CommandContext ctx, Object k, InlineScript run, long recorded, long t0) {
-        int id = home.id();
+    private void sendScript(ClientSession c, CommandSpec spec, byte[][] argv, Shard target, boolean silent,
+                            Shard[] coordinated) {
+        ClientSession.Slot slot = c.reserve(silent, spec, argv);
+        c.barrierInFlight = true;
+        int db = c.db;
+        boolean noTouch = c.noTouch;
+        long t0 = System.nanoTime();
+        target.loop().execute(() -> scriptOn(target, c, spec, argv, slot, db, noTouch, coordinated, t0));
+    }
+
+    /** On {@code target}'s thread: {@link #sendScript}'s script, whose reply goes home as a coordinated one's does. */
+    private void scriptOn(Shard target, ClientSession c, CommandSpec spec, byte[][] argv, ClientSession.Slot slot,
+                          int db, boolean noTouch, Shard[] coordinated, long t0) {
+        io.tide.script.LuaEngine engine = server.scripting().engine();
+        if (target.dataLent() || !engine.tryHold()) {
+            coordinate(c, spec, argv, coordinated, slot, db, noTouch, false);
+            return;
+        }
+        CommandContext ctx = shardContexts[target.id()].reset(target, false, 0, c, db, System.currentTimeMillis(),
+                noTouch);
+        ctx.holdEnginePermit();
+        long recorded = target.writes().journal().records();
+        memoryRefusal(spec, target); // a script's own: records the state its denyoom calls are refused by
+        InlineScript run = new InlineScript(spec, ctx, argv);
+        if (!run.start()) {
+            moveScript(c, spec, argv, target, slot, ctx, run, recorded, t0);
+            return;
+        }
+        if (ctx.takeEnginePermit()) engine.release(); // it ended before the engine ran (NOSCRIPT, a bad numkeys)
+        Outcome o = run.outcome;
+        if (o.reply == io.tide.script.LuaEngine.ON_THE_COORDINATOR) {
+            coordinate(c, spec, argv, coordinated, slot, db, noTouch, true);
+            return;
+        }
+        long nanos = System.nanoTime() - t0;
+        if (target.blocking().hasReady()) serveReady(target);
+        afterCoordinated(new Shard[] {target}, new long[] {recorded}, c.home(), ok -> finishCoordinated(c, spec, argv,
+                slot, ok ? o : new Outcome(Reply.error(aofError(target)), true, null), nanos, null));
+    }
+
+    /**
+     * A script inline on {@code executing} turned busy, or reached another shard's key, and yielded: its rest runs on
+     * the coordinator thread, with this shard parked until the coordinator lends the data (as for a busy coordinated
+     * script: this thread then answers -BUSY); the reply ({@code slot}, reserved on the client's home shard) follows as
+     * a coordinated command's does. The script keeps {@code ctx}; the shard takes a fresh context for what it serves
+     * meanwhile.
+     */
+    private void moveScript(ClientSession c, CommandSpec spec, byte[][] argv, Shard executing, ClientSession.Slot slot,
+                            CommandContext ctx, InlineScript run, long recorded, long t0) {
+        int id = executing.id();
         CommandContext fresh = new CommandContext(server);
         shardContexts[id] = fresh;
         viewOutcomes[id] = new Outcome(fresh.view(), false, null);
         intViewOutcomes[id] = new Outcome(fresh.intView(), false, null);
-        ClientSession.Slot slot = c.reserve(silent, spec, argv);
-        c.barrierInFlight = true;
-        Shard[] involved = {home};
+        Shard[] involved = {executing};
         long[] recordedAt = {recorded};
         Runnable rest = () -> {
             ctx.movedToCoordinator();
-            io.tide.util.Continuations.run(k); // only a shard thread yields: this runs it to its end
+            run.finish();
             Outcome o = run.outcome;
             long nanos = System.nanoTime() - t0;
             long owned = ctx.parkedMask(); // with several shards it may have parked more than its own
             Touched t = touched(ctx, involved, recordedAt);
             serveReadyCoordinated(owned);
-            afterCoordinated(t.shards, t.recorded, home, ok -> finishCoordinated(c, spec, argv, slot,
-                    ok ? o : new Outcome(Reply.error(aofError(home)), true, null), nanos, null));
+            afterCoordinated(t.shards, t.recorded, c.home(), ok -> finishCoordinated(c, spec, argv, slot,
+                    ok ? o : new Outcome(Reply.error(aofError(executing)), true, null), nanos, null));
         };
-        Runnable rejected = shuttingDown(c, spec, argv, slot, home);
-        shards.coordinator().adopt(home, rest, rejected, true);
+        Runnable rejected = shuttingDown(c, spec, argv, slot, c.home());
+        shards.coordinator().adopt(executing, rest, rejected, true);
     }
 
     /** The shards a coordinated run owned at its end, and their journals' record counts before it wrote to them. */
@@ -765,10 +823,25 @@ public final class Dispatcher {
         outboxes[home.id()].flush();
         ClientSession.Slot slot = c.reserve(silent, spec, argv);
         c.barrierInFlight = true;
-        int db = c.db;
-        boolean noTouch = c.noTouch;
+        Runnable body = coordinatedBody(c, spec, argv, involved, slot, c.db, c.noTouch, monitorFed);
+        Runnable rejected = shuttingDown(c, spec, argv, slot, home);
+        if (involved.length == 1 && involved[0] == home) selfParks[home.id()].add(body, rejected);
+        else shards.coordinator().run(involved, body, rejected);
+    }
+
+    /** From any thread, for a client whose reply {@code slot} is reserved: runs the command coordinated over {@code involved}. */
+    private void coordinate(ClientSession c, CommandSpec spec, byte[][] argv, Shard[] involved, ClientSession.Slot slot,
+                            int db, boolean noTouch, boolean monitorFed) {
+        shards.coordinator().run(involved, coordinatedBody(c, spec, argv, involved, slot, db, noTouch, monitorFed),
+                shuttingDown(c, spec, argv, slot, c.home()));
+    }
+
+    /** The coordinator thread's part of {@link #runCoordinated}: runs it, then its reply goes home. */
+    private Runnable coordinatedBody(ClientSession c, CommandSpec spec, byte[][] argv, Shard[] involved,
+                                     ClientSession.Slot slot, int db, boolean noTouch, boolean monitorFed) {
+        Shard home = c.home();
         long mask = maskOf(involved);
-        Runnable body = () -> {
+        return () -> {
             CommandContext ctx = coordinatorContext.reset(null, true, mask, c, db, System.currentTimeMillis(), noTouch);
             long[] recorded = new long[involved.length];
             for (int i = 0; i < involved.length; i++) recorded[i] = involved[i].writes().journal().records();
@@ -787,9 +860,6 @@ public final class Dispatcher {
             afterCoordinated(t.shards, t.recorded, home, ok -> finishCoordinated(c, spec, argv, slot,
                     ok ? o : new Outcome(Reply.error(aofError(home)), true, null), nanos, waiter));
         };
-        Runnable rejected = shuttingDown(c, spec, argv, slot, home);
-        if (involved.length == 1 && involved[0] == home) selfParks[home.id()].add(body, rejected);
-        else shards.coordinator().run(involved, body, rejected);
     }
 
     /** What a coordinated operation the coordinator will not run does instead: -ERR server is shutting down. */

@@ -42,7 +42,7 @@ class ShardInlineScriptTest {
     }
 
     @Test
-    void scriptWithItsKeysOnItsHomeShard_runsThereWithoutTheCoordinator() {
+    void scriptWithItsKeysOnOneShard_runsThereWithoutTheCoordinator() {
         String k0 = TestServers.keyOn(server, 0, "own:", 0);
         String counter = TestServers.keyOn(server, 0, "own:", 1);
         String setGet = "redis.call('SET', KEYS[1], ARGV[1]) return redis.call('GET', KEYS[1])";
@@ -54,9 +54,14 @@ class ShardInlineScriptTest {
             for (int i = 1; i <= 5; i++) assertThat(h0.fcall("inl_incr", List.of(counter), List.of())).isEqualTo((long) i);
             assertThat(h0.eval("return redis.call('GET', '" + k0 + "')")).isEqualTo("v19"); // no keys: inline too
             assertThat(TestServers.coordinatorOperations(h0)).as("inline on shard 0").isEqualTo(before);
-            // The same script from a client of shard 1: its key is elsewhere, so the coordinator runs it.
+            // The same script from a client of shard 1 is sent to shard 0 and runs inline there.
             for (int i = 0; i < 4; i++) assertThat(h1.eval(setGet, 1, k0, "w" + i)).isEqualTo("w" + i);
-            assertThat(TestServers.coordinatorOperations(h0)).isEqualTo(before + 4);
+            assertThat(h1.fcall("inl_incr", List.of(counter), List.of())).isEqualTo(6L);
+            assertThat(TestServers.coordinatorOperations(h0)).as("inline on shard 0, sent there").isEqualTo(before);
+            // Declared keys on both shards: the coordinator runs it.
+            String k1 = TestServers.keyOn(server, 1, "own:", 0);
+            assertThat(h1.eval("return redis.call('GET', KEYS[1])", 2, k0, k1)).isEqualTo("w3");
+            assertThat(TestServers.coordinatorOperations(h0)).isEqualTo(before + 1);
         }
     }
 
@@ -89,6 +94,15 @@ class ShardInlineScriptTest {
             long ro = TestServers.coordinatorOperations(h0);
             assertThat(h0.evalReadonly("return redis.call('GET', ARGV[1])", List.of(k0), List.of(k1))).isEqualTo("50");
             assertThat(TestServers.coordinatorOperations(h0)).isEqualTo(ro + 1);
+            // Sent to the shard of its key by a client of the other shard, it moves from there just the same.
+            try (Jedis h1 = TestServers.homedOn(server, 1)) {
+                long sent = TestServers.coordinatorOperations(h0);
+                String fromOne = "redis.call('INCR', KEYS[1]) return redis.call('INCRBY', ARGV[1], 100)";
+                assertThat(h1.eval(fromOne, 1, k0, k1)).isEqualTo(150L);
+                assertThat(h1.eval(fromOne, 1, k0, k1)).isEqualTo(250L);
+                assertThat(TestServers.coordinatorOperations(h0)).isEqualTo(sent + 2);
+                assertThat(h0.get(k0)).isEqualTo("7");
+            }
             // A call that needs every shard (DBSIZE) too.
             assertThat(h0.eval("redis.call('SET', KEYS[1], 'x') return redis.call('DBSIZE')", 1, k0))
                     .isEqualTo(h0.dbSize());
@@ -144,8 +158,8 @@ class ShardInlineScriptTest {
     }
 
     /**
-     * Scripts from clients of each shard (a new one each time, so that each moves in its middle) write a declared key
-     * on their own shard, then two undeclared keys of the
+     * Scripts (a new one each time, so that each moves in its middle), run inline on the shard of their declared key,
+     * at home or sent there by a client of the other shard, write that key, then two undeclared keys of the
      * other shard, one after the other; readers on that other shard (MGET of the two, inline there) must never see one
      * written without the other. Meanwhile coordinated scripts, cross-shard MSETs and FUNCTION LOADs run, so that every
      * path that waits for the Lua engine or parks shards meets the inline ones. Nothing may hang.
@@ -172,8 +186,9 @@ class ShardInlineScriptTest {
             for (int side = 0; side < 2; side++) {
                 int s = side;
                 for (int w = 0; w < 2; w++) {
+                    int homeShard = w == 0 ? s : 1 - s; // one writer inline at home, one sent from the other shard
                     tasks.add(pool.submit(() -> {
-                        try (Jedis j = TestServers.homedOn(server, s)) {
+                        try (Jedis j = TestServers.homedOn(server, homeShard)) {
                             long n = 0;
                             while (!stop.get()) {
                                 // A new script each time: one that crossed before would start on the coordinator.
@@ -247,14 +262,19 @@ class ShardInlineScriptTest {
         }
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try (Jedis runner = TestServers.homedOn(server, 0); Jedis same = TestServers.homedOn(server, 0); Jedis other = TestServers.homedOn(server, 1)) {
-            Future<Object> script = pool.submit(() -> runner.eval(spin, 1, k0));
-            Thread.sleep(400);
-            assertThatThrownBy(() -> same.get(k0)).isInstanceOf(JedisDataException.class).hasMessageStartingWith("BUSY");
-            assertThatThrownBy(() -> other.get(k1)).isInstanceOf(JedisDataException.class).hasMessageStartingWith("BUSY");
-            assertThat(other.scriptKill()).isEqualTo("OK");
-            assertThatThrownBy(() -> script.get(10, TimeUnit.SECONDS)).hasMessageContaining("Script killed");
-            assertThat(same.get(k0)).isNull();
-            assertThat(other.get(k1)).isEqualTo("free");
+            for (Jedis from : List.of(runner, other)) { // inline at home, then sent from shard 1
+                Future<Object> script = pool.submit(() -> from.eval(spin, 1, k0));
+                Thread.sleep(400);
+                assertThatThrownBy(() -> same.get(k0)).isInstanceOf(JedisDataException.class)
+                        .hasMessageStartingWith("BUSY");
+                Jedis killer = from == other ? same : other;
+                assertThatThrownBy(() -> killer.get(k1)).isInstanceOf(JedisDataException.class)
+                        .hasMessageStartingWith("BUSY");
+                assertThat(killer.scriptKill()).isEqualTo("OK");
+                assertThatThrownBy(() -> script.get(10, TimeUnit.SECONDS)).hasMessageContaining("Script killed");
+                assertThat(same.get(k0)).isNull();
+                assertThat(other.get(k1)).isEqualTo("free");
+            }
         } finally {
             pool.shutdownNow();
             try (Jedis setup = TestServers.jedis(server.port(), 2)) {
