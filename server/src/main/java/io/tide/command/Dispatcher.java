@@ -458,27 +458,23 @@ public final class Dispatcher {
         long recorded = journal.records();
         Outcome o = c.inMulti() ? null : memoryRefusal(spec, home);
         if (o == null && script) {
-            io.tide.script.LuaEngine engine = null;
-            if (coordinated != null) {
-                engine = server.scripting().engine();
-                if (!engine.tryHold()) {
+            InlineScript run = new InlineScript(spec, ctx, argv);
+            switch (run.here(coordinated != null)) {
+                case ENGINE_TAKEN -> {
                     runCoordinated(c, spec, argv, coordinated, silent);
                     return;
                 }
-                ctx.holdEnginePermit();
-            }
-            InlineScript run = new InlineScript(spec, ctx, argv);
-            if (!run.start()) {
-                ClientSession.Slot slot = c.reserve(silent, spec, argv);
-                c.barrierInFlight = true;
-                moveScript(c, spec, argv, home, slot, ctx, run, recorded, t0);
-                return;
-            }
-            if (ctx.takeEnginePermit()) engine.release(); // it ended before the engine ran (NOSCRIPT, a bad numkeys)
-            o = run.outcome;
-            if (o.reply == io.tide.script.LuaEngine.ON_THE_COORDINATOR) { // it reached another shard when it last ran
-                runCoordinated(c, spec, argv, coordinated, silent, true);
-                return;
+                case CROSSED_BEFORE -> {
+                    runCoordinated(c, spec, argv, coordinated, silent, true);
+                    return;
+                }
+                case MOVED -> {
+                    ClientSession.Slot slot = c.reserve(silent, spec, argv);
+                    c.barrierInFlight = true;
+                    moveScript(c, spec, argv, home, slot, ctx, run, recorded, t0);
+                    return;
+                }
+                case RAN -> o = run.outcome;
             }
         }
         if (o == null) o = execute(spec, ctx, argv);
@@ -523,6 +519,13 @@ public final class Dispatcher {
         }
     }
 
+    /**
+     * What came of starting a script inline ({@link InlineScript#here}): it ran to its end; it yielded to move to the
+     * coordinator ({@link #moveScript}); the Lua engine was taken, or it reached another shard's key when it last ran
+     * there (MONITOR has shown it then): either way nothing ran, and it starts on the coordinator instead.
+     */
+    private enum Inline { RAN, MOVED, ENGINE_TAKEN, CROSSED_BEFORE }
+
     /** A script's run, inside a continuation (see {@link #runInline}). */
     private final class InlineScript implements Runnable {
         private final CommandSpec spec;
@@ -537,12 +540,23 @@ public final class Dispatcher {
             this.argv = argv;
         }
 
-        /** Runs it on this (shard) thread, in a continuation; false when it yielded to move ({@link #moveScript}). */
-        boolean start() {
+        /**
+         * Runs it on this (shard) thread, in a continuation. {@code takeEngine} (several shards): only if the Lua engine
+         * is free now, as a shard thread never waits for it. What came of it: {@link Inline}.
+         */
+        Inline here(boolean takeEngine) {
+            io.tide.script.LuaEngine engine = null;
+            if (takeEngine) {
+                engine = server.scripting().engine();
+                if (!engine.tryHold()) return Inline.ENGINE_TAKEN;
+                ctx.holdEnginePermit();
+            }
             ctx.suspendable(true);
             continuation = io.tide.util.Continuations.create(this);
             io.tide.util.Continuations.run(continuation);
-            return io.tide.util.Continuations.isDone(continuation);
+            if (!io.tide.util.Continuations.isDone(continuation)) return Inline.MOVED;
+            if (ctx.takeEnginePermit()) engine.release(); // it ended before the engine ran (NOSCRIPT, a bad numkeys)
+            return outcome.reply == io.tide.script.LuaEngine.ON_THE_COORDINATOR ? Inline.CROSSED_BEFORE : Inline.RAN;
         }
 
         /** On the coordinator thread: runs the rest to its end (only a shard thread yields). */
@@ -574,27 +588,31 @@ public final class Dispatcher {
     /** On {@code target}'s thread: {@link #sendScript}'s script, whose reply goes home as a coordinated one's does. */
     private void scriptOn(Shard target, ClientSession c, CommandSpec spec, byte[][] argv, ClientSession.Slot slot,
                           int db, boolean noTouch, Shard[] coordinated, long t0) {
-        io.tide.script.LuaEngine engine = server.scripting().engine();
-        if (target.dataLent() || !engine.tryHold()) {
+        if (target.dataLent()) { // a busy script holds the data: after it
             coordinate(c, spec, argv, coordinated, slot, db, noTouch, false);
             return;
         }
         CommandContext ctx = shardContexts[target.id()].reset(target, false, 0, c, db, System.currentTimeMillis(),
                 noTouch);
-        ctx.holdEnginePermit();
         long recorded = target.writes().journal().records();
         memoryRefusal(spec, target); // a script's own: records the state its denyoom calls are refused by
         InlineScript run = new InlineScript(spec, ctx, argv);
-        if (!run.start()) {
-            moveScript(c, spec, argv, target, slot, ctx, run, recorded, t0);
-            return;
+        switch (run.here(true)) {
+            case ENGINE_TAKEN -> {
+                coordinate(c, spec, argv, coordinated, slot, db, noTouch, false);
+                return;
+            }
+            case CROSSED_BEFORE -> {
+                coordinate(c, spec, argv, coordinated, slot, db, noTouch, true);
+                return;
+            }
+            case MOVED -> {
+                moveScript(c, spec, argv, target, slot, ctx, run, recorded, t0);
+                return;
+            }
+            case RAN -> { }
         }
-        if (ctx.takeEnginePermit()) engine.release(); // it ended before the engine ran (NOSCRIPT, a bad numkeys)
         Outcome o = run.outcome;
-        if (o.reply == io.tide.script.LuaEngine.ON_THE_COORDINATOR) {
-            coordinate(c, spec, argv, coordinated, slot, db, noTouch, true);
-            return;
-        }
         long nanos = System.nanoTime() - t0;
         if (target.blocking().hasReady()) serveReady(target);
         afterCoordinated(new Shard[] {target}, new long[] {recorded}, c.home(), ok -> finishCoordinated(c, spec, argv,

@@ -639,11 +639,13 @@ public final class LuaEngine {
         }
         // Inline on its shard of a multi-shard server, a call that reaches another shard's key moves the rest of the
         // script to the coordinator, which parks that shard too (decision 0022, amended 2026-12-07).
-        if (run.ctx != null && run.ctx.reachesOtherShards(spec, argv) && crossed()
-                && !moveToCoordinator(run.ctx.server().tracking())) {
-            failure = Errors.SCRIPT_OTHER_SHARD_IN_COROUTINE;
-            if (raise) throw new LuaError(errorTable(failure));
-            return errorTable(failure);
+        if (run.ctx != null && run.ctx.reachesOtherShards(spec, argv)) {
+            if (running != null) remember(running);
+            if (!moveToCoordinator(run.ctx.server().tracking())) {
+                failure = Errors.SCRIPT_OTHER_SHARD_IN_COROUTINE;
+                if (raise) throw new LuaError(errorTable(failure));
+                return errorTable(failure);
+            }
         }
         if (spec.has(CommandSpec.WRITE)) run.wrote = true;
         Reply reply = rule == RULE_SELECT ? select(spec, argv) : run.ctx.callFromScript(spec, argv, run.resp);
@@ -802,8 +804,18 @@ public final class LuaEngine {
 
     /** Whether {@code fn} reached another shard's key from inline (see {@link #ON_THE_COORDINATOR}). */
     boolean crossed(LuaValue fn) {
-        return crossing.containsKey(fn);
+        return anyCrossed && crossing.containsKey(fn);
     }
+
+    /**
+     * Whether any script ever did ({@link #crossing} may since have let it go): until then a script's start looks
+     * nothing up.
+     */
+    boolean anyCrossed() {
+        return anyCrossed;
+    }
+
+    private volatile boolean anyCrossed;
 
     /** The script or function running now ({@link #executeAlone}). */
     private LuaValue running;
@@ -859,10 +871,10 @@ public final class LuaEngine {
         return moved;
     }
 
-    /** Remembers that the running script reached another shard's key from inline (see {@link #crossing}); true. */
-    private boolean crossed() {
-        if (running != null) crossing.put(running, Boolean.TRUE);
-        return true;
+    /** Remembers that {@code fn} reached another shard's key from inline (see {@link #crossing}). */
+    private void remember(LuaValue fn) {
+        crossing.put(fn, Boolean.TRUE);
+        anyCrossed = true;
     }
 
     private Reply executeAlone(LuaValue fn, ScriptRun r, Varargs callArgs) {

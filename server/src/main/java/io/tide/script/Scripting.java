@@ -75,6 +75,12 @@ public final class Scripting {
         return cache.get(sha);
     }
 
+    /** EVALSHA's script: {@code sha} as the client sent it (any case), or null (not cached, not 40 characters). */
+    public Script lookup(byte[] sha) {
+        if (sha.length != 40) return null;
+        return cache.get(new String(sha, java.nio.charset.StandardCharsets.ISO_8859_1).toLowerCase(java.util.Locale.ROOT));
+    }
+
     /**
      * Whether EVALSHA's script or FCALL's function ({@code nameOrSha}; the command's name in {@code command}), about to
      * start inline on a shard of a multi-shard server, reached another shard's key when it last ran inline there: it
@@ -83,11 +89,9 @@ public final class Scripting {
      */
     public boolean crossedBefore(String command, byte[] nameOrSha) {
         LuaEngine e = engine;
-        if (e == null) return false;
+        if (e == null || !e.anyCrossed()) return false;
         if (command.startsWith("evalsha")) {
-            if (nameOrSha.length != 40) return false;
-            Script s = cache.get(new String(nameOrSha, java.nio.charset.StandardCharsets.ISO_8859_1)
-                    .toLowerCase(java.util.Locale.ROOT));
+            Script s = lookup(nameOrSha);
             return s != null && e.crossed(s.function());
         }
         if (command.startsWith("fcall")) {

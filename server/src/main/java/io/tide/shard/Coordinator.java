@@ -284,6 +284,17 @@ public final class Coordinator {
         }
     }
 
+    /**
+     * The shard of an operation handed over by {@link #adopt}: its thread waits there, so for the rest of the batch it
+     * counts as parked (an {@link #extend} skips it) until {@link #finished} lets it go.
+     */
+    private void countSelfParked(Shard home) {
+        if (contains(parked, home) || contains(selfParkedShards, home)) return;
+        int n = selfParkedShards == null ? 0 : selfParkedShards.length;
+        selfParkedShards = n == 0 ? new Shard[1] : java.util.Arrays.copyOf(selfParkedShards, n + 1);
+        selfParkedShards[n] = home;
+    }
+
     private static Shard[] without(Shard[] set, Shard s) {
         if (!contains(set, s)) return set;
         Shard[] out = new Shard[set.length - 1];
@@ -328,11 +339,7 @@ public final class Coordinator {
         List<Op> adopted = new ArrayList<>();
         for (Op a; (a = adoptedOps.poll()) != null; ) {
             adopted.add(a);
-            Shard home = a.shards[0];
-            if (!contains(shards, home) && !contains(selfParkedShards, home)) {
-                selfParkedShards = java.util.Arrays.copyOf(selfParkedShards, selfParkedShards.length + 1);
-                selfParkedShards[selfParkedShards.length - 1] = home;
-            }
+            countSelfParked(a.shards[0]);
         }
         operations += batch.size() + adopted.size();
         try {
@@ -495,12 +502,7 @@ public final class Coordinator {
         boolean ran = false;
         for (Op a : adoptedOps) { // weakly consistent: removing as it goes is safe
             if (!a.script || !adoptedOps.remove(a)) continue;
-            Shard home = a.shards[0];
-            if (!contains(parked, home) && !contains(selfParkedShards, home)) {
-                selfParkedShards = selfParkedShards == null ? new Shard[] {home}
-                        : java.util.Arrays.copyOf(selfParkedShards, selfParkedShards.length + 1);
-                selfParkedShards[selfParkedShards.length - 1] = home;
-            }
+            countSelfParked(a.shards[0]);
             operations++;
             runOp(a);
             ran = true;

@@ -106,8 +106,7 @@ public final class ScriptCommands {
         Scripting scripting = scripting(ctx);
         Scripting.Script s;
         if (bySha) {
-            String sha = new String(argv[1], StandardCharsets.ISO_8859_1).toLowerCase(Locale.ROOT);
-            s = argv[1].length == 40 ? scripting.lookup(sha) : null;
+            s = scripting.lookup(argv[1]);
             if (s == null) throw Errors.error(Errors.NOSCRIPT);
         } else {
             s = scripting.load(argv[1]);
