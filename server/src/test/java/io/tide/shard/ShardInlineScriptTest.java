@@ -78,10 +78,23 @@ class ShardInlineScriptTest {
             // Having reached another shard, it starts on the coordinator from then on: one operation again.
             assertThat(h0.eval(script, 1, k0, k1)).isEqualTo(List.of(2L, 20L, "2"));
             assertThat(TestServers.coordinatorOperations(h0)).isEqualTo(before + 2);
+            // Remembered by the script, not the call: a run that would stay on shard 0 starts on the coordinator too.
+            String sometimes = "redis.call('INCR', KEYS[1]) if ARGV[1] ~= '' then redis.call('INCR', ARGV[1]) end"
+                    + " return redis.call('GET', KEYS[1])";
+            String k0b = TestServers.keyOn(server, 0, "mv:", 1);
+            String k1b = TestServers.keyOn(server, 1, "mv:", 1);
+            long was = TestServers.coordinatorOperations(h0);
+            assertThat(h0.eval(sometimes, 1, k0b, "")).isEqualTo("1");
+            assertThat(TestServers.coordinatorOperations(h0)).as("stays inline").isEqualTo(was);
+            assertThat(h0.eval(sometimes, 1, k0b, k1b)).isEqualTo("2");
+            assertThat(h0.eval(sometimes, 1, k0b, "")).isEqualTo("3");
+            assertThat(TestServers.coordinatorOperations(h0)).as("moved, then started there").isEqualTo(was + 2);
+            assertThat(h0.get(k1b)).isEqualTo("1");
             // By SHA the same script, known to cross, starts on the coordinator (looked up before it starts).
             String sha = h0.scriptLoad(script);
+            long bySha = TestServers.coordinatorOperations(h0);
             assertThat(h0.evalsha(sha, 1, k0, k1)).isEqualTo(List.of(3L, 30L, "3"));
-            assertThat(TestServers.coordinatorOperations(h0)).isEqualTo(before + 3);
+            assertThat(TestServers.coordinatorOperations(h0)).isEqualTo(bySha + 1);
             // A function: moves once, then starts on the coordinator.
             h0.functionLoadReplace("#!lua name=mv\nredis.register_function('mv_cross', function(keys, args)"
                     + " redis.call('INCR', keys[1]) return redis.call('INCRBY', args[1], 10) end)");
