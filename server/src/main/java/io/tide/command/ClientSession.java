@@ -220,7 +220,8 @@ public final class ClientSession {
 
     /**
      * Memory of the queued commands as Redis 7.0 counts CLIENT LIST {@code multi-mem}: their argument bytes plus one
-     * 8-byte reference per argument. Racy outside the home thread (a snapshot for introspection).
+     * 8-byte reference per argument. Racy outside the home thread (a snapshot for introspection): client eviction
+     * reads it from shard 0's cron while the home shard queues, so the copy may hold nulls where the list was growing.
      */
     public long queuedBytes() {
         ArrayList<Queued> q = multi;
@@ -228,6 +229,7 @@ public final class ClientSession {
         long sum = 0;
         Object[] items = q.toArray();
         for (Object o : items) {
+            if (o == null) continue;
             byte[][] argv = ((Queued) o).argv();
             sum += 8L * argv.length;
             for (byte[] a : argv) sum += a.length;

@@ -657,7 +657,10 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
 
     @Override
     public long outputBufferBytes() {
-        long pending = (out == null ? 0 : out.readableBytes()) + backlogBytes;
+        // Read from other threads too (used_memory's client buffers, client eviction): the home shard may drop the
+        // buffer between two reads of the field, so it is read once.
+        ByteBuf b = out;
+        long pending = (b == null ? 0 : b.readableBytes()) + backlogBytes;
         var cob = channel.unsafe().outboundBuffer();
         return pending + (cob == null ? 0 : cob.totalPendingWriteBytes());
     }
