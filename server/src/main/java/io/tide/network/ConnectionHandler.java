@@ -405,11 +405,17 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        if (io.tide.util.OutOfMemory.handle(cause, "connection " + remoteAddress(), server::requestShutdown)) {
+        if (io.tide.util.OutOfMemory.handle(cause, "connection " + remoteAddress(), () -> server.requestShutdown())) {
             ctx.close();
             return;
         }
-        LOG.debug("connection {} error: {}", remoteAddress(), cause.toString());
+        // A peer's reset or a TLS handshake it botched is the peer's business; anything else is a fault of ours that
+        // cost a client its connection, and is worth a line in the log with where it came from.
+        if (cause instanceof java.io.IOException || cause instanceof io.netty.handler.codec.DecoderException) {
+            LOG.debug("connection {} error: {}", remoteAddress(), cause.toString());
+        } else {
+            LOG.warn("connection {} closed after an unexpected error", remoteAddress(), cause);
+        }
         ctx.close();
     }
 
