@@ -2,9 +2,8 @@ package io.tide.command;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tide.testing.Race;
 import java.nio.charset.StandardCharsets;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -18,33 +17,14 @@ class QueuedBytesAcrossThreadsTest {
         ClientSession s = new ClientSession(1, null, null, null, true, 0);
         byte[][] argv = {"SET".getBytes(StandardCharsets.US_ASCII), "k".getBytes(StandardCharsets.US_ASCII),
                 "v".getBytes(StandardCharsets.US_ASCII)};
-        AtomicBoolean stop = new AtomicBoolean();
-        AtomicReference<Throwable> failure = new AtomicReference<>();
-        long[] reads = new long[1];
-        Thread reader = new Thread(() -> {
-            try {
-                while (!stop.get()) {
-                    assertThat(s.queuedBytes()).isNotNegative();
-                    reads[0]++;
-                }
-            } catch (Throwable t) {
-                failure.set(t);
-            }
-        }, "multi-mem-reader");
-        reader.start();
-        long end = System.nanoTime() + 2_000_000_000L;
-        long transactions = 0;
-        while (System.nanoTime() < end && failure.get() == null) {
+        Race.Outcome o = Race.run(() -> {
             s.startMulti();
             for (int i = 0; i < 200; i++) s.queue(null, argv);
             assertThat(s.queuedBytes()).isEqualTo(200L * (3 * 8 + 5));
             s.endMulti();
-            transactions++;
-        }
-        stop.set(true);
-        reader.join();
-        assertThat(failure.get()).as("a read of multi-mem from another thread").isNull();
-        assertThat(reads[0]).isPositive();
-        assertThat(transactions).isPositive();
+        }, () -> assertThat(s.queuedBytes()).isNotNegative(), 2_000);
+        assertThat(o.failure()).as("a read of multi-mem from another thread").isNull();
+        assertThat(o.ownerRuns()).isPositive();
+        assertThat(o.readerRuns()).isPositive();
     }
 }

@@ -5,9 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.tide.protocol.ProtocolLimits;
 import io.tide.shard.Shard;
+import io.tide.testing.Race;
 import java.nio.charset.StandardCharsets;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -25,34 +24,16 @@ class ConnectionFiguresAcrossThreadsTest {
         var channelField = ConnectionHandler.class.getDeclaredField("channel");
         channelField.setAccessible(true);
         channelField.set(h, ch);
-
-        AtomicBoolean stop = new AtomicBoolean();
-        AtomicReference<Throwable> failure = new AtomicReference<>();
-        long[] reads = new long[1];
-        Thread reader = new Thread(() -> {
-            try {
-                while (!stop.get()) {
-                    h.outputBufferBytes();
-                    reads[0]++;
-                }
-            } catch (Throwable t) {
-                failure.set(t);
-            }
-        }, "figures-reader");
-        reader.start();
         byte[] reply = "+OK\r\n".getBytes(StandardCharsets.US_ASCII);
-        long end = System.nanoTime() + 3_000_000_000L;
-        int flushes = 0;
-        while (System.nanoTime() < end && failure.get() == null) {
+        long[] flushes = new long[1];
+        Race.Outcome o = Race.run(() -> {
             h.buffer().writeBytes(reply);
             h.flush();
-            if (++flushes % 1024 == 0) ch.releaseOutbound();
-        }
-        stop.set(true);
-        reader.join();
+            if (++flushes[0] % 1024 == 0) ch.releaseOutbound();
+        }, h::outputBufferBytes, 3_000);
         ch.finishAndReleaseAll();
-        assertThat(failure.get()).as("a read of the output figures from another thread").isNull();
-        assertThat(reads[0]).isPositive();
-        assertThat(flushes).isPositive();
+        assertThat(o.failure()).as("a read of the output figures from another thread").isNull();
+        assertThat(o.ownerRuns()).isPositive();
+        assertThat(o.readerRuns()).isPositive();
     }
 }
