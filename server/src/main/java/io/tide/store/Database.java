@@ -1104,9 +1104,19 @@ public final class Database {
         return heap.slackBytes();
     }
 
-    /** Estimated bytes held: keys, values and table arrays. Maintained incrementally. */
+    /**
+     * Estimated bytes held: keys, values and table arrays. Maintained incrementally. Read from other threads too
+     * (used_memory, summed by whichever shard checks memory): each table field is read once, as the owner may end a
+     * resize between two reads.
+     */
     public long usedBytes() {
-        return dataBytes + cur.bytes + (old == null ? 0 : old.bytes);
+        return dataBytes + tableArrayBytes();
+    }
+
+    /** The table arrays' bytes, the resize's old one included; safe from any thread (a stale figure at worst). */
+    private long tableArrayBytes() {
+        Table o = old;
+        return cur.bytes + (o == null ? 0 : o.bytes);
     }
 
     /**
@@ -1114,7 +1124,7 @@ public final class Database {
      * one, counted in the entries' bytes); without, the bytes of the table arrays.
      */
     public long tableBytes(boolean expires) {
-        return expires ? 8L * volatileCount : cur.bytes + (old == null ? 0 : old.bytes);
+        return expires ? 8L * volatileCount : tableArrayBytes();
     }
 
     /**
