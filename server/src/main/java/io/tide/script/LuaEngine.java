@@ -633,28 +633,26 @@ public final class LuaEngine {
                 }
             }
         }
-        if (failure != null) {
-            if (raise) throw new LuaError(errorTable(failure));
-            return errorTable(failure);
-        }
+        if (failure != null) return failed(failure, raise);
         // Inline on its shard of a multi-shard server, a call that reaches another shard's key moves the rest of the
         // script to the coordinator, which parks that shard too (decision 0022, amended 2026-12-07).
         if (run.ctx != null && run.ctx.reachesOtherShards(spec, argv)) {
             if (running != null) remember(running);
             if (!moveToCoordinator(run.ctx.server().tracking())) {
-                failure = Errors.SCRIPT_OTHER_SHARD_IN_COROUTINE;
-                if (raise) throw new LuaError(errorTable(failure));
-                return errorTable(failure);
+                return failed(Errors.SCRIPT_OTHER_SHARD_IN_COROUTINE, raise);
             }
         }
         if (spec.has(CommandSpec.WRITE)) run.wrote = true;
         Reply reply = rule == RULE_SELECT ? select(spec, argv) : run.ctx.callFromScript(spec, argv, run.resp);
-        if (reply instanceof Reply.Error e) {
-            LuaTable t = errorTable(e.text());
-            if (raise) throw new LuaError(t);
-            return t;
-        }
+        if (reply instanceof Reply.Error e) return failed(e.text(), raise);
         return ScriptConversions.toLua(reply, run.resp);
+    }
+
+    /** A call's error {@code text}: raised for redis.call ({@code raise}), returned as an error table for pcall. */
+    private static LuaTable failed(String text, boolean raise) {
+        LuaTable t = errorTable(text);
+        if (raise) throw new LuaError(t);
+        return t;
     }
 
     /**
