@@ -10,7 +10,13 @@ import java.util.function.BiConsumer;
  *
  * <p>Linear probing over parallel arrays (keys, values, hashes), capacity a power of two, load at most
  * 3/4 and at least 1/8 (shrinking on removal), deletion by backward shift (no tombstones). Values may
- * be null (sets store none); {@link #indexOf} tells presence apart from a null value.
+ * be null (sets store none); {@link #indexOf} tells presence apart from a null value. The values array is
+ * made by the first non-null value, so a map that holds none (a set's) spends nothing on it.
+ *
+ * <p>A <em>packed</em> map ({@link #packed}) stores one array per entry instead of a key and a value: the
+ * entry's key length (a varint), the key, then whatever its owner keeps after it (a hash's field value). It is
+ * looked up by the key alone; {@link #keyAt} returns the whole entry. A hash of short fields and values then
+ * costs one array header and one slot reference per field instead of two of each.
  *
  * <p>{@link #scan} keeps SCAN's guarantee (every entry present for the whole scan is returned at least
  * once) across resizes between calls: it walks home buckets ({@code hash & mask}) with Redis's
@@ -29,7 +35,10 @@ public final class ByteMap {
     /** Header plus fields of this object. */
     private static final long SHALLOW = 40;
 
+    /** Keys are the leading part of packed entries ({@link #packed}). */
+    private final boolean packed;
     private byte[][] keys;
+    /** Null while every value is null. */
     private Object[] values;
     private int[] hashes;
     private int mask;
@@ -37,21 +46,74 @@ public final class ByteMap {
     private long entryBytes;
 
     public ByteMap() {
-        allocate(MIN_CAPACITY);
+        this(0);
     }
 
     /** A map sized for {@code expected} entries without resizing. */
     public ByteMap(int expected) {
+        this(expected, false);
+    }
+
+    private ByteMap(int expected, boolean packed) {
+        this.packed = packed;
         int cap = MIN_CAPACITY;
         while (cap * 3L / 4 < expected) cap <<= 1;
         allocate(cap);
     }
 
+    /** A packed map (see the class comment) sized for {@code expected} entries; fill it with {@link #putEntry}. */
+    public static ByteMap packed(int expected) {
+        return new ByteMap(expected, true);
+    }
+
     private void allocate(int cap) {
         keys = new byte[cap][];
-        values = new Object[cap];
+        values = null;
         hashes = new int[cap];
         mask = cap - 1;
+    }
+
+    // ---------------------------------------------------------------- packed entries
+
+    /** A packed entry: {@code key}'s length as a varint, {@code key}, then {@code tail[off, off + len)}. */
+    public static byte[] entry(byte[] key, byte[] tail, int off, int len) {
+        int at = varintSize(key.length);
+        byte[] e = new byte[at + key.length + len];
+        int n = key.length;
+        for (int i = 0; n >= 0x80; i++, n >>>= 7) e[i] = (byte) (n | 0x80);
+        e[at - 1] = (byte) n;
+        System.arraycopy(key, 0, e, at, key.length);
+        System.arraycopy(tail, off, e, at + key.length, len);
+        return e;
+    }
+
+    private static int varintSize(int n) {
+        int s = 1;
+        while ((n >>>= 7) != 0) s++;
+        return s;
+    }
+
+    /** Where a packed entry's key starts. */
+    public static int keyOffset(byte[] entry) {
+        int i = 0;
+        while (entry[i] < 0) i++;
+        return i + 1;
+    }
+
+    /** The length of a packed entry's key. */
+    public static int keyLength(byte[] entry) {
+        int n = 0;
+        int shift = 0;
+        for (int i = 0; ; i++, shift += 7) {
+            byte b = entry[i];
+            n |= (b & 0x7F) << shift;
+            if (b >= 0) return n;
+        }
+    }
+
+    /** Where what follows a packed entry's key starts. */
+    public static int tailOffset(byte[] entry) {
+        return keyOffset(entry) + keyLength(entry);
     }
 
     public int size() {
@@ -73,24 +135,43 @@ public final class ByteMap {
     }
 
     public Object valueAt(int i) {
-        return values[i];
+        return values == null ? null : values[i];
     }
 
     /** Replaces the value in an occupied slot (from {@link #indexOf}). */
     public void setValueAt(int i, Object v) {
-        entryBytes += MemoryCost.of(v) - MemoryCost.of(values[i]);
-        values[i] = v;
+        Object old = valueAt(i);
+        entryBytes += MemoryCost.of(v) - MemoryCost.of(old);
+        if (v != null && values == null) values = new Object[keys.length];
+        if (values != null) values[i] = v;
+    }
+
+    /** Replaces the entry in an occupied slot of a packed map with one of the same key. */
+    public void setEntryAt(int i, byte[] entry) {
+        entryBytes += MemoryCost.ofKey(entry) - MemoryCost.ofKey(keys[i]);
+        keys[i] = entry;
     }
 
     /** The slot holding {@code key}, or -1. */
     public int indexOf(byte[] key) {
-        int h = Database.hash(key);
+        return indexOf(key, 0, key.length);
+    }
+
+    /** The slot holding the key {@code a[off, off + len)}, or -1. */
+    public int indexOf(byte[] a, int off, int len) {
+        int h = Database.hash(a, off, len);
         int m = mask;
         for (int i = h & m; ; i = (i + 1) & m) {
             byte[] k = keys[i];
             if (k == null) return -1;
-            if (hashes[i] == h && Arrays.equals(k, key)) return i;
+            if (hashes[i] == h && keyEquals(k, a, off, len)) return i;
         }
+    }
+
+    private boolean keyEquals(byte[] stored, byte[] a, int off, int len) {
+        if (!packed) return Arrays.equals(stored, 0, stored.length, a, off, off + len);
+        int at = keyOffset(stored);
+        return Arrays.equals(stored, at, at + keyLength(stored), a, off, off + len);
     }
 
     public boolean containsKey(byte[] key) {
@@ -100,7 +181,7 @@ public final class ByteMap {
     /** The value of {@code key}, or null when absent (or stored as null). */
     public Object get(byte[] key) {
         int i = indexOf(key);
-        return i < 0 ? null : values[i];
+        return i < 0 ? null : valueAt(i);
     }
 
     /**
@@ -108,27 +189,33 @@ public final class ByteMap {
      * callers must not modify it afterwards.
      */
     public boolean put(byte[] key, Object value) {
-        int h = Database.hash(key);
+        return put(key, 0, key.length, key, value);
+    }
+
+    /**
+     * Inserts or overwrites the packed entry {@code entry} (see {@link #entry}) with {@code value}; returns true when
+     * its key was new. The entry is kept by reference.
+     */
+    public boolean putEntry(byte[] entry, Object value) {
+        return put(entry, keyOffset(entry), keyLength(entry), entry, value);
+    }
+
+    private boolean put(byte[] a, int off, int len, byte[] stored, Object value) {
+        int h = Database.hash(a, off, len);
         int m = mask;
-        int i = h & m;
-        for (; ; i = (i + 1) & m) {
+        for (int i = h & m; ; i = (i + 1) & m) {
             byte[] k = keys[i];
             if (k == null) break;
-            if (hashes[i] == h && Arrays.equals(k, key)) {
+            if (hashes[i] == h && keyEquals(k, a, off, len)) {
+                if (packed) setEntryAt(i, stored);
                 setValueAt(i, value);
                 return false;
             }
         }
-        if ((size + 1) * 4L > keys.length * 3L) {
-            resize(keys.length << 1);
-            insertFresh(key, h, value);
-        } else {
-            keys[i] = key;
-            values[i] = value;
-            hashes[i] = h;
-        }
+        if ((size + 1) * 4L > keys.length * 3L) resize(keys.length << 1);
+        insertFresh(stored, h, value);
         size++;
-        entryBytes += MemoryCost.ofKey(key) + MemoryCost.of(value);
+        entryBytes += MemoryCost.ofKey(stored) + MemoryCost.of(value);
         return true;
     }
 
@@ -147,8 +234,9 @@ public final class ByteMap {
      * must look at slot {@code i} again; call {@link #shrinkIfSparse} after the walk.
      */
     public void removeAt(int i) {
-        entryBytes -= MemoryCost.ofKey(keys[i]) + MemoryCost.of(values[i]);
+        entryBytes -= MemoryCost.ofKey(keys[i]) + MemoryCost.of(valueAt(i));
         size--;
+        Object[] vals = values;
         int m = mask;
         int hole = i;
         for (int j = (i + 1) & m; keys[j] != null; j = (j + 1) & m) {
@@ -157,14 +245,15 @@ public final class ByteMap {
             boolean stays = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
             if (!stays) {
                 keys[hole] = keys[j];
-                values[hole] = values[j];
+                if (vals != null) vals[hole] = vals[j];
                 hashes[hole] = hashes[j];
                 hole = j;
             }
         }
         keys[hole] = null;
-        values[hole] = null;
+        if (vals != null) vals[hole] = null;
         hashes[hole] = 0;
+        if (size == 0) values = null;
     }
 
     /** Halves the table (repeatedly) while it is under 1/8 full. */
@@ -187,17 +276,21 @@ public final class ByteMap {
         int[] oh = hashes;
         allocate(Math.max(MIN_CAPACITY, cap));
         for (int i = 0; i < ok.length; i++) {
-            if (ok[i] != null) insertFresh(ok[i], oh[i], ov[i]);
+            if (ok[i] != null) insertFresh(ok[i], oh[i], ov == null ? null : ov[i]);
         }
     }
 
+    /** Places an entry known to be absent. */
     private void insertFresh(byte[] key, int h, Object value) {
         int m = mask;
         int i = h & m;
         while (keys[i] != null) i = (i + 1) & m;
         keys[i] = key;
-        values[i] = value;
         hashes[i] = h;
+        if (value != null) {
+            if (values == null) values = new Object[keys.length];
+            values[i] = value;
+        }
     }
 
     /** A random occupied slot; the map must not be empty. */
@@ -212,7 +305,7 @@ public final class ByteMap {
     /** Every entry, in slot order. {@code action} must not modify this map. */
     public void forEach(BiConsumer<byte[], Object> action) {
         for (int i = 0; i < keys.length; i++) {
-            if (keys[i] != null) action.accept(keys[i], values[i]);
+            if (keys[i] != null) action.accept(keys[i], valueAt(i));
         }
     }
 
@@ -247,7 +340,7 @@ public final class ByteMap {
         int m = mask;
         for (int i = b; keys[i] != null; i = (i + 1) & m) {
             if ((hashes[i] & m) == b) {
-                out.accept(keys[i], values[i]);
+                out.accept(keys[i], valueAt(i));
                 n++;
             }
         }
@@ -259,11 +352,12 @@ public final class ByteMap {
         entryBytes += delta;
     }
 
-    /** Estimated heap bytes: this object, its three arrays, the keys and the values. */
+    /** Estimated heap bytes: this object, its arrays, the keys (or entries) and the values. */
     public long memoryBytes() {
         long cap = keys.length;
-        return SHALLOW + 3 * 16 + cap * 4 /* keys refs */ + cap * 4 /* value refs */ + cap * 4 /* hashes */
-                + entryBytes;
+        long arrays = 2 * 16 + cap * 4 /* keys refs */ + cap * 4 /* hashes */;
+        if (values != null) arrays += 16 + cap * 4;
+        return SHALLOW + arrays + entryBytes;
     }
 
     /**
@@ -271,11 +365,13 @@ public final class ByteMap {
      * copied with {@code copyValue}.
      */
     public ByteMap copy(java.util.function.UnaryOperator<Object> copyValue) {
-        ByteMap c = new ByteMap();
+        ByteMap c = new ByteMap(0, packed);
         c.keys = keys.clone();
-        c.values = new Object[values.length];
-        for (int i = 0; i < values.length; i++) {
-            if (keys[i] != null) c.values[i] = copyValue.apply(values[i]);
+        if (values != null) {
+            c.values = new Object[values.length];
+            for (int i = 0; i < values.length; i++) {
+                if (keys[i] != null) c.values[i] = copyValue.apply(values[i]);
+            }
         }
         c.hashes = hashes.clone();
         c.mask = mask;

@@ -1,17 +1,18 @@
 package io.tide.store;
 
+import java.util.Arrays;
 import java.util.TreeSet;
 import java.util.function.BiConsumer;
 import java.util.random.RandomGenerator;
 
 /**
  * Confined to the shard thread that owns the hash. The scalable encoding of hashes, Redis's "hashtable": a
- * {@link ByteMap} from field to value. A field without a TTL maps to its value ({@code byte[]}); a field
- * with one maps to a {@link Volatile} holding the value and the expiry, which also sits in an index ordered
- * by expiry, so the next field to expire is found in O(log n).
+ * packed {@link ByteMap} whose entries hold a field and its value in one array ({@link ByteMap#entry}). A field
+ * without a TTL has no map value; a field with one maps to a {@link Volatile} holding its expiry, which also sits
+ * in an index ordered by expiry, so the next field to expire is found in O(log n).
  *
- * <p>Value arrays are never modified once stored (updates store new arrays); field arrays are kept by
- * reference, as {@link ByteMap} does.
+ * <p>Entries are never modified once stored: a new value stores a new entry. Reads copy the field or value out,
+ * except {@link #entry}, which gives a reply the stored array to write from.
  */
 final class HashDict {
 
@@ -24,39 +25,50 @@ final class HashDict {
     private TreeSet<Volatile> index;
 
     HashDict(int expected) {
-        map = new ByteMap(expected);
+        map = ByteMap.packed(expected);
     }
 
     private HashDict(ByteMap map) {
         this.map = map;
     }
 
-    /** Confined as its hash. A field's value and expiry: the map's value for a field with a TTL. */
+    /** Confined as its hash. A field's expiry, and its entry (updated when the value changes). */
     static final class Volatile implements Sized, Comparable<Volatile> {
-        final byte[] field;
-        byte[] value;
+        byte[] entry;
         long expireAt;
 
-        Volatile(byte[] field, byte[] value, long expireAt) {
-            this.field = field;
-            this.value = value;
+        Volatile(byte[] entry, long expireAt) {
+            this.entry = entry;
             this.expireAt = expireAt;
         }
 
         @Override
         public long memoryBytes() {
-            return 32 + MemoryCost.bytes(value.length);
+            return 24; // the entry is counted as the map's
         }
 
         @Override
         public int compareTo(Volatile o) {
             int c = Long.compare(expireAt, o.expireAt);
-            return c != 0 ? c : java.util.Arrays.compare(field, o.field);
+            if (c != 0) return c;
+            int a = ByteMap.keyOffset(entry);
+            int b = ByteMap.keyOffset(o.entry);
+            return java.util.Arrays.compare(entry, a, a + ByteMap.keyLength(entry),
+                    o.entry, b, b + ByteMap.keyLength(o.entry));
         }
     }
 
-    private static byte[] valueOf(Object stored) {
-        return stored instanceof Volatile v ? v.value : (byte[]) stored;
+    private static byte[] entry(byte[] field, byte[] value) {
+        return ByteMap.entry(field, value, 0, value.length);
+    }
+
+    private static byte[] fieldOf(byte[] entry) {
+        int at = ByteMap.keyOffset(entry);
+        return Arrays.copyOfRange(entry, at, at + ByteMap.keyLength(entry));
+    }
+
+    private static byte[] valueOf(byte[] entry) {
+        return Arrays.copyOfRange(entry, ByteMap.tailOffset(entry), entry.length);
     }
 
     private TreeSet<Volatile> index() {
@@ -69,8 +81,14 @@ final class HashDict {
     }
 
     byte[] get(byte[] field) {
+        byte[] e = entry(field);
+        return e == null ? null : valueOf(e);
+    }
+
+    /** The stored entry of {@code field} (its value from {@link ByteMap#tailOffset}), or null; never modify it. */
+    byte[] entry(byte[] field) {
         int i = map.indexOf(field);
-        return i < 0 ? null : valueOf(map.valueAt(i));
+        return i < 0 ? null : map.keyAt(i);
     }
 
     /** {@link HashValue#NO_FIELD}, 0 for a field without a TTL, or its expiry. */
@@ -82,30 +100,32 @@ final class HashDict {
 
     /** Sets a field; an existing field loses its TTL unless {@code keepTtl}. True when the field is new. */
     boolean put(byte[] field, byte[] value, boolean keepTtl) {
+        byte[] e = entry(field, value);
         int i = map.indexOf(field);
         if (i < 0) {
-            map.put(field, value);
+            map.putEntry(e, null);
             return true;
         }
+        map.setEntryAt(i, e);
         if (map.valueAt(i) instanceof Volatile v) {
             if (keepTtl) {
-                map.adjustBytes(MemoryCost.bytes(value.length) - MemoryCost.bytes(v.value.length));
-                v.value = value;
+                v.entry = e; // the same field: its place in the index does not change
                 return false;
             }
             index.remove(v);
+            map.setValueAt(i, null);
         }
-        map.setValueAt(i, value);
         return false;
     }
 
     /** Adds a field known to be absent (conversion from the compact form). */
     void add(byte[] field, byte[] value, long expireAt) {
+        byte[] e = entry(field, value);
         if (expireAt == 0) {
-            map.put(field, value);
+            map.putEntry(e, null);
         } else {
-            Volatile v = new Volatile(field, value, expireAt);
-            map.put(field, v);
+            Volatile v = new Volatile(e, expireAt);
+            map.putEntry(e, v);
             index().add(v);
         }
     }
@@ -127,7 +147,7 @@ final class HashDict {
             v.expireAt = expireAt;
             index.add(v);
         } else {
-            Volatile v = new Volatile(map.keyAt(i), (byte[]) map.valueAt(i), expireAt);
+            Volatile v = new Volatile(map.keyAt(i), expireAt);
             map.setValueAt(i, v);
             index().add(v);
         }
@@ -136,9 +156,8 @@ final class HashDict {
     /** Removes the TTL of an existing field that has one. */
     void persist(byte[] field) {
         int i = map.indexOf(field);
-        Volatile v = (Volatile) map.valueAt(i);
-        index.remove(v);
-        map.setValueAt(i, v.value);
+        index.remove((Volatile) map.valueAt(i));
+        map.setValueAt(i, null);
     }
 
     /** The earliest expiry of any field, 0 when none has a TTL. */
@@ -150,8 +169,9 @@ final class HashDict {
     int expire(long nowMs, int max) {
         int n = 0;
         while (n < max && index != null && !index.isEmpty() && index.first().expireAt < nowMs) {
-            Volatile v = index.pollFirst();
-            map.removeAt(map.indexOf(v.field));
+            byte[] e = index.pollFirst().entry;
+            int at = ByteMap.keyOffset(e);
+            map.removeAt(map.indexOf(e, at, ByteMap.keyLength(e)));
             n++;
         }
         if (n > 0) map.shrinkIfSparse();
@@ -160,20 +180,17 @@ final class HashDict {
 
     /** Every field and value, in table order. */
     void forEach(BiConsumer<byte[], byte[]> action) {
-        map.forEach((f, v) -> action.accept(f, valueOf(v)));
+        map.forEach((e, v) -> action.accept(fieldOf(e), valueOf(e)));
     }
 
     /** Every field with its value and expiry (0 for none), in table order. */
     void forEachWithExpiry(HashValue.FieldVisitor action) {
-        map.forEach((f, v) -> {
-            if (v instanceof Volatile vol) action.visit(f, vol.value, vol.expireAt);
-            else action.visit(f, (byte[]) v, 0);
-        });
+        map.forEach((e, v) -> action.visit(fieldOf(e), valueOf(e), v instanceof Volatile vol ? vol.expireAt : 0));
     }
 
     /** One HSCAN step over the table; see {@link ByteMap#scan}. */
     long scan(long cursor, int count, BiConsumer<byte[], byte[]> out) {
-        return map.scan(cursor, count, (f, v) -> out.accept(f, valueOf(v)));
+        return map.scan(cursor, count, (e, v) -> out.accept(fieldOf(e), valueOf(e)));
     }
 
     int slots() {
@@ -186,11 +203,12 @@ final class HashDict {
 
     /** The field in slot {@code i}, or null for an empty slot. */
     byte[] fieldAt(int i) {
-        return map.keyAt(i);
+        byte[] e = map.keyAt(i);
+        return e == null ? null : fieldOf(e);
     }
 
     byte[] valueAt(int i) {
-        return valueOf(map.valueAt(i));
+        return valueOf(map.keyAt(i));
     }
 
     long memoryBytes() {
@@ -200,8 +218,7 @@ final class HashDict {
     }
 
     HashDict copy() {
-        HashDict c = new HashDict(map.copy(v -> v instanceof Volatile x
-                ? new Volatile(x.field, x.value, x.expireAt) : v));
+        HashDict c = new HashDict(map.copy(v -> v instanceof Volatile x ? new Volatile(x.entry, x.expireAt) : v));
         if (index != null) {
             TreeSet<Volatile> idx = c.index();
             for (int i = 0; i < c.map.capacity(); i++) {

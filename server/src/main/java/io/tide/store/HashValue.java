@@ -117,6 +117,19 @@ public final class HashValue implements FieldExpiring {
         return ((long) HashListpack.valueBytesOffset(lp, p) << 32) | HashListpack.valueLength(lp, p);
     }
 
+    /**
+     * In the hashtable encoding, the stored array that holds {@code field}'s value from {@link #entryValueOffset} to
+     * its end, or null when absent. Never modify it; for a reply written at once (HGET's), as {@link #valueSpan}.
+     */
+    public byte[] tableEntry(byte[] field) {
+        return dict.entry(field);
+    }
+
+    /** Where the value starts in an array from {@link #tableEntry}. */
+    public static int entryValueOffset(byte[] entry) {
+        return ByteMap.tailOffset(entry);
+    }
+
     /** The packed (listpack) array {@link #valueSpan} points into; null in the hashtable encoding. */
     public byte[] packed() {
         return lp;
@@ -130,14 +143,14 @@ public final class HashValue implements FieldExpiring {
     }
 
     public boolean contains(byte[] field) {
-        return lp != null ? HashListpack.find(lp, lpLen, lpTtl, field) >= 0 : dict.get(field) != null;
+        return lp != null ? HashListpack.find(lp, lpLen, lpTtl, field) >= 0 : dict.entry(field) != null;
     }
 
     /** The length of the value of {@code field}, or -1 when absent. */
     public int valueLength(byte[] field) {
         if (lp == null) {
-            byte[] v = dict.get(field);
-            return v == null ? -1 : v.length;
+            byte[] e = dict.entry(field);
+            return e == null ? -1 : e.length - entryValueOffset(e);
         }
         int p = HashListpack.find(lp, lpLen, lpTtl, field);
         return p < 0 ? -1 : HashListpack.valueLength(lp, p);
@@ -257,7 +270,7 @@ public final class HashValue implements FieldExpiring {
     }
 
     /**
-     * Sets {@code field} to {@code value} (arrays kept by reference); an existing field loses its TTL unless
+     * Sets {@code field} to {@code value} (both copied); an existing field loses its TTL unless
      * {@code keepTtl} (HINCRBY keeps it, HSET does not). Converts to the hashtable form when the field or value
      * is too long for the compact form or the entries exceed its threshold. Returns true when the field is new.
      */

@@ -125,6 +125,11 @@ class ZSetTreeTest {
         random.verify();
         long base = new ZSetTree(n).memoryBytes();
         for (int i = 0; i < n; i++) base += MemoryCost.ofKey(b("member:" + i));
+        // The map's array of value references, which its first value makes, is the map's too.
+        ByteMap refs = new ByteMap(n);
+        long none = refs.memoryBytes();
+        refs.put(b("m"), b("v"));
+        base += refs.memoryBytes() - none - MemoryCost.ofKey(b("m")) - MemoryCost.of(b("v"));
         double upPer = (double) (up.memoryBytes() - base) / n;
         double downPer = (double) (down.memoryBytes() - base) / n;
         double randomPer = (double) (random.memoryBytes() - base) / n;

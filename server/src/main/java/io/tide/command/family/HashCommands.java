@@ -206,8 +206,8 @@ public final class HashCommands {
         for (int i = 2; i < argv.length; i += 2) {
             if (h.put(argv[i], argv[i + 1], false, limits)) added++;
         }
-        // A listpack copies fields and values; a hashtable keeps the arrays, and field TTLs keep the key (decision 0028).
-        if (h.packed() != null && !h.hasFieldTtls()) ctx.keepsNoArguments();
+        // Both encodings copy fields and values; field TTLs keep the key (decision 0028).
+        if (!h.hasFieldTtls()) ctx.keepsNoArguments();
         store(ctx, key, h, created);
         ctx.notify(KeyspaceEvents.HASH, "hset", key);
         return hmset ? Reply.OK : Reply.integer(added);
@@ -231,10 +231,14 @@ public final class HashCommands {
         ctx.keepsNoArguments(); // a read: the key and the field are only compared (decision 0028)
         HashValue h = forRead(ctx, argv[1]);
         if (h == null) return Reply.NULL;
-        if (ctx.repliesInPlace()) { // written from the packed hash, no copy
+        if (ctx.repliesInPlace()) { // written from the stored array, no copy
             long span = h.valueSpan(argv[2]);
             if (span == HashValue.ABSENT) return Reply.NULL;
             if (span != HashValue.NOT_PACKED) return ctx.bulkView(h.packed(), (int) (span >>> 32), (int) span);
+            byte[] e = h.tableEntry(argv[2]);
+            if (e == null) return Reply.NULL;
+            int at = HashValue.entryValueOffset(e);
+            return ctx.bulkView(e, at, e.length - at);
         }
         return Reply.bulk(h.get(argv[2]));
     }

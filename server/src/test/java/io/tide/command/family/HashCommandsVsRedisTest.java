@@ -203,6 +203,15 @@ class HashCommandsVsRedisTest extends VsRedis {
         same("OBJECT", "ENCODING", h);
         same("HLEN", h);
         same("HMGET", h, "field:0", "field:999", "nope");
+        // HGET writes from the stored field-and-value array; fields past 127 bytes take a longer length prefix.
+        same("HGET", h, "field:0");
+        same("HGET", h, "nope");
+        same("HSET", h, "field:7", "a longer value than before", "", "", "f".repeat(200), "v".repeat(300));
+        same("HGET", h, "field:7");
+        same("HGET", h, "");
+        same("HGET", h, "f".repeat(200));
+        same("HSTRLEN", h, "f".repeat(200));
+        same("HEXISTS", h, "f".repeat(199));
         same("HSTRLEN", h, "field:500");
         same("HINCRBY", h, "counter", "3");
         same("HDEL", h, "field:1", "field:2", "nope");
