@@ -22,6 +22,13 @@ public sealed interface Reply {
     /** {@code $len bytes}. */
     record Bulk(byte[] bytes) implements Reply {}
 
+    /**
+     * {@code $len bytes} of {@code array[offset, offset + length)}, kept by reference as {@link Bulk}'s array is: a
+     * part of an array that nobody changes (a hashtable hash's field-and-value entry, decision 0033). Unlike a
+     * {@link BulkView} it may be kept, and cross threads.
+     */
+    record Slice(byte[] array, int offset, int length) implements Reply {}
+
     /** RESP3 {@code _}; RESP2 {@code $-1}. */
     record NullBulk() implements Reply {}
 
@@ -141,6 +148,11 @@ public sealed interface Reply {
 
     static Reply bulk(byte[] b) {
         return b == null ? NULL : new Bulk(b);
+    }
+
+    /** A bulk string of {@code a[off, off + len)}, an array nobody changes: a {@link Bulk} when that is all of it. */
+    static Reply bulk(byte[] a, int off, int len) {
+        return off == 0 && len == a.length ? new Bulk(a) : new Slice(a, off, len);
     }
 
     static Reply bulk(String s) {

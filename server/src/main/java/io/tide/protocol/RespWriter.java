@@ -59,6 +59,7 @@ public final class RespWriter {
             }
             case Reply.Raw r -> out.writeBytes(r.encoded());
             case Reply.BulkView v -> writeBulk(out, v.array(), v.offset(), v.length());
+            case Reply.Slice s -> writeBulk(out, s.array(), s.offset(), s.length());
             case Reply.IntView i -> writeHeader(out, ':', i.value());
             case Reply.Encoded e -> {
                 for (byte[] chunk : e.chunks()) out.writeBytes(chunk);

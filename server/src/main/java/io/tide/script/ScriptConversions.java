@@ -72,6 +72,9 @@ public final class ScriptConversions {
             case Reply.Bulk b -> {
                 return str(b.bytes());
             }
+            case Reply.Slice b -> {
+                return LuaString.valueOf(b.array(), b.offset(), b.length()); // shares it: neither side changes it
+            }
             case Reply.NullBulk n -> {
                 return resp == 2 ? LuaValue.FALSE : LuaValue.NIL;
             }

@@ -183,6 +183,15 @@ final class HashDict {
         map.forEach((e, v) -> action.accept(fieldOf(e), valueOf(e)));
     }
 
+    /** Every field and value as parts of the stored entries, in table order. */
+    void forEachSlice(HashValue.SliceVisitor action) {
+        map.forEach((e, v) -> {
+            int at = ByteMap.keyOffset(e);
+            int len = ByteMap.keyLength(e);
+            action.visit(e, at, len, e, at + len, e.length - at - len);
+        });
+    }
+
     /** Every field with its value and expiry (0 for none), in table order. */
     void forEachWithExpiry(HashValue.FieldVisitor action) {
         map.forEach((e, v) -> action.visit(fieldOf(e), valueOf(e), v instanceof Volatile vol ? vol.expireAt : 0));

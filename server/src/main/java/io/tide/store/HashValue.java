@@ -175,6 +175,29 @@ public final class HashValue implements FieldExpiring {
         }
     }
 
+    /** Receives a field and its value as parts of arrays that nobody changes, so that they may be kept. */
+    @FunctionalInterface
+    public interface SliceVisitor {
+        void visit(byte[] fields, int fieldOff, int fieldLen, byte[] values, int valueOff, int valueLen);
+    }
+
+    /**
+     * Every field and value, as {@link #forEach} gives them, without copies in the hashtable form: there they are
+     * parts of its stored entries, which are never changed (a new value is a new entry). The listpack form, which
+     * changes its array in place, gives copies.
+     */
+    public void forEachSlice(SliceVisitor action) {
+        if (lp == null) {
+            dict.forEachSlice(action);
+            return;
+        }
+        for (int p = 0; p < lpLen; p = HashListpack.next(lp, lpTtl, p)) {
+            byte[] f = HashListpack.field(lp, p);
+            byte[] v = HashListpack.value(lp, p);
+            action.visit(f, 0, f.length, v, 0, v.length);
+        }
+    }
+
     /** Receives a field, its value and its expiry (unix ms, 0 for none). */
     @FunctionalInterface
     public interface FieldVisitor {

@@ -288,9 +288,9 @@ public final class HashCommands {
         boolean both = fields && values;
         if (h == null) return both ? EMPTY_MAP : Reply.EMPTY_ARRAY;
         List<Reply> out = new ArrayList<>(both ? 2 * h.size() : h.size());
-        h.forEach((f, v) -> {
-            if (fields) out.add(Reply.bulk(f));
-            if (values) out.add(Reply.bulk(v));
+        h.forEachSlice((f, fo, fl, v, vo, vl) -> {
+            if (fields) out.add(Reply.bulk(f, fo, fl));
+            if (values) out.add(Reply.bulk(v, vo, vl));
         });
         return both ? Reply.map(out) : Reply.array(out);
     }

@@ -27,6 +27,7 @@ import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.Protocol;
@@ -188,6 +189,27 @@ class HashCommandsTest extends ServerPerShardCount {
             } finally {
                 j.configSet("hash-max-listpack-entries", "512");
             }
+        }
+    }
+
+    @ParameterizedTest(name = "resp{0}")
+    @ValueSource(ints = {2, 3})
+    void hashtable_wholeReplies_matchWhatWasWritten(int proto) {
+        try (Jedis j = jedis(proto)) {
+            String k = "whole" + proto;
+            Map<String, String> written = new HashMap<>();
+            for (int i = 0; i < 1000; i++) written.put("field:" + i, "value:" + i);
+            written.put("", "");
+            written.put("long:" + "f".repeat(300), "v".repeat(500));
+            j.hset(k, written);
+            assertThat(j.objectEncoding(k)).isEqualTo("hashtable");
+            Map<String, String> before = j.hgetAll(k);
+            j.hset(k, "field:1", "changed"); // a new entry: the reply made before stays as it was
+            assertThat(before).isEqualTo(written);
+            written.put("field:1", "changed");
+            assertThat(j.hgetAll(k)).isEqualTo(written);
+            assertThat(j.hkeys(k)).isEqualTo(written.keySet());
+            assertThat(j.hvals(k)).containsExactlyInAnyOrderElementsOf(written.values());
         }
     }
 

@@ -222,6 +222,32 @@ class HashCommandsVsRedisTest extends VsRedis {
 
     @ParameterizedTest(name = "resp{0}")
     @ValueSource(ints = {2, 3})
+    void hashtable_wholeReplies_fromTheStoredEntries(int proto) throws IOException {
+        protocol(proto);
+        // One field in the hashtable encoding (its value is past hash-max-listpack-value): one order on both servers.
+        String one = k("one");
+        same("HSET", one, "f".repeat(200), "v".repeat(100));
+        same("OBJECT", "ENCODING", one);
+        for (int round = 0; round < 2; round++) {
+            same("HGETALL", one);
+            same("HKEYS", one);
+            same("HVALS", one);
+            same("EVAL", "return redis.call('HGETALL', KEYS[1])", "1", one);
+            same("HSET", one, "f".repeat(200), "w".repeat(70)); // a new entry for the same field
+        }
+        // Many fields: sorted by a script, which also reads them through the script's conversion.
+        String h = k("many");
+        for (int i = 0; i < 600; i++) same("HSET", h, "field:" + i, "value:" + i);
+        same("HSET", h, "", "empty field", "empty value", "");
+        String pairs = "local t = redis.call('HGETALL', KEYS[1]); local p = {}; "
+                + "for i = 1, #t, 2 do p[#p + 1] = t[i] .. '=' .. t[i + 1] end; table.sort(p); return p";
+        same("EVAL", pairs, "1", h);
+        same("EVAL", "local t = redis.call(ARGV[1], KEYS[1]); table.sort(t); return t", "1", h, "HKEYS");
+        same("EVAL", "local t = redis.call(ARGV[1], KEYS[1]); table.sort(t); return t", "1", h, "HVALS");
+    }
+
+    @ParameterizedTest(name = "resp{0}")
+    @ValueSource(ints = {2, 3})
     void hrandfield_deterministicShapes(int proto) throws IOException {
         protocol(proto);
         String h = k("h");
