@@ -231,23 +231,32 @@ public final class HashCommands {
         ctx.keepsNoArguments(); // a read: the key and the field are only compared (decision 0028)
         HashValue h = forRead(ctx, argv[1]);
         if (h == null) return Reply.NULL;
-        if (ctx.repliesInPlace()) { // written from the stored array, no copy
+        boolean inPlace = ctx.repliesInPlace();
+        if (inPlace) { // written from the packed hash, no copy
             long span = h.valueSpan(argv[2]);
             if (span == HashValue.ABSENT) return Reply.NULL;
             if (span != HashValue.NOT_PACKED) return ctx.bulkView(h.packed(), (int) (span >>> 32), (int) span);
-            byte[] e = h.tableEntry(argv[2]);
-            if (e == null) return Reply.NULL;
-            int at = HashValue.entryValueOffset(e);
-            return ctx.bulkView(e, at, e.length - at);
         }
-        return Reply.bulk(h.get(argv[2]));
+        return valueReply(ctx, h, argv[2], inPlace);
+    }
+
+    /**
+     * The value of {@code field}: out of a hashtable's stored entry without a copy (the context's view when it is
+     * written at once, {@code inPlace}, else a slice that may be kept, decision 0033); copied out of a listpack.
+     */
+    private static Reply valueReply(CommandContext ctx, HashValue h, byte[] field, boolean inPlace) {
+        if (h.packed() != null) return Reply.bulk(h.get(field));
+        byte[] e = h.tableEntry(field);
+        if (e == null) return Reply.NULL;
+        int at = HashValue.entryValueOffset(e);
+        return inPlace ? ctx.bulkView(e, at, e.length - at) : Reply.bulk(e, at, e.length - at);
     }
 
     static Reply hmget(CommandContext ctx, byte[][] argv) {
         HashValue h = forRead(ctx, argv[1]);
         Reply[] out = new Reply[argv.length - 2];
         for (int i = 2; i < argv.length; i++) {
-            out[i - 2] = h == null ? Reply.NULL : Reply.bulk(h.get(argv[i]));
+            out[i - 2] = h == null ? Reply.NULL : valueReply(ctx, h, argv[i], false);
         }
         return Reply.array(out);
     }

@@ -233,6 +233,8 @@ class HashCommandsVsRedisTest extends VsRedis {
             same("HKEYS", one);
             same("HVALS", one);
             same("EVAL", "return redis.call('HGETALL', KEYS[1])", "1", one);
+            same("EVAL", "return redis.call('HGET', KEYS[1], ARGV[1])", "1", one, "f".repeat(200));
+            same("HMGET", one, "f".repeat(200), "nope", "f".repeat(200));
             same("HSET", one, "f".repeat(200), "w".repeat(70)); // a new entry for the same field
         }
         // Many fields: sorted by a script, which also reads them through the script's conversion.
