@@ -203,7 +203,8 @@ public final class ByteMap {
     private boolean put(byte[] a, int off, int len, byte[] stored, Object value) {
         int h = Database.hash(a, off, len);
         int m = mask;
-        for (int i = h & m; ; i = (i + 1) & m) {
+        int i = h & m;
+        for (; ; i = (i + 1) & m) {
             byte[] k = keys[i];
             if (k == null) break;
             if (hashes[i] == h && keyEquals(k, a, off, len)) {
@@ -212,8 +213,12 @@ public final class ByteMap {
                 return false;
             }
         }
-        if ((size + 1) * 4L > keys.length * 3L) resize(keys.length << 1);
-        insertFresh(stored, h, value);
+        if ((size + 1) * 4L > keys.length * 3L) {
+            resize(keys.length << 1);
+            insertFresh(stored, h, value);
+        } else {
+            place(i, stored, h, value); // the empty slot the probe ended at
+        }
         size++;
         entryBytes += MemoryCost.ofKey(stored) + MemoryCost.of(value);
         return true;
@@ -285,6 +290,10 @@ public final class ByteMap {
         int m = mask;
         int i = h & m;
         while (keys[i] != null) i = (i + 1) & m;
+        place(i, key, h, value);
+    }
+
+    private void place(int i, byte[] key, int h, Object value) {
         keys[i] = key;
         hashes[i] = h;
         if (value != null) {

@@ -178,11 +178,6 @@ final class HashDict {
         return n;
     }
 
-    /** Every field and value, in table order. */
-    void forEach(BiConsumer<byte[], byte[]> action) {
-        map.forEach((e, v) -> action.accept(fieldOf(e), valueOf(e)));
-    }
-
     /** Every field and value as parts of the stored entries, in table order. */
     void forEachSlice(HashValue.SliceVisitor action) {
         map.forEach((e, v) -> {

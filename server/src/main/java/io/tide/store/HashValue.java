@@ -119,7 +119,7 @@ public final class HashValue implements FieldExpiring {
 
     /**
      * In the hashtable encoding, the stored array that holds {@code field}'s value from {@link #entryValueOffset} to
-     * its end, or null when absent. Never modify it; for a reply written at once (HGET's), as {@link #valueSpan}.
+     * its end, or null when absent. Never modify it; it is never modified either, so a reply may keep a part of it.
      */
     public byte[] tableEntry(byte[] field) {
         return dict.entry(field);
@@ -166,13 +166,12 @@ public final class HashValue implements FieldExpiring {
 
     /** Every field and value: in the compact forms in their order there, in table order otherwise. */
     public void forEach(BiConsumer<byte[], byte[]> action) {
-        if (lp == null) {
-            dict.forEach(action);
-            return;
-        }
-        for (int p = 0; p < lpLen; p = HashListpack.next(lp, lpTtl, p)) {
-            action.accept(HashListpack.field(lp, p), HashListpack.value(lp, p));
-        }
+        forEachSlice((f, fo, fl, v, vo, vl) -> action.accept(whole(f, fo, fl), whole(v, vo, vl)));
+    }
+
+    /** {@code a[off, off + len)} as an array of its own: {@code a} itself when that is all of it. */
+    private static byte[] whole(byte[] a, int off, int len) {
+        return off == 0 && len == a.length ? a : java.util.Arrays.copyOfRange(a, off, off + len);
     }
 
     /** Receives a field and its value as parts of arrays that nobody changes, so that they may be kept. */
