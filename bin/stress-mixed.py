@@ -86,6 +86,11 @@ def stream():
     return "st:%d" % random.randint(0, 5)
 
 
+def big_hash():
+    """A hash in the hashtable encoding (a value past hash-max-listpack-value), whose replies slice its entries."""
+    return "bh:%d" % random.randint(0, 10)
+
+
 def program():
     """One random group of commands (keys spread over the shards; {tag} keys share one)."""
     tag = "{t%d}:" % random.randint(0, 20)
@@ -106,6 +111,10 @@ def program():
         [["SUNIONSTORE", key(), key(), key()], ["SADD", key(), "a", "b"]],
         [["ZADD", key(), "1", "a", "2", "b"], ["ZRANGESTORE", key(), key(), "0", "-1"]],
         [["HSET", key(), "f", "1"], ["HINCRBY", key(), "f", "2"]],
+        [["HSET", big_hash(), "f%d" % random.randint(0, 50), "x" * 70, "g", "1"], ["HGETALL", big_hash()],
+         ["HMGET", big_hash(), "f1", "g", "nope"]],
+        [["MULTI"], ["HGET", big_hash(), "g"], ["HVALS", big_hash()], ["HDEL", big_hash(), "f2"], ["EXEC"]],
+        [["EVAL", "return redis.call('HGETALL', KEYS[1])", 1, big_hash()], ["HKEYS", big_hash()]],
         [["EXPIRE", key(), "1"], ["SET", key(), "v", "PX", "30"]],
         [["DEL", key(), key()], ["EXISTS", key(), key()], ["UNLINK", key()]],
         [["RENAME", tag + "a", tag + "c"], ["COPY", key(), key(), "REPLACE"]],
