@@ -75,45 +75,30 @@ public final class ByteMap {
 
     // ---------------------------------------------------------------- packed entries
 
-    /** A packed entry: {@code key}'s length as a varint, {@code key}, then {@code tail[off, off + len)}. */
+    /** A packed entry: {@code key}'s length as a varint ({@link Varints}), {@code key}, then {@code tail[off, off + len)}. */
     public static byte[] entry(byte[] key, byte[] tail, int off, int len) {
-        int at = varintSize(key.length);
+        int at = Varints.uvarintLength(key.length);
         byte[] e = new byte[at + key.length + len];
-        int n = key.length;
-        for (int i = 0; n >= 0x80; i++, n >>>= 7) e[i] = (byte) (n | 0x80);
-        e[at - 1] = (byte) n;
+        Varints.writeUVarint(e, 0, key.length);
         System.arraycopy(key, 0, e, at, key.length);
         System.arraycopy(tail, off, e, at + key.length, len);
         return e;
     }
 
-    private static int varintSize(int n) {
-        int s = 1;
-        while ((n >>>= 7) != 0) s++;
-        return s;
-    }
-
     /** Where a packed entry's key starts. */
     public static int keyOffset(byte[] entry) {
-        int i = 0;
-        while (entry[i] < 0) i++;
-        return i + 1;
+        return Varints.uvarintLength(keyLength(entry));
     }
 
     /** The length of a packed entry's key. */
     public static int keyLength(byte[] entry) {
-        int n = 0;
-        int shift = 0;
-        for (int i = 0; ; i++, shift += 7) {
-            byte b = entry[i];
-            n |= (b & 0x7F) << shift;
-            if (b >= 0) return n;
-        }
+        return (int) Varints.readUVarint(entry, 0);
     }
 
     /** Where what follows a packed entry's key starts. */
     public static int tailOffset(byte[] entry) {
-        return keyOffset(entry) + keyLength(entry);
+        int n = keyLength(entry);
+        return Varints.uvarintLength(n) + n;
     }
 
     public int size() {
@@ -170,8 +155,9 @@ public final class ByteMap {
 
     private boolean keyEquals(byte[] stored, byte[] a, int off, int len) {
         if (!packed) return Arrays.equals(stored, 0, stored.length, a, off, off + len);
-        int at = keyOffset(stored);
-        return Arrays.equals(stored, at, at + keyLength(stored), a, off, off + len);
+        int n = keyLength(stored);
+        int at = Varints.uvarintLength(n);
+        return Arrays.equals(stored, at, at + n, a, off, off + len);
     }
 
     public boolean containsKey(byte[] key) {

@@ -1,5 +1,9 @@
 package io.tide.store;
 
+import static io.tide.store.Varints.readUVarint;
+import static io.tide.store.Varints.uvarintLength;
+import static io.tide.store.Varints.writeUVarint;
+
 import java.util.Arrays;
 
 /**
@@ -23,83 +27,54 @@ final class HashListpack {
 
     private HashListpack() {}
 
-    // ---------------------------------------------------------------- varints
-
-    static long readVarint(byte[] a, int p) {
-        long v = 0;
-        for (int shift = 0; ; shift += 7) {
-            int b = a[p++];
-            v |= (long) (b & 0x7F) << shift;
-            if (b >= 0) return v;
-        }
-    }
-
-    static int varintSize(long v) {
-        int n = 1;
-        while ((v & ~0x7FL) != 0) {
-            v >>>= 7;
-            n++;
-        }
-        return n;
-    }
-
-    private static int writeVarint(byte[] a, int p, long v) {
-        while ((v & ~0x7FL) != 0) {
-            a[p++] = (byte) ((v & 0x7F) | 0x80);
-            v >>>= 7;
-        }
-        a[p++] = (byte) v;
-        return p;
-    }
-
     // ---------------------------------------------------------------- reading entries
 
     /** Offset of the value length of the entry at {@code p}. */
     private static int valueOffset(byte[] lp, int p) {
-        int flen = (int) readVarint(lp, p);
-        return p + varintSize(flen) + flen;
+        int flen = (int) readUVarint(lp, p);
+        return p + uvarintLength(flen) + flen;
     }
 
     /** Offset just past the value of the entry at {@code p} (its expiry in the TTL form). */
     private static int afterValue(byte[] lp, int p) {
         int vo = valueOffset(lp, p);
-        int vlen = (int) readVarint(lp, vo);
-        return vo + varintSize(vlen) + vlen;
+        int vlen = (int) readUVarint(lp, vo);
+        return vo + uvarintLength(vlen) + vlen;
     }
 
     /** Offset of the entry after the one at {@code p}; the used length after the last. */
     static int next(byte[] lp, boolean ttl, int p) {
         int e = afterValue(lp, p);
-        return ttl ? e + varintSize(readVarint(lp, e)) : e;
+        return ttl ? e + uvarintLength(readUVarint(lp, e)) : e;
     }
 
     static byte[] field(byte[] lp, int p) {
-        int flen = (int) readVarint(lp, p);
-        int s = p + varintSize(flen);
+        int flen = (int) readUVarint(lp, p);
+        int s = p + uvarintLength(flen);
         return Arrays.copyOfRange(lp, s, s + flen);
     }
 
     static byte[] value(byte[] lp, int p) {
         int vo = valueOffset(lp, p);
-        int vlen = (int) readVarint(lp, vo);
-        int s = vo + varintSize(vlen);
+        int vlen = (int) readUVarint(lp, vo);
+        int s = vo + uvarintLength(vlen);
         return Arrays.copyOfRange(lp, s, s + vlen);
     }
 
     /** Offset of the bytes of the value of the entry at {@code p} (its length is {@link #valueLength}). */
     static int valueBytesOffset(byte[] lp, int p) {
         int vo = valueOffset(lp, p);
-        return vo + varintSize((int) readVarint(lp, vo));
+        return vo + uvarintLength((int) readUVarint(lp, vo));
     }
 
     /** Length of the value of the entry at {@code p}, without copying it. */
     static int valueLength(byte[] lp, int p) {
-        return (int) readVarint(lp, valueOffset(lp, p));
+        return (int) readUVarint(lp, valueOffset(lp, p));
     }
 
     /** The expiry of the entry at {@code p} in the TTL form; 0 for none. */
     static long expireAt(byte[] lp, int p) {
-        return readVarint(lp, afterValue(lp, p));
+        return readUVarint(lp, afterValue(lp, p));
     }
 
     /** Offset of the entry holding {@code field} among the first {@code len} bytes, or -1. */
@@ -113,8 +88,8 @@ final class HashListpack {
             if (flen >= 0) {
                 p++;
             } else {
-                flen = (int) readVarint(lp, p);
-                p += varintSize(flen);
+                flen = (int) readUVarint(lp, p);
+                p += uvarintLength(flen);
             }
             // Fields of a hash often share a prefix and a length: the last bytes tell most of them apart.
             if (flen == n && MemberScan.equalsAt(lp, p, field, tail)) {
@@ -125,8 +100,8 @@ final class HashListpack {
             if (vlen >= 0) {
                 p += 1 + vlen;
             } else {
-                vlen = (int) readVarint(lp, p);
-                p += varintSize(vlen) + vlen;
+                vlen = (int) readUVarint(lp, p);
+                p += uvarintLength(vlen) + vlen;
             }
             if (ttl) {
                 while (lp[p++] < 0) {
@@ -140,18 +115,18 @@ final class HashListpack {
     // ---------------------------------------------------------------- changes, in place
 
     static int entrySize(byte[] field, byte[] value, boolean ttl, long expireAt) {
-        return varintSize(field.length) + field.length + varintSize(value.length) + value.length
-                + (ttl ? varintSize(expireAt) : 0);
+        return uvarintLength(field.length) + field.length + uvarintLength(value.length) + value.length
+                + (ttl ? uvarintLength(expireAt) : 0);
     }
 
     /** Writes an entry at {@code p}, where the caller made {@link #entrySize} bytes of room. */
     static void writeEntry(byte[] lp, int p, boolean ttl, byte[] field, byte[] value, long expireAt) {
-        int q = writeVarint(lp, p, field.length);
+        int q = writeUVarint(lp, p, field.length);
         System.arraycopy(field, 0, lp, q, field.length);
-        q = writeVarint(lp, q + field.length, value.length);
+        q = writeUVarint(lp, q + field.length, value.length);
         System.arraycopy(value, 0, lp, q, value.length);
         q += value.length;
-        if (ttl) writeVarint(lp, q, expireAt);
+        if (ttl) writeUVarint(lp, q, expireAt);
     }
 
     /** Offset of the value length of the entry at {@code p} (where {@link #replaceValue} starts). */
@@ -166,12 +141,12 @@ final class HashListpack {
 
     /** Writes {@code value} with its length at {@code vo}, where the caller made room for it. */
     static void writeValue(byte[] lp, int vo, byte[] value) {
-        int q = writeVarint(lp, vo, value.length);
+        int q = writeUVarint(lp, vo, value.length);
         System.arraycopy(value, 0, lp, q, value.length);
     }
 
     static int valueSize(byte[] value) {
-        return varintSize(value.length) + value.length;
+        return uvarintLength(value.length) + value.length;
     }
 
     /**

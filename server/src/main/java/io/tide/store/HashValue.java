@@ -285,7 +285,7 @@ public final class HashValue implements FieldExpiring {
         } else if (to - from >= 3) {
             // Several fields at once: room for all of them in one step, no more (as listpack sizes a batch).
             long room = sum;
-            for (int i = from; i <= to; i++) room += HashListpack.varintSize(args[i].length);
+            for (int i = from; i <= to; i++) room += Varints.uvarintLength(args[i].length);
             if (lpTtl) room += (to - from + 1) / 2;
             ensureRoom((int) Math.min(room, Integer.MAX_VALUE - 16 - lpLen));
         }

@@ -1,5 +1,9 @@
 package io.tide.store;
 
+import static io.tide.store.Varints.readUVarint;
+import static io.tide.store.Varints.uvarintLength;
+import static io.tide.store.Varints.writeUVarint;
+
 import java.util.Arrays;
 
 /**
@@ -259,37 +263,6 @@ final class StreamNode {
         int compareTo(long oms, long oseq) {
             int c = Long.compareUnsigned(ms, oms);
             return c != 0 ? c : Long.compareUnsigned(seq, oseq);
-        }
-    }
-
-    // ---------------------------------------------------------------- varints
-
-    static int uvarintLength(long v) {
-        int n = 1;
-        while ((v & ~0x7FL) != 0) {
-            v >>>= 7;
-            n++;
-        }
-        return n;
-    }
-
-    static int writeUVarint(byte[] b, int p, long v) {
-        while ((v & ~0x7FL) != 0) {
-            b[p++] = (byte) ((v & 0x7F) | 0x80);
-            v >>>= 7;
-        }
-        b[p++] = (byte) v;
-        return p;
-    }
-
-    static long readUVarint(byte[] b, int p) {
-        long v = 0;
-        int shift = 0;
-        while (true) {
-            byte x = b[p++];
-            v |= (long) (x & 0x7F) << shift;
-            if (x >= 0) return v;
-            shift += 7;
         }
     }
 
