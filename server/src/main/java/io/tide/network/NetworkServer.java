@@ -3,6 +3,7 @@ package io.tide.network;
 import io.netty.bootstrap.AbstractBootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.AdaptiveRecvByteBufAllocator;
+import io.netty.channel.MaxMessagesRecvByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
@@ -265,17 +266,17 @@ public final class NetworkServer {
 
     /**
      * The receive-buffer allocator all client channels share. Netty's channel config makes one of its own per channel
-     * (32 B of an idle connection's heap); its state is its settings, and each channel's handle keeps the read sizes.
-     * It reads as many times per read event as the channel's own would (its transport's default, 16 for TCP).
+     * (32 B of an idle connection's heap); its state is its settings, and each channel's handle keeps its counts. It
+     * reads as many times per read event as the channel's own would (its transport's default, 16 for TCP). With the
+     * buffer ring, {@link RingReceiveAllocator}, whose handles keep no size predictor; else Netty's adaptive one.
      */
-    private static volatile AdaptiveRecvByteBufAllocator sharedReceive;
+    private volatile MaxMessagesRecvByteBufAllocator sharedReceive;
 
-    private static AdaptiveRecvByteBufAllocator receiveAllocator(Channel ch) {
+    private MaxMessagesRecvByteBufAllocator receiveAllocator(Channel ch) {
         int reads = ch.metadata().defaultMaxMessagesPerRead();
-        AdaptiveRecvByteBufAllocator a = sharedReceive;
+        MaxMessagesRecvByteBufAllocator a = sharedReceive;
         if (a == null || a.maxMessagesPerRead() != reads) {
-            a = new AdaptiveRecvByteBufAllocator();
-            a.maxMessagesPerRead(reads);
+            a = bufferRing ? new RingReceiveAllocator(reads) : new AdaptiveRecvByteBufAllocator().maxMessagesPerRead(reads);
             sharedReceive = a;
         }
         return a;

@@ -1,18 +1,22 @@
 package io.tide.network;
 
 import io.tide.command.ClientSession;
+import io.tide.protocol.CommandNames;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
 /**
- * The connections whose home is one shard, in no particular order. Confined to that shard's thread. An array in which
+ * The connections whose home is one shard, in no particular order, and the command names their decoders share.
+ * Confined to that shard's thread. An array in which
  * each connection knows its place ({@link ConnectionHandler#clientsSlot}), not a hash set: a set's entry would be 32 B
  * more of each idle connection's heap.
  */
 final class ShardClients {
 
     private static final int MIN = 16;
+    /** The command names these connections' decoders share. */
+    final CommandNames names = new CommandNames();
     private ConnectionHandler[] connections = new ConnectionHandler[MIN];
     private int size;
 

@@ -94,11 +94,9 @@ public final class RespDecoder {
     private boolean failed;
     /** Parses the number of the header line being scanned. */
     private final NumberScanner number = new NumberScanner();
-    /** Longest command name shared between requests; how many recent names are remembered ({@link #commandName}). */
+    /** Command names of 2 to this many bytes are shared between requests ({@link #commandName}). */
     private static final int NAME_MAX = 24;
-    private static final int NAMES = 4;
-    private final byte[][] names = new byte[NAMES][];
-    private int nextName;
+    private final CommandNames names;
     /** Reused buffer for inline splitting, allocated by the first inline command (most clients never send one). */
     private byte[] scratch;
     /** Bytes received since {@link #takeBytesReceived()} last ran. */
@@ -110,8 +108,14 @@ public final class RespDecoder {
      *                      when a count exceeds 10 or a bulk exceeds 16384 bytes
      */
     public RespDecoder(ProtocolLimits limits, BooleanSupplier authenticated) {
+        this(limits, authenticated, new CommandNames());
+    }
+
+    /** A decoder whose command names come from {@code names}, shared with the other connections of its thread. */
+    public RespDecoder(ProtocolLimits limits, BooleanSupplier authenticated, CommandNames names) {
         this.limits = Objects.requireNonNull(limits, "limits");
         this.authenticated = Objects.requireNonNull(authenticated, "authenticated");
+        this.names = Objects.requireNonNull(names, "names");
     }
 
     /** The bytes received and not yet decoded (a partial request), or null: an idle connection holds no buffer. */
@@ -321,7 +325,7 @@ public final class RespDecoder {
                 int data = (int) h + 2;
                 int length = (int) (h >>> 32);
                 if ((long) data + length + 2 > w) break decoding; // not whole yet
-                byte[] arg = argIndex == 0 && length <= NAME_MAX
+                byte[] arg = argIndex == 0 && length <= NAME_MAX && length >= 2
                         ? commandName(base + data, length, pool)
                         : copyArgument(base + data, length, pool);
                 p = data + length + 2; // like Redis, the two bytes after a bulk are not checked
@@ -384,7 +388,7 @@ public final class RespDecoder {
         if (big == null) {
             int readable = in.readableBytes();
             if (readable - 2 >= bulkLength) {
-                if (argIndex == 0 && bulkLength <= NAME_MAX) {
+                if (argIndex == 0 && bulkLength <= NAME_MAX && bulkLength >= 2) {
                     arg = commandName(in, bulkLength);
                 } else {
                     arg = copyArgument(in, bulkLength, pool);
@@ -421,50 +425,26 @@ public final class RespDecoder {
     }
 
     /**
-     * The command name of {@code length} bytes at the reader index, consumed: the array of one of the last
-     * {@value #NAMES} names this connection sent when it is the same (a pipeline of GETs shares one "GET" array), else a
-     * new one, remembered. Sharing is safe because no one writes into an argument array, and {@link ArgvPool#give} never
-     * takes a name back.
+     * The command name of {@code length} bytes at the reader index, consumed: the array {@link #names} remembers when
+     * it is the same (a pipeline of GETs shares one "GET" array), else a new one, remembered. Sharing is safe because
+     * no one writes into an argument array, and {@link ArgvPool#give} never takes a name back.
      */
     private byte[] commandName(ByteBuf in, int length) {
         int r = in.readerIndex();
-        for (byte[] n : names) {
-            if (n != null && n.length == length && sameBytes(in, r, n)) {
-                in.skipBytes(length);
-                return n;
-            }
+        byte[] n = names.find(in, r, length);
+        if (n != null) {
+            in.skipBytes(length);
+            return n;
         }
         byte[] arg = new byte[length];
         in.readBytes(arg);
-        return rememberName(arg);
+        return names.remember(arg);
     }
 
     /** {@link #commandName(ByteBuf, int)} from memory (a new name's array may come from the pool: names never go back). */
     private byte[] commandName(long address, int length, ArgvPool pool) {
-        for (byte[] n : names) {
-            if (n != null && n.length == length && sameBytes(address, n)) return n;
-        }
-        return rememberName(copyArgument(address, length, pool));
-    }
-
-    private static boolean sameBytes(long address, byte[] b) {
-        for (int i = 0; i < b.length; i++) {
-            if (PlatformDependent.getByte(address + i) != b[i]) return false;
-        }
-        return true;
-    }
-
-    private byte[] rememberName(byte[] name) {
-        names[nextName] = name;
-        nextName = (nextName + 1) % NAMES;
-        return name;
-    }
-
-    private static boolean sameBytes(ByteBuf in, int at, byte[] b) {
-        for (int i = 0; i < b.length; i++) {
-            if (in.getByte(at + i) != b[i]) return false;
-        }
-        return true;
+        byte[] n = names.find(address, length);
+        return n != null ? n : names.remember(copyArgument(address, length, pool));
     }
 
     /** Reads {@code $<len>\r\n} into {@link #bulkLength}; false if incomplete or failed. */

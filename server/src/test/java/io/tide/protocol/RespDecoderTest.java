@@ -97,6 +97,41 @@ class RespDecoderTest {
         assertThat(argv[1][1]).isNotSameAs(argv[0][1]);
     }
 
+    /**
+     * Decoders that share one {@link CommandNames} (a shard's connections) share a name's array too; names whose slots
+     * collide both stay, two at a time; a third takes the first slot and the oldest goes.
+     */
+    @Test
+    void sharedCommandNames_oneArrayAcrossConnections() {
+        CommandNames names = new CommandNames();
+        RespDecoder a = new RespDecoder(limits, () -> true, names);
+        RespDecoder b = new RespDecoder(limits, () -> true, names);
+        byte[] fromA = decodeOne(a, multibulk("HGET", "h", "f"))[0];
+        byte[] fromB = decodeOne(b, multibulk("HGET", "h", "g"))[0];
+        assertThat(fromB).isSameAs(fromA);
+        assertThat(decodeOne(b, inline("HGET h f"))[0]).as("an inline command's name is its own").isNotSameAs(fromA);
+
+        // Three names of one set: length 4, first byte 'A', second 'B', last 'Z' hash alike, whatever the third byte.
+        byte[] x = decodeOne(a, multibulk("ABXZ"))[0];
+        byte[] y = decodeOne(b, multibulk("ABYZ"))[0];
+        assertThat(decodeOne(a, multibulk("ABXZ"))[0]).isSameAs(x);
+        assertThat(decodeOne(a, multibulk("ABYZ"))[0]).isSameAs(y);
+        decodeOne(b, multibulk("ABWZ"));
+        assertThat(decodeOne(a, multibulk("ABYZ"))[0]).as("the newer of the two stays").isSameAs(y);
+        assertThat(decodeOne(a, multibulk("ABXZ"))[0]).as("the older went").isNotSameAs(x);
+    }
+
+    private static String inline(String line) {
+        return line + "\r\n";
+    }
+
+    private byte[][] decodeOne(RespDecoder d, String request) {
+        List<Object> out = new ArrayList<>();
+        d.read(UnpooledByteBufAllocator.DEFAULT, wrap(bytes(request)), out);
+        assertThat(out).hasSize(1);
+        return (byte[][]) out.get(0);
+    }
+
     /** A read's buffer is kept only while it holds a partial request, and released once decoded or at the close. */
     @Test
     void read_keepsOnlyAPartialRequest_andReleasesItsBuffers() {
