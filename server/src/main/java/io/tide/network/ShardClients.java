@@ -8,9 +8,9 @@ import java.util.List;
 
 /**
  * The connections whose home is one shard, in no particular order, and the command names their decoders share.
- * Confined to that shard's thread. An array in which
- * each connection knows its place ({@link ConnectionHandler#clientsSlot}), not a hash set: a set's entry would be 32 B
- * more of each idle connection's heap.
+ * Confined to that shard's thread. An array in which each connection knows its place
+ * ({@link ConnectionHandler#clientsSlot}), not a hash set: a set's entry would be 32 B more of each idle connection's
+ * heap.
  */
 final class ShardClients {
 
