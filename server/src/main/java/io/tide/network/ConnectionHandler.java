@@ -109,7 +109,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
 
     ConnectionHandler(ServerContext server, Dispatcher dispatcher, Shard home, ShardClients registry,
                       OutputBufferLimit outputLimit, String tlsPeerName, Faults faults, ProtocolLimits limits) {
-        this.decoder = registry == null ? new RespDecoder(limits, this) : new RespDecoder(limits, this, registry.names);
+        this.decoder = new RespDecoder(limits, this, registry.names);
         this.tlsPeerName = tlsPeerName;
         this.server = server;
         this.dispatcher = dispatcher;

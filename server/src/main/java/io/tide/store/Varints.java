@@ -1,6 +1,9 @@
 package io.tide.store;
 
-/** Unsigned LEB128 varints (stream nodes' lengths and deltas, listpack hashes' lengths, packed map entries' key lengths): 7 bits a byte, low bits first, the high bit set on every byte but the last. */
+/**
+ * Unsigned LEB128 varints (stream nodes' lengths and deltas, listpack hashes' lengths, packed map entries' key
+ * lengths): 7 bits a byte, low bits first, the high bit set on every byte but the last.
+ */
 final class Varints {
 
     private Varints() {}

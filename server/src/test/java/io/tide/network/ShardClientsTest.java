@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 class ShardClientsTest {
 
     private static ConnectionHandler connection() {
-        return new ConnectionHandler(null, null, null, null, null, null, null, new ProtocolLimits());
+        return new ConnectionHandler(null, null, null, new ShardClients(), null, null, null, new ProtocolLimits());
     }
 
     /** Random adds and removes against a set: the registry holds exactly the connections added and not removed. */
