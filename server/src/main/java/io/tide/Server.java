@@ -331,7 +331,7 @@ public final class Server implements AutoCloseable {
             // loop, after the commands it already sent), then the AOF is flushed and fsynced, then the loops stop.
             network.closeListeners(2000);
             if (admin != null) admin.close();
-            for (io.tide.command.ClientSession c : context.clients().values()) c.connection().close();
+            for (io.tide.command.ClientSession c : context.clients()) c.connection().close();
             java.util.List<java.util.concurrent.Future<?>> drained = new java.util.ArrayList<>();
             for (Shard s : shards.all()) {
                 try {

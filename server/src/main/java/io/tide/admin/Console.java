@@ -182,7 +182,7 @@ final class Console {
         session.protocol(3);
         session.selectDb(db);
         session.replyLog(server.observability().largeReply());
-        server.clients().put(session.id(), session);
+        server.clients().add(session);
         ctx.channel().closeFuture().addListener(f -> home.loop().execute(client::abandon));
         home.loop().execute(() -> {
             dispatcher.dispatch(session, argv);
@@ -282,7 +282,7 @@ final class Console {
             if (done) return;
             done = true;
             session.markClosed();
-            server.clients().remove(session.id());
+            server.clients().remove(session);
             Runnable hooks = closeHooks;
             closeHooks = null;
             if (hooks != null) hooks.run();

@@ -187,7 +187,7 @@ final class Metrics {
         gauge("redis_connected_clients", "Client connections (replicas included, as INFO connected_clients).",
                 () -> s.clients().size());
         gauge("redis_blocked_clients", "Clients blocked in BLPOP-like commands, WAIT or a pause.",
-                () -> s.clients().values().stream().filter(io.tide.command.ClientSession::isBlocked).count());
+                () -> s.clients().stream().filter(io.tide.command.ClientSession::isBlocked).count());
         gauge("redis_config_maxclients", "The maxclients setting.", () -> s.config().getLong("maxclients"));
         counter("redis_connections_received_total", "Connections accepted.", () -> s.connectionsReceived().get());
         counter("redis_rejected_connections_total", "Connections refused (maxclients).",

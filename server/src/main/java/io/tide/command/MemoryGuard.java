@@ -35,7 +35,7 @@ public final class MemoryGuard {
 
     private final ConfigRegistry config;
     private final ShardSet shards;
-    private final java.util.Map<Long, ClientSession> clients;
+    private final ClientTable clients;
     /** What every database keys its access fields by, published before CONFIG SET replies. */
     private volatile AccessPolicy access = AccessPolicy.LRU;
     private final long implicitLimit;
@@ -55,7 +55,7 @@ public final class MemoryGuard {
     /** Redis's pre_command_oom_state: whether the last check found memory over the limit with nothing to evict. */
     private volatile boolean oom;
 
-    MemoryGuard(ConfigRegistry config, ShardSet shards, java.util.Map<Long, ClientSession> clients) {
+    MemoryGuard(ConfigRegistry config, ShardSet shards, ClientTable clients) {
         this.config = config;
         this.shards = shards;
         this.clients = clients;
@@ -158,7 +158,7 @@ public final class MemoryGuard {
         long now = System.nanoTime();
         if (now - clientBytesAt > CLIENTS_REFRESH_NANOS) {
             long sum = 0;
-            for (ClientSession c : clients.values()) {
+            for (ClientSession c : clients) {
                 ClientConnection conn = c.connection();
                 // Unparsed input and pending output; the unfilled part of a query buffer's allocation is left out (Netty
                 // grows and drops it between reads).
@@ -336,7 +336,7 @@ public final class MemoryGuard {
         long total = 0;
         List<ClientSession> candidates = new ArrayList<>();
         List<Long> sizes = new ArrayList<>();
-        for (ClientSession c : clients.values()) {
+        for (ClientSession c : clients) {
             long m = totalMemory(c);
             total += m;
             if (!c.noEvict()) {

@@ -11,8 +11,6 @@ import io.tide.store.EncodingLimits;
 import java.security.SecureRandom;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -25,7 +23,7 @@ public final class ServerContext {
     private final ConfigRegistry config;
     private final CommandTable table;
     private final ShardSet shards;
-    private final Map<Long, ClientSession> clients = new ConcurrentHashMap<>();
+    private final ClientTable clients = new ClientTable();
     private final AtomicLong nextClientId = new AtomicLong(1);
     private final AtomicLong connectionsReceived = new AtomicLong();
     private final AtomicLong rejectedConnections = new AtomicLong();
@@ -239,7 +237,7 @@ public final class ServerContext {
     /** CLIENT TRACKING's key and prefix tables. */
     public Tracking tracking() { return tracking; }
     public ShardSet shards() { return shards; }
-    public Map<Long, ClientSession> clients() { return clients; }
+    public ClientTable clients() { return clients; }
     public long nextClientId() { return nextClientId.getAndIncrement(); }
     public AtomicLong connectionsReceived() { return connectionsReceived; }
     public AtomicLong rejectedConnections() { return rejectedConnections; }

@@ -158,7 +158,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
             refuse(ctx, "ERR max number of clients reached");
             return;
         }
-        server.clients().put(session.id(), session);
+        server.clients().add(session);
         registry.add(this);
         ctx.fireChannelActive();
     }
@@ -387,7 +387,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
     public void channelInactive(ChannelHandlerContext ctx) {
         if (session != null) {
             session.markClosed();
-            server.clients().remove(session.id());
+            server.clients().remove(session);
         }
         registry.remove(this);
         held = null;

@@ -229,13 +229,13 @@ class TlsTest {
     void clientCertificateCommonName_isOnTheSession() throws Exception {
         try (RawClient c = RawClient.tls(tlsPort, pki.clientContext(pki.client()))) {
             c.call("CLIENT", "SETNAME", "cn-probe");
-            ClientSession session = server.context().clients().values().stream()
+            ClientSession session = server.context().clients().stream()
                     .filter(s -> "cn-probe".equals(s.name())).findFirst().orElseThrow();
             assertThat(session.tlsPeerName()).isEqualTo("alice");
         }
         try (RawClient c = new RawClient(server.port())) {
             c.call("CLIENT", "SETNAME", "plain-probe");
-            ClientSession session = server.context().clients().values().stream()
+            ClientSession session = server.context().clients().stream()
                     .filter(s -> "plain-probe".equals(s.name())).findFirst().orElseThrow();
             assertThat(session.tlsPeerName()).isNull();
         }

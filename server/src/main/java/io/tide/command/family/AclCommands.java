@@ -166,7 +166,7 @@ public final class AclCommands {
     /** Closes the connections authenticated as one of {@code names} (the caller's own after its reply). */
     private static void closeConnectionsOf(CommandContext ctx, List<String> names) {
         if (names.isEmpty()) return;
-        for (ClientSession c : ctx.server().clients().values()) {
+        for (ClientSession c : ctx.server().clients()) {
             if (c.isClosed() || !names.contains(c.user())) continue;
             if (c == ctx.client()) c.requestClose();
             else c.connection().close();

@@ -119,11 +119,11 @@ public final class ClientCommands {
     static Reply list(CommandContext ctx, byte[][] argv) {
         List<ClientSession> picked = new ArrayList<>();
         if (argv.length == 2) {
-            picked.addAll(ctx.server().clients().values());
+            for (ClientSession s : ctx.server().clients()) picked.add(s);
             picked.sort(Comparator.comparingLong(ClientSession::id));
         } else if (argv.length == 4 && Args.is(argv[2], "type")) {
             String type = clientType(argv[3]);
-            for (ClientSession s : ctx.server().clients().values()) {
+            for (ClientSession s : ctx.server().clients()) {
                 if (typeOf(s).equals(type)) picked.add(s);
             }
             picked.sort(Comparator.comparingLong(ClientSession::id));
@@ -192,7 +192,7 @@ public final class ClientCommands {
                 }
                 return true;
             }
-            for (ClientSession s : ctx.server().clients().values()) {
+            for (ClientSession s : ctx.server().clients()) {
                 if (s.home().id() != shard || s.isClosed()) continue;
                 if (p.type != null && !typeOf(s).equals(p.type)) continue;
                 p.lines.put(s.id(), describe(s, ctx.now()));
@@ -236,7 +236,7 @@ public final class ClientCommands {
         ClientSession me = ctx.client();
         if (argv.length == 3) {
             String addr = Args.text(argv[2]);
-            for (ClientSession s : ctx.server().clients().values()) {
+            for (ClientSession s : ctx.server().clients()) {
                 if (!s.isClosed() && s.connection().remoteAddress().equals(addr)) {
                     kill(s, me);
                     return Reply.OK;
@@ -277,7 +277,7 @@ public final class ClientCommands {
             }
         }
         List<ClientSession> victims = new ArrayList<>();
-        for (ClientSession s : ctx.server().clients().values()) {
+        for (ClientSession s : ctx.server().clients()) {
             if (s.isClosed()) continue;
             if (id != 0 && s.id() != id) continue;
             if (type != null && !type.equals(typeOf(s))) continue;

@@ -288,7 +288,7 @@ public final class ServerCommands {
         line(sb, "client_recent_max_output_buffer", maxOutput);
         long blocked = 0;
         long inTimeoutTable = 0;
-        for (ClientSession c : in.server().clients().values()) {
+        for (ClientSession c : in.server().clients()) {
             if (c.isBlocked()) blocked++;
             if (c.blockedWithTimeout()) inTimeoutTable++;
         }
