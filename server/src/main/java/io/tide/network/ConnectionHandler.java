@@ -13,12 +13,10 @@ import io.tide.command.Errors;
 import io.tide.command.ServerContext;
 import io.tide.protocol.BulkArrayEncoder;
 import io.tide.protocol.ProtocolError;
-import io.tide.protocol.ProtocolLimits;
 import io.tide.protocol.Reply;
 import io.tide.protocol.RespDecoder;
 import io.tide.protocol.RespWriter;
 import io.netty.channel.unix.UnixChannel;
-import io.tide.shard.Shard;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import org.slf4j.Logger;
@@ -50,16 +48,15 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
 
     private static final Logger LOG = LoggerFactory.getLogger(ConnectionHandler.class);
 
-    private final ServerContext server;
-    private final Dispatcher dispatcher;
-    private final Shard home;
+    /**
+     * The connections of this one's home shard and what they share (the server, the dispatcher, the home shard, the
+     * limits), read through it rather than kept here: each reference a handler holds costs every idle connection.
+     */
     private final ShardClients registry;
     /** This connection's place in {@link #registry}, or -1. */
     int clientsSlot = -1;
-    private final OutputBufferLimit outputLimit;
     /** The client certificate's CN on a TLS connection, handed to the session; null otherwise. */
     private final String tlsPeerName;
-    private final Faults faults;
     /** Requests held by {@link Faults#delayReplies}, oldest first, with the time each may run; null when none. */
     private java.util.ArrayDeque<Held> held;
     private boolean heldDrainScheduled;
@@ -88,7 +85,6 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
     private String local;
     /** Decodes this connection's reads: the pipeline's only other handler would cost a context per connection. */
     private final RespDecoder decoder;
-    private volatile int fd = -1;
     /**
      * Query-buffer figures as of the end of the last read (CLIENT LIST reads them from other threads). Written by the
      * home shard at every read and flush, read elsewhere: opaque access ({@link #QUERY_BYTES} and the others), without
@@ -107,16 +103,10 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
     private long lastWindowPeak;
     private long peakWindowMs;
 
-    ConnectionHandler(ServerContext server, Dispatcher dispatcher, Shard home, ShardClients registry,
-                      OutputBufferLimit outputLimit, String tlsPeerName, Faults faults, ProtocolLimits limits) {
-        this.decoder = new RespDecoder(limits, this, registry.names);
+    ConnectionHandler(ShardClients registry, String tlsPeerName) {
+        this.decoder = new RespDecoder(registry.limits, this, registry.names);
         this.tlsPeerName = tlsPeerName;
-        this.server = server;
-        this.dispatcher = dispatcher;
-        this.home = home;
         this.registry = registry;
-        this.outputLimit = outputLimit;
-        this.faults = faults;
     }
 
     /** A request (argv or protocol error) held by the delay fault until {@code dueNanos}. */
@@ -140,9 +130,10 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
         channel = ctx.channel();
         channel.remoteAddress(); // Netty keeps both from now on, so a closed channel still tells them
         channel.localAddress();
-        if (channel instanceof UnixChannel u && u.fd() != null) fd = u.fd().intValue();
+        ServerContext server = registry.server;
         boolean needsAuth = server.authRequired();
-        session = new ClientSession(server.nextClientId(), this, home, server.shards(), !needsAuth, System.currentTimeMillis());
+        session = new ClientSession(server.nextClientId(), this, registry.home, server.shards(), !needsAuth,
+                System.currentTimeMillis());
         if (tlsPeerName != null) {
             session.tlsPeerName(tlsPeerName);
             signInByCertificate();
@@ -168,8 +159,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
      * and is on starts authenticated as that user; any other client authenticates as usual.
      */
     private void signInByCertificate() {
-        if (!server.config().get("tls-auth-clients-user").equalsIgnoreCase("CN")) return;
-        io.tide.acl.AclUser u = server.acl().user(tlsPeerName);
+        if (!registry.server.config().get("tls-auth-clients-user").equalsIgnoreCase("CN")) return;
+        io.tide.acl.AclUser u = registry.server.acl().user(tlsPeerName);
         if (u == null || !u.enabled()) return;
         session.user(u.name());
         session.authenticated(true);
@@ -177,7 +168,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
 
     /** Answers a connection that may not be served with {@code error}, then closes it (nothing it sends is read). */
     private void refuse(ChannelHandlerContext ctx, String error) {
-        server.rejectedConnections().incrementAndGet();
+        registry.server.rejectedConnections().incrementAndGet();
         session.markClosed();
         refused = true;
         ByteBuf b = ctx.alloc().buffer();
@@ -246,18 +237,18 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
         try {
             decoder.read(ctx.alloc(), in, requests);
             if (!requests.isEmpty()) {
-                if (Dispatcher.PREFETCH) dispatcher.prefetch(session, requests);
-                home.clock().beginRun();
+                if (Dispatcher.PREFETCH) registry.dispatcher.prefetch(session, requests);
+                registry.home.clock().beginRun();
                 for (int i = 0, n = requests.size(); i < n; i++) request(ctx, requests.get(i));
             }
         } finally {
-            home.clock().endRun();
+            registry.home.clock().endRun();
             RequestLists.give(requests);
         }
     }
 
     private void request(ChannelHandlerContext ctx, Object msg) {
-        long delay = faults.delayNanos();
+        long delay = registry.faults.delayNanos();
         if (delay != 0 || held != null) {
             hold(ctx, msg, delay); // behind the requests held before it, even once the delay is over
             return;
@@ -267,9 +258,9 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
 
     private void handle(ChannelHandlerContext ctx, Object msg) {
         if (msg instanceof byte[][] argv) {
-            if (argv.length > 0) dispatcher.dispatch(session, argv);
+            if (argv.length > 0) registry.dispatcher.dispatch(session, argv);
         } else if (msg instanceof ProtocolError err) {
-            dispatcher.protocolError(session, err.message(), () -> closeAfterProtocolError(ctx));
+            registry.dispatcher.protocolError(session, err.message(), () -> closeAfterProtocolError(ctx));
         }
     }
 
@@ -325,8 +316,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
-        home.stats().netInputBytes += decoder.takeBytesReceived();
-        home.stats().readsProcessed++;
+        registry.home.stats().netInputBytes += decoder.takeBytesReceived();
+        registry.home.stats().readsProcessed++;
         long q = decoder.queryBufferBytes();
         QUERY_BYTES.setOpaque(this, q);
         if (q > inputPeak) inputPeak = q;
@@ -387,7 +378,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
     public void channelInactive(ChannelHandlerContext ctx) {
         if (session != null) {
             session.markClosed();
-            server.clients().remove(session);
+            registry.server.clients().remove(session);
         }
         registry.remove(this);
         held = null;
@@ -405,7 +396,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        if (io.tide.util.OutOfMemory.handle(cause, "connection " + remoteAddress(), () -> server.requestShutdown())) {
+        Runnable shutdown = () -> registry.server.requestShutdown();
+        if (io.tide.util.OutOfMemory.handle(cause, "connection " + remoteAddress(), shutdown)) {
             ctx.close();
             return;
         }
@@ -423,11 +415,11 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
 
     @Override
     public long write(Reply reply, int protocolVersion) {
-        long before = home.stats().netOutputBytes + (out == null ? 0 : out.readableBytes());
+        long before = registry.home.stats().netOutputBytes + (out == null ? 0 : out.readableBytes());
         RespWriter.write(this, reply, protocolVersion);
-        long written = home.stats().netOutputBytes + (out == null ? 0 : out.readableBytes()) - before;
-        OutputBufferLimit.Limits limits = session != null && session.inPubSubMode() ? outputLimit.pubsub()
-                : outputLimit.normal();
+        long written = registry.home.stats().netOutputBytes + (out == null ? 0 : out.readableBytes()) - before;
+        OutputBufferLimit.Limits limits = session != null && session.inPubSubMode() ? registry.outputLimit.pubsub()
+                : registry.outputLimit.normal();
         if (!limits.none()) enforce(limits);
         return written;
     }
@@ -459,7 +451,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
         out = null;
         if (b != null) handOn(b);
         if (!channel.isActive()) return;
-        home.stats().netOutputBytes += chunk.length;
+        registry.home.stats().netOutputBytes += chunk.length;
         addToBacklog(chunk);
     }
 
@@ -469,7 +461,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
             b.release();
             return;
         }
-        home.stats().netOutputBytes += b.readableBytes();
+        registry.home.stats().netOutputBytes += b.readableBytes();
         if (backlogEmpty() && channel.isWritable()) {
             channel.write(b, channel.voidPromise());
             unflushed = true;
@@ -514,7 +506,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
     @Override
     public void flush() {
         if (out == null && !unflushed && backlogReleased == (backlog == null ? 0 : backlog.size())) return;
-        io.tide.journal.Journal journal = home.writes().journal();
+        io.tide.journal.Journal journal = registry.home.writes().journal();
         if (journal.active() && !journal.syncsReplies() && journal.pending()) {
             if (!flushHeld) {
                 flushHeld = true;
@@ -535,7 +527,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
 
     /** Closing: the journal first (the replies acknowledge what it holds), then the replies, now. */
     private void flushBeforeClose() {
-        io.tide.journal.Journal journal = home.writes().journal();
+        io.tide.journal.Journal journal = registry.home.writes().journal();
         if (journal.active()) journal.flush();
         flushNow();
     }
@@ -561,14 +553,14 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
             drainBacklog();
             updateAutoRead();
         } else if (b != null) {
-            home.stats().netOutputBytes += b.readableBytes();
+            registry.home.stats().netOutputBytes += b.readableBytes();
             channel.writeAndFlush(b, channel.voidPromise());
         } else if (handedOn && channel.isActive()) {
             channel.flush();
         } else {
             return;
         }
-        home.stats().writesProcessed++;
+        registry.home.stats().writesProcessed++;
     }
 
     @Override
@@ -705,7 +697,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
      * largest query buffer since the last call, and its output now, into its shard's recent peaks.
      */
     void sampleBufferPeaks(long nowSec) {
-        io.tide.shard.ShardStats st = home.stats();
+        io.tide.shard.ShardStats st = registry.home.stats();
         st.clientInputPeak.record(nowSec, Math.max(inputPeak, queryBytes)); // the home shard's own field
         st.clientOutputPeak.record(nowSec, Math.max(replyPeakNow, outputBufferBytes()));
         inputPeak = 0;
@@ -734,7 +726,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
 
     @Override
     public int fd() {
-        return fd;
+        // The descriptor keeps its number once closed; the channel is published with the session (ClientTable).
+        return channel instanceof UnixChannel u && u.fd() != null ? u.fd().intValue() : -1;
     }
 
     @Override

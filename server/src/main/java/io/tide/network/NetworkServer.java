@@ -199,7 +199,9 @@ public final class NetworkServer {
         this.limits = limits;
         this.outputLimit = new OutputBufferLimit(config);
         clients = new ShardClients[shards.length];
-        for (int i = 0; i < shards.length; i++) clients[i] = new ShardClients();
+        for (int i = 0; i < shards.length; i++) {
+            clients[i] = new ShardClients(server, dispatcher, shards[i], outputLimit, faults, limits);
+        }
         int port = config.getInt("port");
         int tlsPort = config.getInt("tls-port");
         int bound = 0;
@@ -288,8 +290,7 @@ public final class NetworkServer {
      */
     private void addClientHandlers(SocketChannel ch, String tlsPeerName) {
         Shard home = homeOf(shards, ch.eventLoop());
-        ch.pipeline().addLast("client", new ConnectionHandler(server, dispatcher, home, clients[home.id()], outputLimit,
-                tlsPeerName, faults, limits));
+        ch.pipeline().addLast("client", new ConnectionHandler(clients[home.id()], tlsPeerName));
     }
 
     /** The TLS contexts new TLS connections are made with. */

@@ -1,7 +1,11 @@
 package io.tide.network;
 
 import io.tide.command.ClientSession;
+import io.tide.command.Dispatcher;
+import io.tide.command.ServerContext;
 import io.tide.protocol.CommandNames;
+import io.tide.protocol.ProtocolLimits;
+import io.tide.shard.Shard;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -17,8 +21,25 @@ final class ShardClients {
     private static final int MIN = 16;
     /** The command names these connections' decoders share. */
     final CommandNames names = new CommandNames();
+    /** What these connections share, read through here (see {@link ConnectionHandler}'s registry). */
+    final ServerContext server;
+    final Dispatcher dispatcher;
+    final Shard home;
+    final OutputBufferLimit outputLimit;
+    final Faults faults;
+    final ProtocolLimits limits;
     private ConnectionHandler[] connections = new ConnectionHandler[MIN];
     private int size;
+
+    ShardClients(ServerContext server, Dispatcher dispatcher, Shard home, OutputBufferLimit outputLimit, Faults faults,
+                 ProtocolLimits limits) {
+        this.server = server;
+        this.dispatcher = dispatcher;
+        this.home = home;
+        this.outputLimit = outputLimit;
+        this.faults = faults;
+        this.limits = limits;
+    }
 
     void add(ConnectionHandler c) {
         if (c.clientsSlot >= 0) return;

@@ -40,8 +40,8 @@ class ConnectionErrorLogTest {
     private static EmbeddedChannel connection() {
         EmbeddedChannel ch = new EmbeddedChannel();
         Shard home = new Shard(0, ch.eventLoop(), 1);
-        ch.pipeline().addLast(new ConnectionHandler(null, null, home, new ShardClients(), null, null, null,
-                new ProtocolLimits()));
+        ch.pipeline().addLast(new ConnectionHandler(
+                new ShardClients(null, null, home, null, null, new ProtocolLimits()), null));
         return ch;
     }
 

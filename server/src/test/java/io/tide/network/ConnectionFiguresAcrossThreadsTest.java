@@ -20,7 +20,8 @@ class ConnectionFiguresAcrossThreadsTest {
     void outputBufferBytesReadElsewhereWhileTheHomeThreadWritesAndFlushes() throws Exception {
         EmbeddedChannel ch = new EmbeddedChannel();
         Shard home = new Shard(0, ch.eventLoop(), 1);
-        ConnectionHandler h = new ConnectionHandler(null, null, home, new ShardClients(), null, null, null, new ProtocolLimits());
+        ConnectionHandler h = new ConnectionHandler(
+                new ShardClients(null, null, home, null, null, new ProtocolLimits()), null);
         var channelField = ConnectionHandler.class.getDeclaredField("channel");
         channelField.setAccessible(true);
         channelField.set(h, ch);

@@ -12,17 +12,21 @@ import org.junit.jupiter.api.Test;
 
 class ShardClientsTest {
 
-    private static ConnectionHandler connection() {
-        return new ConnectionHandler(null, null, null, new ShardClients(), null, null, null, new ProtocolLimits());
+    private static ShardClients registry() {
+        return new ShardClients(null, null, null, null, null, new ProtocolLimits());
+    }
+
+    private static ConnectionHandler connection(ShardClients clients) {
+        return new ConnectionHandler(clients, null);
     }
 
     /** Random adds and removes against a set: the registry holds exactly the connections added and not removed. */
     @Test
     void holdsWhatWasAddedAndNotRemoved() {
         Random rnd = new Random(5);
-        ShardClients clients = new ShardClients();
+        ShardClients clients = registry();
         List<ConnectionHandler> pool = new ArrayList<>();
-        for (int i = 0; i < 200; i++) pool.add(connection());
+        for (int i = 0; i < 200; i++) pool.add(connection(clients));
         Set<ConnectionHandler> model = new HashSet<>();
         for (int op = 0; op < 20_000; op++) {
             ConnectionHandler c = pool.get(rnd.nextInt(pool.size()));
