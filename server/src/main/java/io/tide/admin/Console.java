@@ -174,7 +174,7 @@ final class Console {
         Shard[] shards = server.shards().all();
         Shard home = shards[Math.floorMod(nextHome.getAndIncrement(), shards.length)];
         Client client = new Client(ctx, home, answer, failed);
-        ClientSession session = new ClientSession(server.nextClientId(), client, home, server.shards(), true,
+        ClientSession session = new ClientSession(server.nextClientId(), client, home, true,
                 System.currentTimeMillis());
         client.session = session;
         session.name("tide-console");

@@ -23,9 +23,7 @@ public final class ClientSession {
     private final long id;
     private final ClientConnection connection;
     private final Shard home;
-    private final io.tide.shard.ShardSet shards;
     private final long createdAtMs;
-    private String tlsPeerName;
 
     int db;
     int protocol = 2;
@@ -65,9 +63,32 @@ public final class ClientSession {
     boolean closeWhenDrained;
     boolean suppressCurrent;
     boolean forceCurrent;
-    /** Set by PSYNC/SYNC once this connection is a replica fed by the replication stream (CLIENT LIST flag S). */
-    private volatile boolean replica;
-    private io.tide.replication.ReplicaLink replicaLink;
+    /**
+     * What few connections use (a TLS certificate, CLIENT TRACKING, a replica's link), made on first use: each field
+     * of this class costs every idle connection.
+     */
+    private volatile Rare rare;
+
+    private static final class Rare {
+        String tlsPeerName;
+        /** Set by PSYNC/SYNC once this connection is a replica fed by the replication stream (CLIENT LIST flag S). */
+        volatile boolean replica;
+        io.tide.replication.ReplicaLink replicaLink;
+        /** CLIENT TRACKING options while on, else null; and the registry they were given to. */
+        Tracking.Mode trackingMode;
+        Tracking tracking;
+        /** CLIENT CACHING YES (1) or NO (-1) for the next command, else 0. */
+        int caching;
+    }
+
+    private Rare rare() {
+        Rare r = rare;
+        if (r != null) return r;
+        synchronized (this) {
+            if (rare == null) rare = new Rare();
+            return rare;
+        }
+    }
 
     /**
      * Replies not yet sent because an earlier command is still running on another shard; null until the first
@@ -87,11 +108,6 @@ public final class ClientSession {
     boolean awaitingHops;
     /** Pub/sub state, created by the first subscription (or by tracking, from any thread). */
     private volatile Subscriber subscriber;
-    /** CLIENT TRACKING options while on, else null; and the registry they were given to. */
-    private Tracking.Mode trackingMode;
-    private Tracking tracking;
-    /** CLIENT CACHING YES (1) or NO (-1) for the next command, else 0. */
-    private int caching;
     /** Held back by CLIENT PAUSE: its next request is at the head of {@link #deferred}. */
     boolean postponed;
     /** Commands queued since MULTI, or null outside a transaction. */
@@ -104,10 +120,8 @@ public final class ClientSession {
     /** A command queued inside MULTI, already checked (name, arity, auth). */
     public record Queued(CommandSpec spec, byte[][] argv) {}
 
-    public ClientSession(long id, ClientConnection connection, Shard home, io.tide.shard.ShardSet shards,
-                         boolean authenticated, long nowMs) {
+    public ClientSession(long id, ClientConnection connection, Shard home, boolean authenticated, long nowMs) {
         this.id = id;
-        this.shards = shards;
         this.connection = connection;
         this.home = home;
         this.authenticated = authenticated;
@@ -130,8 +144,11 @@ public final class ClientSession {
      * The common name of the client certificate a TLS connection presented, or null (plain connection, or none sent).
      * The seam for Redis 8's {@code tls-auth-clients-user CN}: authenticate as the ACL user of that name.
      */
-    public String tlsPeerName() { return tlsPeerName; }
-    public void tlsPeerName(String cn) { tlsPeerName = cn; }
+    public String tlsPeerName() {
+        Rare r = rare;
+        return r == null ? null : r.tlsPeerName;
+    }
+    public void tlsPeerName(String cn) { rare().tlsPeerName = cn; }
     public ClientConnection connection() { return connection; }
     public Shard home() { return home; }
     public long createdAtMs() { return createdAtMs; }
@@ -163,11 +180,17 @@ public final class ClientSession {
     public String lastCommand() { return lastCommand; }
     public boolean isClosed() { return closed; }
     public int pendingReplies() { return pending == null ? 0 : pending.size(); }
-    public boolean isReplica() { return replica; }
+    public boolean isReplica() {
+        Rare r = rare;
+        return r != null && r.replica;
+    }
     /** The replication handshake's state of this connection (REPLCONF before PSYNC), or null; home shard only. */
-    public io.tide.replication.ReplicaLink replicaLink() { return replicaLink; }
-    public void replicaLink(io.tide.replication.ReplicaLink l) { replicaLink = l; }
-    public void markReplica() { replica = true; }
+    public io.tide.replication.ReplicaLink replicaLink() {
+        Rare r = rare;
+        return r == null ? null : r.replicaLink;
+    }
+    public void replicaLink(io.tide.replication.ReplicaLink l) { rare().replicaLink = l; }
+    public void markReplica() { rare().replica = true; }
     public int deferredRequests() { return deferred == null ? 0 : deferred.size(); }
 
     boolean nonePending() {
@@ -409,28 +432,40 @@ public final class ClientSession {
 
     /** CLIENT TRACKING ON: {@code t} starts sending this client invalidations. Home thread. */
     public void trackingOn(Tracking t, Tracking.Mode m) {
-        tracking = t;
-        trackingMode = m;
+        Rare r = rare();
+        r.tracking = t;
+        r.trackingMode = m;
         t.on(id, m);
     }
 
     /** CLIENT TRACKING OFF (and RESET, disconnect). Home thread. */
     public void trackingOff() {
-        if (tracking != null) tracking.off(id);
-        trackingMode = null;
-        caching = 0;
+        Rare r = rare;
+        if (r == null) return;
+        if (r.tracking != null) r.tracking.off(id);
+        r.trackingMode = null;
+        r.caching = 0;
     }
 
     /** Whether an invalidation found this client's REDIRECT target gone (CLIENT LIST flag R). */
     public boolean trackingRedirectBroken() {
-        return tracking != null && trackingMode != null && tracking.redirectBroken(id);
+        Rare r = rare;
+        return r != null && r.tracking != null && r.trackingMode != null && r.tracking.redirectBroken(id);
     }
 
     /** The tracking options while tracking is on, else null. */
-    public Tracking.Mode trackingMode() { return trackingMode; }
+    public Tracking.Mode trackingMode() {
+        Rare r = rare;
+        return r == null ? null : r.trackingMode;
+    }
     /** CLIENT CACHING's flag for the next command: 1 YES, -1 NO, 0 none. */
-    public int caching() { return caching; }
-    public void caching(int c) { caching = c; }
+    public int caching() {
+        Rare r = rare;
+        return r == null ? 0 : r.caching;
+    }
+    public void caching(int c) {
+        if (c != 0 || rare != null) rare().caching = c;
+    }
 
     /** The pub/sub side if the client ever subscribed, else null. */
     public Subscriber subscriberOrNull() {
@@ -518,7 +553,7 @@ public final class ClientSession {
         if (w == null) return;
         watch = null;
         for (io.tide.shard.BlockedKeys.DbKey k : w.keys) {
-            io.tide.shard.Shard s = shards.shardOf(k.key());
+            io.tide.shard.Shard s = w.shards.shardOf(k.key());
             s.executeOnData(() -> s.watched().remove(w, k));
         }
     }

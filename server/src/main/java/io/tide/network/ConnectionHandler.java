@@ -132,8 +132,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
         channel.localAddress();
         ServerContext server = registry.server;
         boolean needsAuth = server.authRequired();
-        session = new ClientSession(server.nextClientId(), this, registry.home, server.shards(), !needsAuth,
-                System.currentTimeMillis());
+        session = new ClientSession(server.nextClientId(), this, registry.home, !needsAuth, System.currentTimeMillis());
         if (tlsPeerName != null) {
             session.tlsPeerName(tlsPeerName);
             signInByCertificate();

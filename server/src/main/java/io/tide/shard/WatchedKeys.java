@@ -18,6 +18,12 @@ public final class WatchedKeys {
         private final AtomicBoolean dirty = new AtomicBoolean();
         /** The watched keys; touched only by the thread running the client's WATCH, EXEC or UNWATCH. */
         public final ArrayList<BlockedKeys.DbKey> keys = new ArrayList<>();
+        /** The shards the keys live on (kept here rather than by every client, which few watch). */
+        public final ShardSet shards;
+
+        public Watch(ShardSet shards) {
+            this.shards = shards;
+        }
 
         public boolean isDirty() {
             return dirty.get();

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 class ClientTableTest {
 
     private static ClientSession session(long id) {
-        return new ClientSession(id, null, null, null, true, 0);
+        return new ClientSession(id, null, null, true, 0);
     }
 
     private static Set<Long> ids(ClientTable t) {

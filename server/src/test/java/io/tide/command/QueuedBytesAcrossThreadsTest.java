@@ -14,7 +14,7 @@ class QueuedBytesAcrossThreadsTest {
 
     @Test
     void queuedBytesReadElsewhereWhileTheHomeThreadQueues() throws Exception {
-        ClientSession s = new ClientSession(1, null, null, null, true, 0);
+        ClientSession s = new ClientSession(1, null, null, true, 0);
         byte[][] argv = {"SET".getBytes(StandardCharsets.US_ASCII), "k".getBytes(StandardCharsets.US_ASCII),
                 "v".getBytes(StandardCharsets.US_ASCII)};
         Race.Outcome o = Race.run(() -> {

@@ -68,7 +68,7 @@ public final class TransactionCommands {
         if (c.inMulti()) throw Errors.error(Errors.WATCH_IN_MULTI);
         WatchedKeys.Watch w = c.watch();
         if (w == null) {
-            w = new WatchedKeys.Watch();
+            w = new WatchedKeys.Watch(ctx.shards());
             c.watch(w);
         }
         for (int i = 1; i < argv.length; i++) {
