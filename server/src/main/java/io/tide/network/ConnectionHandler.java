@@ -104,7 +104,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
     private long peakWindowMs;
 
     ConnectionHandler(ShardClients registry, String tlsPeerName) {
-        this.decoder = new RespDecoder(registry.limits, this, registry.names);
+        this.decoder = new RespDecoder(registry.limits, this, registry.decoding);
         this.tlsPeerName = tlsPeerName;
         this.registry = registry;
     }

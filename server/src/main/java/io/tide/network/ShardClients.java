@@ -3,15 +3,15 @@ package io.tide.network;
 import io.tide.command.ClientSession;
 import io.tide.command.Dispatcher;
 import io.tide.command.ServerContext;
-import io.tide.protocol.CommandNames;
 import io.tide.protocol.ProtocolLimits;
+import io.tide.protocol.RespDecoder;
 import io.tide.shard.Shard;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
 /**
- * The connections whose home is one shard, in no particular order, and the command names their decoders share.
+ * The connections whose home is one shard, in no particular order, and what their decoders share.
  * Confined to that shard's thread. An array in which each connection knows its place
  * ({@link ConnectionHandler#clientsSlot}), not a hash set: a set's entry would be 32 B more of each idle connection's
  * heap.
@@ -19,8 +19,8 @@ import java.util.List;
 final class ShardClients {
 
     private static final int MIN = 16;
-    /** The command names these connections' decoders share. */
-    final CommandNames names = new CommandNames();
+    /** What these connections' decoders share: command names, the header-number scanner. */
+    final RespDecoder.Shared decoding = new RespDecoder.Shared();
     /** What these connections share, read through here (see {@link ConnectionHandler}'s registry). */
     final ServerContext server;
     final Dispatcher dispatcher;

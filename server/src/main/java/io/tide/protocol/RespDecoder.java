@@ -92,10 +92,10 @@ public final class RespDecoder {
     /** Bytes after the reader index already searched for a line end without finding one. */
     private int scanned;
     private boolean failed;
-    /** Parses the number of the header line being scanned. */
-    private final NumberScanner number = new NumberScanner();
     /** Command names of 2 to this many bytes are shared between requests ({@link #commandName}). */
     private static final int NAME_MAX = 24;
+    /** What this decoder shares with the other decoders of its thread: command names, the header-number scanner. */
+    private final Shared shared;
     private final CommandNames names;
     /** Reused buffer for inline splitting, allocated by the first inline command (most clients never send one). */
     private byte[] scratch;
@@ -108,14 +108,25 @@ public final class RespDecoder {
      *                      when a count exceeds 10 or a bulk exceeds 16384 bytes
      */
     public RespDecoder(ProtocolLimits limits, BooleanSupplier authenticated) {
-        this(limits, authenticated, new CommandNames());
+        this(limits, authenticated, new Shared());
     }
 
-    /** A decoder whose command names come from {@code names}, shared with the other connections of its thread. */
-    public RespDecoder(ProtocolLimits limits, BooleanSupplier authenticated, CommandNames names) {
+    /** A decoder that shares {@code shared} with the other connections of its thread. */
+    public RespDecoder(ProtocolLimits limits, BooleanSupplier authenticated, Shared shared) {
         this.limits = Objects.requireNonNull(limits, "limits");
         this.authenticated = Objects.requireNonNull(authenticated, "authenticated");
-        this.names = Objects.requireNonNull(names, "names");
+        this.shared = Objects.requireNonNull(shared, "shared");
+        this.names = shared.names;
+    }
+
+    /**
+     * Confined to one thread; shared by the decoders of the connections that thread serves (a shard's), so that an
+     * idle connection holds none of it: the command names ({@link CommandNames}) and the scanner of header numbers,
+     * whose state lives only within one {@link #findLineEnd} and the read of its number that follows.
+     */
+    public static final class Shared {
+        final CommandNames names = new CommandNames();
+        final NumberScanner number = new NumberScanner();
     }
 
     /** The bytes received and not yet decoded (a partial request), or null: an idle connection holds no buffer. */
@@ -244,6 +255,7 @@ public final class RespDecoder {
             }
             return false;
         }
+        NumberScanner number = shared.number;
         long n = number.value();
         if (!number.ok() || n > Integer.MAX_VALUE) {
             fail(in, out, INVALID_MULTIBULK);
@@ -479,6 +491,7 @@ public final class RespDecoder {
             fail(in, out, "ERR Protocol error: expected '$', got '" + (char) (first & 0xFF) + "'");
             return false;
         }
+        NumberScanner number = shared.number;
         long length = number.value();
         if (!number.ok() || length < 0 || length > limits.maxBulkLength() || length > MAX_ARRAY) {
             fail(in, out, INVALID_BULK);
@@ -683,12 +696,19 @@ public final class RespDecoder {
     /**
      * Index of the CR ending the header line at {@code r} ({@code *<n>} or {@code $<len>}), if the byte
      * after it has arrived too; -1 if there is no CR yet, -2 if the CR is the last readable byte. The
-     * number after the type byte is parsed in the same pass into {@link #number}, which keeps its state
-     * across partial reads, so no byte of a header is looked at twice.
+     * number after the type byte is parsed in the same pass into the thread's {@link Shared#number}, to be read
+     * before the thread decodes anything else. A line that came in parts is scanned again from its start, at most
+     * {@link NumberScanner#MAX_LENGTH} bytes of it: past that many it is no number, and only its end is sought.
      */
     private int findLineEnd(ByteBuf in, int r) {
         int w = in.writerIndex();
-        int from = r + 1 + scanned;
+        NumberScanner number = shared.number;
+        number.reset();
+        int from = r + 1;
+        if (scanned > NumberScanner.MAX_LENGTH) {
+            number.tooLong();
+            from += scanned;
+        }
         int cr = from < w ? in.forEachByte(from, w - from, number) : -1;
         if (cr < 0) {
             scanned = Math.max(0, w - r - 1);
@@ -704,7 +724,6 @@ public final class RespDecoder {
     private void consumeTo(ByteBuf in, int index) {
         in.readerIndex(index);
         scanned = 0;
-        number.reset();
     }
 
     private void fail(ByteBuf in, List<Object> out, String message) {
@@ -716,11 +735,13 @@ public final class RespDecoder {
     }
 
     /**
-     * Confined to its channel's event loop, as its decoder is: parses a decimal long byte by byte up to a CR, with Redis's
-     * {@code string2ll} rules: optional minus, no plus, no leading zeros, no blanks, at most 20
+     * Confined to one thread, shared by its decoders ({@link Shared}): parses a decimal long byte by byte up to a CR,
+     * with Redis's {@code string2ll} rules: optional minus, no plus, no leading zeros, no blanks, at most 20
      * characters, no overflow.
      */
     static final class NumberScanner implements ByteProcessor {
+        /** Longest number accepted, in characters: a long's 19 digits and a sign. */
+        static final int MAX_LENGTH = 20;
         private long negated; // accumulated negatively so Long.MIN_VALUE fits
         private int length;
         private boolean negative;
@@ -744,7 +765,7 @@ public final class RespDecoder {
                 return true;
             }
             int pos = length++;
-            if (pos >= 20) {
+            if (pos >= MAX_LENGTH) {
                 bad = true;
                 return true;
             }
@@ -772,6 +793,12 @@ public final class RespDecoder {
             }
             negated -= digit;
             return true;
+        }
+
+        /** The line was found longer than {@link #MAX_LENGTH} before: it is no number. */
+        void tooLong() {
+            bad = true;
+            length = MAX_LENGTH + 1;
         }
 
         /** Whether the bytes scanned so far form a valid number. */

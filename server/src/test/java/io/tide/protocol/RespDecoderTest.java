@@ -98,14 +98,14 @@ class RespDecoderTest {
     }
 
     /**
-     * Decoders that share one {@link CommandNames} (a shard's connections) share a name's array too; names whose slots
-     * collide both stay, two at a time; a third takes the first slot and the oldest goes.
+     * Decoders that share one {@link RespDecoder.Shared} (a shard's connections) share a name's array too; names whose
+     * slots collide both stay, two at a time; a third takes the first slot and the oldest goes.
      */
     @Test
     void sharedCommandNames_oneArrayAcrossConnections() {
-        CommandNames names = new CommandNames();
-        RespDecoder a = new RespDecoder(limits, () -> true, names);
-        RespDecoder b = new RespDecoder(limits, () -> true, names);
+        RespDecoder.Shared shared = new RespDecoder.Shared();
+        RespDecoder a = new RespDecoder(limits, () -> true, shared);
+        RespDecoder b = new RespDecoder(limits, () -> true, shared);
         byte[] fromA = decodeOne(a, multibulk("HGET", "h", "f"))[0];
         byte[] fromB = decodeOne(b, multibulk("HGET", "h", "g"))[0];
         assertThat(fromB).isSameAs(fromA);
@@ -119,6 +119,35 @@ class RespDecoderTest {
         decodeOne(b, multibulk("ABWZ"));
         assertThat(decodeOne(a, multibulk("ABYZ"))[0]).as("the newer of the two stays").isSameAs(y);
         assertThat(decodeOne(a, multibulk("ABXZ"))[0]).as("the older went").isNotSameAs(x);
+    }
+
+    /**
+     * Decoders of one thread share one scanner of header numbers: a header that arrives in parts is read whole
+     * however many other connections' headers the thread decodes in between, and a line already too long to be a
+     * number stays one however its tail reads.
+     */
+    @Test
+    void sharedNumberScanner_aHeaderInPartsAroundAnotherConnectionsHeaders() {
+        RespDecoder.Shared shared = new RespDecoder.Shared();
+        RespDecoder a = new RespDecoder(limits, () -> true, shared);
+        RespDecoder b = new RespDecoder(limits, () -> true, shared);
+        List<Object> fromA = new ArrayList<>();
+        List<Object> fromB = new ArrayList<>();
+        a.read(UnpooledByteBufAllocator.DEFAULT, wrap(bytes("*3")), fromA);
+        b.read(UnpooledByteBufAllocator.DEFAULT, wrap(bytes(multibulk("ECHO", "hello") + "*1\r\n$12")), fromB);
+        a.read(UnpooledByteBufAllocator.DEFAULT, wrap(bytes("\r\n$3\r\nSET\r\n$1\r\nk\r\n$1")), fromA);
+        b.read(UnpooledByteBufAllocator.DEFAULT, wrap(bytes("345\r\n" + "x".repeat(12345) + "\r\n")), fromB);
+        a.read(UnpooledByteBufAllocator.DEFAULT, wrap(bytes("1\r\n" + "v".repeat(11) + "\r\n")), fromA);
+        assertThat(strings(fromA)).containsExactly(List.of("SET", "k", "v".repeat(11)));
+        assertThat(strings(fromB)).containsExactly(List.of("ECHO", "hello"), List.of("x".repeat(12345)));
+
+        // 25 digits: the first read leaves 21 of them, past what a number may have; the next brings 4 more.
+        List<Object> out = new ArrayList<>();
+        a.read(UnpooledByteBufAllocator.DEFAULT, wrap(bytes("*" + "9".repeat(21))), out);
+        b.read(UnpooledByteBufAllocator.DEFAULT, wrap(bytes(multibulk("PING"))), fromB);
+        a.read(UnpooledByteBufAllocator.DEFAULT, wrap(bytes("9999\r\n")), out);
+        assertThat(out).containsExactly(new ProtocolError("ERR Protocol error: invalid multibulk length"));
+        assertThat(strings(fromB)).endsWith(List.of("PING"));
     }
 
     private static String inline(String line) {
