@@ -141,13 +141,20 @@ class RespDecoderTest {
         assertThat(strings(fromA)).containsExactly(List.of("SET", "k", "v".repeat(11)));
         assertThat(strings(fromB)).containsExactly(List.of("ECHO", "hello"), List.of("x".repeat(12345)));
 
-        // 25 digits: the first read leaves 21 of them, past what a number may have; the next brings 4 more.
+        // 25 digits: the first read brings 21 of them, past what a number may have; the next brings 4 more.
         List<Object> out = new ArrayList<>();
         a.read(UnpooledByteBufAllocator.DEFAULT, wrap(bytes("*" + "9".repeat(21))), out);
         b.read(UnpooledByteBufAllocator.DEFAULT, wrap(bytes(multibulk("PING"))), fromB);
         a.read(UnpooledByteBufAllocator.DEFAULT, wrap(bytes("9999\r\n")), out);
         assertThat(out).containsExactly(new ProtocolError("ERR Protocol error: invalid multibulk length"));
         assertThat(strings(fromB)).endsWith(List.of("PING"));
+
+        // 21 digits, then only the line's end.
+        RespDecoder c = new RespDecoder(limits, () -> true, shared);
+        out.clear();
+        c.read(UnpooledByteBufAllocator.DEFAULT, wrap(bytes("*" + "1".repeat(21))), out);
+        c.read(UnpooledByteBufAllocator.DEFAULT, wrap(bytes("\r\n")), out);
+        assertThat(out).containsExactly(new ProtocolError("ERR Protocol error: invalid multibulk length"));
     }
 
     private static String inline(String line) {
