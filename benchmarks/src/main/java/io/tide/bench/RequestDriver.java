@@ -47,7 +47,7 @@ final class RequestDriver implements ClientConnection, RespWriter.Output {
         this.server = server;
         this.home = server.context().shards().get(homeShard);
         this.dispatcher = server.dispatcher();
-        this.session = new ClientSession(server.context().nextClientId(), this, home, server.context().shards(), true,
+        this.session = new ClientSession(server.context().nextClientId(), this, home, true,
                 System.currentTimeMillis());
         session.replyLog(server.context().observability().largeReply());
     }
