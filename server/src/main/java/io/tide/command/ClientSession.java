@@ -65,7 +65,7 @@ public final class ClientSession {
     boolean forceCurrent;
     /**
      * What few connections use (a TLS certificate, CLIENT TRACKING, a replica's link), made on first use: each field
-     * of this class costs every idle connection.
+     * of a session costs every idle connection.
      */
     private volatile Rare rare;
 
