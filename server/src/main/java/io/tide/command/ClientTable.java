@@ -40,7 +40,7 @@ public final class ClientTable implements Iterable<ClientSession> {
     public ClientSession get(long id) {
         Object[] t = slots;
         int mask = t.length - 1;
-        for (int i = home(id, mask); ; i = (i + 1) & mask) {
+        for (int i = firstSlot(id, mask); ; i = (i + 1) & mask) {
             Object o = SLOT.getAcquire(t, i);
             if (o == null) return null;
             if (o != GONE && ((ClientSession) o).id() == id) return (ClientSession) o;
@@ -52,7 +52,7 @@ public final class ClientTable implements Iterable<ClientSession> {
         if ((size + gone + 1) * 4L > slots.length * 3L) rebuild(size + 1);
         Object[] t = slots;
         int mask = t.length - 1;
-        int i = home(s.id(), mask);
+        int i = firstSlot(s.id(), mask);
         while (t[i] != null && t[i] != GONE) i = (i + 1) & mask;
         if (t[i] == GONE) gone--;
         SLOT.setRelease(t, i, s);
@@ -63,7 +63,7 @@ public final class ClientTable implements Iterable<ClientSession> {
     public synchronized void remove(ClientSession s) {
         Object[] t = slots;
         int mask = t.length - 1;
-        for (int i = home(s.id(), mask); t[i] != null; i = (i + 1) & mask) {
+        for (int i = firstSlot(s.id(), mask); t[i] != null; i = (i + 1) & mask) {
             if (t[i] == s) {
                 SLOT.setRelease(t, i, GONE);
                 gone++;
@@ -124,7 +124,7 @@ public final class ClientTable implements Iterable<ClientSession> {
         int mask = capacity - 1;
         for (Object o : old) {
             if (o == null || o == GONE) continue;
-            int i = home(((ClientSession) o).id(), mask);
+            int i = firstSlot(((ClientSession) o).id(), mask);
             while (t[i] != null) i = (i + 1) & mask;
             t[i] = o;
         }
@@ -133,7 +133,7 @@ public final class ClientTable implements Iterable<ClientSession> {
     }
 
     /** A session id's first slot: Fibonacci hashing, so that consecutive ids do not fill a run of slots. */
-    private static int home(long id, int mask) {
+    private static int firstSlot(long id, int mask) {
         return (int) ((id * 0x9E3779B97F4A7C15L) >>> 32) & mask;
     }
 }

@@ -96,6 +96,7 @@ public final class RespDecoder {
     private static final int NAME_MAX = 24;
     /** What this decoder shares with the other decoders of its thread: command names, the header-number scanner. */
     private final Shared shared;
+    /** {@code shared.names}, kept here too: one load less for each command name read. */
     private final CommandNames names;
     /** Reused buffer for inline splitting, allocated by the first inline command (most clients never send one). */
     private byte[] scratch;
