@@ -41,7 +41,8 @@ import org.slf4j.LoggerFactory;
  * when no backlog is waiting (a flooded subscriber's messages): client-output-buffer-limit bounds those.
  *
  * <p>An idle connection holds no buffer: the output buffer is released at each flush, the decoder's cumulation
- * once it is consumed, and the backlog's queue once it drains; the address strings are made when first asked for.
+ * once it is consumed, and the backlog's queue once it drains; the peer's address string is made when first asked
+ * for. What few connections need (the backlog, held requests, close hooks) is in {@link Rare}, made on first use.
  */
 final class ConnectionHandler extends ChannelInboundHandlerAdapter
         implements ClientConnection, RespWriter.Output, java.util.function.BooleanSupplier {
@@ -55,13 +56,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
     private final ShardClients registry;
     /** This connection's place in {@link #registry}, or -1. */
     int clientsSlot = -1;
-    /** The client certificate's CN on a TLS connection, handed to the session; null otherwise. */
-    private final String tlsPeerName;
-    /** Requests held by {@link Faults#delayReplies}, oldest first, with the time each may run; null when none. */
-    private java.util.ArrayDeque<Held> held;
-    private boolean heldDrainScheduled;
-    /** When the output first went over the soft limit (ms), or 0. */
-    private long overSoftSinceMs;
+    /** What few connections need (a backlog, held requests, a close hook), made on first use; see {@link Rare}. */
+    private Rare rare;
     private Channel channel;
     private ClientSession session;
     private ByteBuf out;
@@ -74,38 +70,60 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
     private static final int FLUSH_START_MAX = 16 * 1024;
     /** Whether buffers were handed to the channel since the last flush. */
     private boolean unflushed;
-    /** Reply bytes behind the channel's outbound buffer while it is not writable, oldest first; null while empty. */
-    private java.util.ArrayDeque<byte[]> backlog;
-    private long backlogBytes;
-    /** How many of the backlog's first arrays a flush has released to the socket (the rest await the next). */
-    private int backlogReleased;
     private boolean pausedByDispatcher;
-    /** The peer's and our address as CLIENT LIST shows them, formatted on first use. */
+    /** The peer's address as CLIENT LIST and MONITOR show it, formatted on first use (the local one each time). */
     private String remote;
-    private String local;
     /** Decodes this connection's reads: the pipeline's only other handler would cost a context per connection. */
     private final RespDecoder decoder;
     /**
      * Query-buffer figures as of the end of the last read (CLIENT LIST reads them from other threads). Written by the
      * home shard at every read and flush, read elsewhere: opaque access ({@link #QUERY_BYTES} and the others), without
-     * the fence of a volatile write.
+     * the fence of a volatile write. Ints, as the buffers they measure: a query buffer's figures saturate at 2 GiB.
      */
-    private long queryBytes;
-    private long queryFree;
+    private int queryBytes;
+    private int queryFree;
     /** Peak reply-buffer bytes at a flush, in the five-second window that started at {@link #peakWindowMs}. */
-    private long replyPeak;
+    private int replyPeak;
     private static final java.lang.invoke.VarHandle QUERY_BYTES =
-            io.tide.util.VarHandles.field(java.lang.invoke.MethodHandles.lookup(), "queryBytes", long.class);
+            io.tide.util.VarHandles.field(java.lang.invoke.MethodHandles.lookup(), "queryBytes", int.class);
     private static final java.lang.invoke.VarHandle QUERY_FREE =
-            io.tide.util.VarHandles.field(java.lang.invoke.MethodHandles.lookup(), "queryFree", long.class);
+            io.tide.util.VarHandles.field(java.lang.invoke.MethodHandles.lookup(), "queryFree", int.class);
     private static final java.lang.invoke.VarHandle REPLY_PEAK =
-            io.tide.util.VarHandles.field(java.lang.invoke.MethodHandles.lookup(), "replyPeak", long.class);
-    private long lastWindowPeak;
-    private long peakWindowMs;
+            io.tide.util.VarHandles.field(java.lang.invoke.MethodHandles.lookup(), "replyPeak", int.class);
+    private int lastWindowPeak;
+    /** The low 32 bits of the window's start in epoch milliseconds: only differences of it are used. */
+    private int peakWindowMs;
 
-    ConnectionHandler(ShardClients registry, String tlsPeerName) {
+    /**
+     * A connection's state that few connections ever have, kept out of every idle connection's handler: the reply
+     * backlog of a client that reads slower than it asks, the requests a delay fault holds, the soft output limit's
+     * clock and the hooks to run on close. Made on first use by the home shard; {@link #outputBufferBytes} and
+     * {@link #pendingWrites} read it from other threads as they read the handler's own fields, without a fence.
+     */
+    private static final class Rare {
+        /** Requests held by {@link Faults#delayReplies}, oldest first, with the time each may run; null when none. */
+        java.util.ArrayDeque<Held> held;
+        boolean heldDrainScheduled;
+        /** When the output first went over the soft limit (ms), or 0. */
+        long overSoftSinceMs;
+        /** Reply bytes behind the channel's outbound buffer while it is not writable, oldest first; null while empty. */
+        java.util.ArrayDeque<byte[]> backlog;
+        long backlogBytes;
+        /** How many of the backlog's first arrays a flush has released to the socket (the rest await the next). */
+        int backlogReleased;
+        /** QUIT came while replies waited in the backlog: the channel closes once they have all been written. */
+        boolean closeWhenSent;
+        Runnable closeHook;
+    }
+
+    private Rare rare() {
+        Rare r = rare;
+        if (r == null) rare = r = new Rare();
+        return r;
+    }
+
+    ConnectionHandler(ShardClients registry) {
         this.decoder = new RespDecoder(registry.limits, this, registry.decoding);
-        this.tlsPeerName = tlsPeerName;
         this.registry = registry;
     }
 
@@ -133,9 +151,11 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
         ServerContext server = registry.server;
         boolean needsAuth = server.authRequired();
         session = new ClientSession(server.nextClientId(), this, registry.home, !needsAuth, System.currentTimeMillis());
+        io.netty.handler.ssl.SslHandler tls = ctx.pipeline().get(io.netty.handler.ssl.SslHandler.class);
+        String tlsPeerName = tls == null ? null : TlsAccept.commonName(tls.engine().getSession());
         if (tlsPeerName != null) {
             session.tlsPeerName(tlsPeerName);
-            signInByCertificate();
+            signInByCertificate(tlsPeerName);
         }
         if (server.acl().defaultUser().nopass() && server.config().getBool("protected-mode")
                 && !isLocal(channel.remoteAddress())) {
@@ -157,7 +177,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
      * {@code tls-auth-clients-user CN} (Redis 8's): a client whose verified certificate names an ACL user that exists
      * and is on starts authenticated as that user; any other client authenticates as usual.
      */
-    private void signInByCertificate() {
+    private void signInByCertificate(String tlsPeerName) {
         if (!registry.server.config().get("tls-auth-clients-user").equalsIgnoreCase("CN")) return;
         io.tide.acl.AclUser u = registry.server.acl().user(tlsPeerName);
         if (u == null || !u.enabled()) return;
@@ -248,7 +268,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
 
     private void request(ChannelHandlerContext ctx, Object msg) {
         long delay = registry.faults.delayNanos();
-        if (delay != 0 || held != null) {
+        if (delay != 0 || (rare != null && rare.held != null)) {
             hold(ctx, msg, delay); // behind the requests held before it, even once the delay is over
             return;
         }
@@ -265,25 +285,27 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
 
     /** Queues a request for {@code delayNanos} (Faults#delayReplies). */
     private void hold(ChannelHandlerContext ctx, Object msg, long delayNanos) {
-        if (held == null) held = new java.util.ArrayDeque<>();
-        held.add(new Held(msg, System.nanoTime() + delayNanos));
-        if (!heldDrainScheduled) {
-            heldDrainScheduled = true;
+        Rare r = rare();
+        if (r.held == null) r.held = new java.util.ArrayDeque<>();
+        r.held.add(new Held(msg, System.nanoTime() + delayNanos));
+        if (!r.heldDrainScheduled) {
+            r.heldDrainScheduled = true;
             ctx.executor().schedule(() -> runHeld(ctx), delayNanos, java.util.concurrent.TimeUnit.NANOSECONDS);
         }
     }
 
     /** Runs the held requests whose time has come, in order, and replies; schedules itself for the rest. */
     private void runHeld(ChannelHandlerContext ctx) {
-        heldDrainScheduled = false;
+        Rare r = rare;
+        r.heldDrainScheduled = false;
         long now = System.nanoTime();
-        while (held != null && !held.isEmpty() && held.peek().dueNanos() - now <= 0) {
-            handle(ctx, held.poll().msg());
+        while (r.held != null && !r.held.isEmpty() && r.held.peek().dueNanos() - now <= 0) {
+            handle(ctx, r.held.poll().msg());
         }
-        if (held != null && held.isEmpty()) held = null;
-        if (held != null) {
-            heldDrainScheduled = true;
-            ctx.executor().schedule(() -> runHeld(ctx), held.peek().dueNanos() - now,
+        if (r.held != null && r.held.isEmpty()) r.held = null;
+        if (r.held != null) {
+            r.heldDrainScheduled = true;
+            ctx.executor().schedule(() -> runHeld(ctx), r.held.peek().dueNanos() - now,
                     java.util.concurrent.TimeUnit.NANOSECONDS);
         }
         flush();
@@ -291,7 +313,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
 
     /** Closes the connection now, replies not yet sent and held requests dropped (Faults#dropConnections). */
     void drop() {
-        held = null;
+        if (rare != null) rare.held = null;
         if (session != null) session.markClosed();
         closeDroppingOutput();
     }
@@ -317,10 +339,10 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
     public void channelReadComplete(ChannelHandlerContext ctx) {
         registry.home.stats().netInputBytes += decoder.takeBytesReceived();
         registry.home.stats().readsProcessed++;
-        long q = decoder.queryBufferBytes();
+        int q = saturated(decoder.queryBufferBytes());
         QUERY_BYTES.setOpaque(this, q);
         if (q > inputPeak) inputPeak = q;
-        QUERY_FREE.setOpaque(this, decoder.queryBufferFree());
+        QUERY_FREE.setOpaque(this, saturated(decoder.queryBufferFree()));
         flush();
     }
 
@@ -338,39 +360,48 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
 
     /** Moves released backlog arrays to the channel while it is writable. */
     private void drainBacklog() {
+        Rare r = rare;
+        if (r == null) return;
         boolean wrote = false;
-        while (backlogReleased > 0 && channel.isWritable()) {
-            byte[] chunk = backlog.poll();
-            backlogReleased--;
-            backlogBytes -= chunk.length;
+        while (r.backlogReleased > 0 && channel.isWritable()) {
+            byte[] chunk = r.backlog.poll();
+            r.backlogReleased--;
+            r.backlogBytes -= chunk.length;
             channel.write(Unpooled.wrappedBuffer(chunk), channel.voidPromise());
             wrote = true;
         }
-        if (backlog != null && backlog.isEmpty()) backlog = null; // its array grew with the backlog: let it go
+        if (r.backlog != null && r.backlog.isEmpty()) r.backlog = null; // its array grew with the backlog: let it go
         if (wrote) channel.flush();
-        if (closeWhenSent && backlog == null) {
-            closeWhenSent = false;
+        if (r.closeWhenSent && r.backlog == null) {
+            r.closeWhenSent = false;
             afterWritesClosingWithin2s(channel, channel::close);
         }
     }
 
-    /** QUIT came while replies waited in the backlog: the channel closes once they have all been written. */
-    private boolean closeWhenSent;
-
     private boolean backlogEmpty() {
-        return backlog == null;
+        Rare r = rare;
+        return r == null || r.backlog == null;
+    }
+
+    /** Whether every array in the backlog has been released to the socket (so is it when there is none). */
+    private boolean backlogAllReleased() {
+        Rare r = rare;
+        return r == null || r.backlogReleased == (r.backlog == null ? 0 : r.backlog.size());
     }
 
     private void addToBacklog(byte[] chunk) {
-        if (backlog == null) backlog = new java.util.ArrayDeque<>();
-        backlog.add(chunk);
-        backlogBytes += chunk.length;
+        Rare r = rare();
+        if (r.backlog == null) r.backlog = new java.util.ArrayDeque<>();
+        r.backlog.add(chunk);
+        r.backlogBytes += chunk.length;
     }
 
     private void clearBacklog() {
-        backlog = null;
-        backlogBytes = 0;
-        backlogReleased = 0;
+        Rare r = rare;
+        if (r == null) return;
+        r.backlog = null;
+        r.backlogBytes = 0;
+        r.backlogReleased = 0;
     }
 
     @Override
@@ -380,16 +411,19 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
             registry.server.clients().remove(session);
         }
         registry.remove(this);
-        held = null;
         decoder.release();
         if (out != null) {
             out.release();
             out = null;
         }
         clearBacklog();
-        Runnable hook = closeHook;
-        closeHook = null;
-        if (hook != null) hook.run();
+        Rare r = rare;
+        if (r != null) {
+            r.held = null;
+            Runnable hook = r.closeHook;
+            r.closeHook = null;
+            if (hook != null) hook.run();
+        }
         ctx.fireChannelInactive();
     }
 
@@ -480,13 +514,14 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
         boolean over = limits.hard() > 0 && used >= limits.hard();
         if (!over && limits.soft() > 0 && used >= limits.soft()) {
             long now = System.currentTimeMillis();
-            if (overSoftSinceMs == 0) {
-                overSoftSinceMs = now;
+            Rare r = rare();
+            if (r.overSoftSinceMs == 0) {
+                r.overSoftSinceMs = now;
             } else {
-                over = now - overSoftSinceMs >= limits.softSeconds() * 1000;
+                over = now - r.overSoftSinceMs >= limits.softSeconds() * 1000;
             }
-        } else if (!over) {
-            overSoftSinceMs = 0;
+        } else if (!over && rare != null) {
+            rare.overSoftSinceMs = 0;
         }
         if (over && session != null && !session.isClosed()) {
             LOG.warn("Client id={} addr={} closed for overcoming of output buffer limits ({} bytes).", session.id(),
@@ -504,7 +539,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
      */
     @Override
     public void flush() {
-        if (out == null && !unflushed && backlogReleased == (backlog == null ? 0 : backlog.size())) return;
+        if (out == null && !unflushed && backlogAllReleased()) return;
         io.tide.journal.Journal journal = registry.home.writes().journal();
         if (journal.active() && !journal.syncsReplies() && journal.pending()) {
             if (!flushHeld) {
@@ -547,7 +582,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
         // heap instead did no better in bin/bench-memory subscriber (docs/decisions/0009-memory-limits.md, section 5).
         if (!backlogEmpty()) {
             if (b != null) handOn(b);
-            backlogReleased = backlog.size();
+            rare.backlogReleased = rare.backlog.size();
             if (handedOn) channel.flush();
             drainBacklog();
             updateAutoRead();
@@ -590,7 +625,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
         onLoop(ch, () -> {
             flushBeforeClose();
             if (backlogEmpty()) afterWritesClosingWithin2s(ch, ch::close);
-            else closeWhenSent = true; // the backlog's bytes go first: drainBacklog closes once it is empty
+            else rare.closeWhenSent = true; // the backlog's bytes go first: drainBacklog closes once it is empty
         });
     }
 
@@ -608,16 +643,15 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
         });
     }
 
-    private Runnable closeHook;
-
     @Override
     public void onClose(Runnable r) {
         if (channel == null || !channel.isActive()) {
             r.run();
             return;
         }
-        Runnable before = closeHook;
-        closeHook = before == null ? r : () -> {
+        Rare h = rare();
+        Runnable before = h.closeHook;
+        h.closeHook = before == null ? r : () -> {
             before.run();
             r.run();
         };
@@ -643,13 +677,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
 
     @Override
     public String localAddress() {
-        String l = local;
-        if (l == null) {
-            Channel ch = channel;
-            if (ch == null) return "?:0";
-            local = l = format(ch.localAddress());
-        }
-        return l;
+        Channel ch = channel;
+        return ch == null ? "?:0" : format(ch.localAddress());
     }
 
     @Override
@@ -657,7 +686,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
         // Read from other threads too (used_memory's client buffers, client eviction): the home shard may drop the
         // buffer between two reads of the field, so it is read once.
         ByteBuf b = out;
-        long pending = (b == null ? 0 : b.readableBytes()) + backlogBytes;
+        Rare r = rare;
+        long pending = (b == null ? 0 : b.readableBytes()) + (r == null ? 0 : r.backlogBytes);
         var cob = channel.unsafe().outboundBuffer();
         return pending + (cob == null ? 0 : cob.totalPendingWriteBytes());
     }
@@ -671,15 +701,17 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
     @Override
     public long pendingWrites() {
         var cob = channel.unsafe().outboundBuffer();
-        java.util.ArrayDeque<byte[]> queued = backlog;
+        Rare r = rare;
+        java.util.ArrayDeque<byte[]> queued = r == null ? null : r.backlog;
         return (queued == null ? 0 : queued.size()) + (cob == null ? 0 : cob.size());
     }
 
     /** Redis resets the reply-buffer peak every five seconds; the figure shown is the last window's or this one's. */
-    private void notePeak(long bytes) {
-        long now = System.currentTimeMillis();
-        if (now - peakWindowMs >= 5000) {
-            lastWindowPeak = now - peakWindowMs < 10_000 ? replyPeakNow : 0;
+    private void notePeak(int bytes) {
+        int now = (int) System.currentTimeMillis();
+        int since = now - peakWindowMs; // at the first flush any value; a negative one (or a wrap) starts a window too
+        if (since >= 5000 || since < 0) {
+            lastWindowPeak = since >= 0 && since < 10_000 ? replyPeakNow : 0;
             replyPeakNow = 0;
             peakWindowMs = now;
         }
@@ -687,9 +719,9 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
         REPLY_PEAK.setOpaque(this, Math.max(replyPeakNow, lastWindowPeak));
     }
 
-    private long replyPeakNow;
+    private int replyPeakNow;
     /** The largest query buffer since {@link #sampleBufferPeaks} last ran; the home shard's. */
-    private long inputPeak;
+    private int inputPeak;
 
     /**
      * On the home shard's cron, once a second (Redis's clientsCronTrackExpansiveClients): records this client's
@@ -704,12 +736,12 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
 
     @Override
     public long queryBufferBytes() {
-        return (long) QUERY_BYTES.getOpaque(this);
+        return (int) QUERY_BYTES.getOpaque(this);
     }
 
     @Override
     public long queryBufferFree() {
-        return (long) QUERY_FREE.getOpaque(this);
+        return (int) QUERY_FREE.getOpaque(this);
     }
 
     @Override
@@ -720,7 +752,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
 
     @Override
     public long replyBufferPeak() {
-        return (long) REPLY_PEAK.getOpaque(this);
+        return (int) REPLY_PEAK.getOpaque(this);
     }
 
     @Override
@@ -732,6 +764,11 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
     @Override
     public boolean reading() {
         return channel.config().isAutoRead();
+    }
+
+    /** A query buffer's figure as the int it is kept in: at most 2 GiB, which no client's buffer reaches in practice. */
+    private static int saturated(long bytes) {
+        return (int) Math.min(bytes, Integer.MAX_VALUE);
     }
 
     private static String format(SocketAddress a) {

@@ -210,7 +210,7 @@ public final class NetworkServer {
                 @Override
                 protected void initChannel(SocketChannel ch) {
                     configure(ch, config);
-                    addClientHandlers(ch, null);
+                    addClientHandlers(ch);
                 }
             });
             synchronized (listeners) {
@@ -285,12 +285,12 @@ public final class NetworkServer {
     }
 
     /**
-     * The connection handler, the pipeline's one after TLS (it decodes RESP itself); {@code tlsPeerName} is the client
-     * certificate's CN on TLS, or null.
+     * The connection handler, the pipeline's one after TLS (it decodes RESP itself, and reads a TLS client's
+     * certificate from the pipeline's SslHandler once the connection is active).
      */
-    private void addClientHandlers(SocketChannel ch, String tlsPeerName) {
+    private void addClientHandlers(SocketChannel ch) {
         Shard home = homeOf(shards, ch.eventLoop());
-        ch.pipeline().addLast("client", new ConnectionHandler(clients[home.id()], tlsPeerName));
+        ch.pipeline().addLast("client", new ConnectionHandler(clients[home.id()]));
     }
 
     /** The TLS contexts new TLS connections are made with. */

@@ -7,7 +7,7 @@ import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
-import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 import javax.naming.InvalidNameException;
 import javax.naming.ldap.LdapName;
 import javax.naming.ldap.Rdn;
@@ -23,14 +23,15 @@ import javax.net.ssl.SSLSession;
  */
 final class TlsAccept extends ChannelInboundHandlerAdapter {
 
-    private final BiConsumer<SocketChannel, String> addClientHandlers;
+    private final Consumer<SocketChannel> addClientHandlers;
     private final boolean sessionCaching;
 
     /**
-     * @param addClientHandlers adds the connection handler to the channel's pipeline, given the peer's CN
+     * @param addClientHandlers adds the connection handler to the channel's pipeline (it reads the peer's CN with
+     *                          {@link #commonName} once active)
      * @param sessionCaching    tls-session-caching; when off the session is invalidated so it cannot be resumed
      */
-    TlsAccept(BiConsumer<SocketChannel, String> addClientHandlers, boolean sessionCaching) {
+    TlsAccept(Consumer<SocketChannel> addClientHandlers, boolean sessionCaching) {
         this.addClientHandlers = addClientHandlers;
         this.sessionCaching = sessionCaching;
     }
@@ -51,10 +52,9 @@ final class TlsAccept extends ChannelInboundHandlerAdapter {
             return;
         }
         SSLSession session = ctx.pipeline().get(SslHandler.class).engine().getSession();
-        String peer = commonName(session);
+        addClientHandlers.accept((SocketChannel) ctx.channel()); // after this one, the pipeline's last
+        ctx.fireChannelActive(); // the connection handler reads the client's certificate here
         if (!sessionCaching) session.invalidate();
-        addClientHandlers.accept((SocketChannel) ctx.channel(), peer); // after this one, the pipeline's last
-        ctx.fireChannelActive();
         ctx.pipeline().remove(this);
     }
 

@@ -41,7 +41,7 @@ class ConnectionErrorLogTest {
         EmbeddedChannel ch = new EmbeddedChannel();
         Shard home = new Shard(0, ch.eventLoop(), 1);
         ch.pipeline().addLast(new ConnectionHandler(
-                new ShardClients(null, null, home, null, null, new ProtocolLimits()), null));
+                new ShardClients(null, null, home, null, null, new ProtocolLimits())));
         return ch;
     }
 

@@ -21,7 +21,7 @@ class ConnectionFiguresAcrossThreadsTest {
         EmbeddedChannel ch = new EmbeddedChannel();
         Shard home = new Shard(0, ch.eventLoop(), 1);
         ConnectionHandler h = new ConnectionHandler(
-                new ShardClients(null, null, home, null, null, new ProtocolLimits()), null);
+                new ShardClients(null, null, home, null, null, new ProtocolLimits()));
         var channelField = ConnectionHandler.class.getDeclaredField("channel");
         channelField.setAccessible(true);
         channelField.set(h, ch);

@@ -17,7 +17,7 @@ class ShardClientsTest {
     }
 
     private static ConnectionHandler connection(ShardClients clients) {
-        return new ConnectionHandler(clients, null);
+        return new ConnectionHandler(clients);
     }
 
     /** Random adds and removes against a set: the registry holds exactly the connections added and not removed. */
