@@ -49,7 +49,7 @@ final class RequestDriver implements ClientConnection, RespWriter.Output {
         this.dispatcher = server.dispatcher();
         this.session = new ClientSession(server.context().nextClientId(), this, home, true,
                 System.currentTimeMillis());
-        session.replyLog(server.context().observability().largeReply());
+        session.logLargeReplies();
     }
 
     /** The RESP bytes of {@code argv} as a client sends them (a multibulk request). */

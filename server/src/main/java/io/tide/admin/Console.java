@@ -181,7 +181,7 @@ final class Console {
         session.user(user); // the signed-in ACL user's permissions apply
         session.protocol(3);
         session.selectDb(db);
-        session.replyLog(server.observability().largeReply());
+        session.logLargeReplies();
         server.clients().add(session);
         ctx.channel().closeFuture().addListener(f -> home.loop().execute(client::abandon));
         home.loop().execute(() -> {

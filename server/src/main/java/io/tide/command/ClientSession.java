@@ -23,7 +23,12 @@ public final class ClientSession {
     private final long id;
     private final ClientConnection connection;
     private final Shard home;
-    private final long createdAtMs;
+    /**
+     * When the connection was made and last sent a command, in epoch seconds as unsigned ints (until 2106): CLIENT
+     * LIST's age and idle and the idle timeout count whole seconds, as Redis's ctime and lastinteraction do.
+     */
+    private final int createdAtSec;
+    int lastInteractionSec;
 
     int db;
     int protocol = 2;
@@ -33,9 +38,9 @@ public final class ClientSession {
     boolean authenticated;
     boolean noEvict;
     boolean noTouch;
-    ReplyMode replyMode = ReplyMode.ON;
+    /** CLIENT REPLY OFF (SKIP is {@link #skipNext}). */
+    boolean repliesOff;
     boolean skipNext;
-    long lastInteractionMs;
     /**
      * The last command name array dispatched and what the table found for it (null: unknown). The decoder hands a
      * connection the same array for a name it repeats, so a repeated command skips the table's hashing. Home thread.
@@ -56,8 +61,8 @@ public final class ClientSession {
     void argvBytes(long bytes) {
         ARGV_BYTES.setOpaque(this, bytes);
     }
-    /** The large-reply command log, fed as replies of executed commands are written (null: none). */
-    private io.tide.metrics.CommandLog replyLog;
+    /** Whether replies of executed commands are measured for the home shard's large-reply command log. */
+    private boolean logsReplies;
     boolean closed;
     boolean quitting;
     boolean closeWhenDrained;
@@ -125,8 +130,8 @@ public final class ClientSession {
         this.connection = connection;
         this.home = home;
         this.authenticated = authenticated;
-        this.createdAtMs = nowMs;
-        this.lastInteractionMs = nowMs;
+        this.createdAtSec = (int) (nowMs / 1000);
+        this.lastInteractionSec = createdAtSec;
     }
 
     /** Redis's rule for client names (CLIENT SETNAME, HELLO SETNAME): printable ASCII without spaces. */
@@ -151,7 +156,8 @@ public final class ClientSession {
     public void tlsPeerName(String cn) { rare().tlsPeerName = cn; }
     public ClientConnection connection() { return connection; }
     public Shard home() { return home; }
-    public long createdAtMs() { return createdAtMs; }
+    /** When the connection was made, in epoch seconds. */
+    public long createdAtSec() { return Integer.toUnsignedLong(createdAtSec); }
     public int db() { return db; }
     public void selectDb(int index) { db = index; }
     public int protocol() { return protocol; }
@@ -174,9 +180,11 @@ public final class ClientSession {
     public void noEvict(boolean b) { noEvict = b; }
     public boolean noTouch() { return noTouch; }
     public void noTouch(boolean b) { noTouch = b; }
-    public ReplyMode replyMode() { return replyMode; }
-    public void replyMode(ReplyMode m) { replyMode = m; }
-    public long lastInteractionMs() { return lastInteractionMs; }
+    public ReplyMode replyMode() { return repliesOff ? ReplyMode.OFF : ReplyMode.ON; }
+    /** ON or OFF: CLIENT REPLY SKIP is {@link #skipNextReply}. */
+    public void replyMode(ReplyMode m) { repliesOff = m == ReplyMode.OFF; }
+    /** When the client last sent a command, in epoch seconds. */
+    public long lastInteractionSec() { return Integer.toUnsignedLong(lastInteractionSec); }
     public String lastCommand() { return lastCommand; }
     public boolean isClosed() { return closed; }
     public int pendingReplies() { return pending == null ? 0 : pending.size(); }
@@ -304,7 +312,7 @@ public final class ClientSession {
 
     /** Whether the next command's reply is to be dropped (CLIENT REPLY OFF, or the one after SKIP). */
     boolean takeSilence() {
-        if (replyMode == ReplyMode.OFF) return true;
+        if (repliesOff) return true;
         if (skipNext) {
             skipNext = false;
             return true;
@@ -326,9 +334,9 @@ public final class ClientSession {
         reply(r, false);
     }
 
-    /** Sets the large-reply command log that written replies of executed commands are measured for. */
-    public void replyLog(io.tide.metrics.CommandLog log) {
-        this.replyLog = log;
+    /** Measures written replies of executed commands for the home shard's large-reply command log, if it has one. */
+    public void logLargeReplies() {
+        this.logsReplies = true;
     }
 
     /** A reply that is ready now. */
@@ -412,7 +420,7 @@ public final class ClientSession {
         } else if (spec != null && spec.name().equals("exec") && r instanceof Reply.Array a) {
             for (Reply item : a.items()) if (item instanceof Reply.Error e) home.stats().countError(e.text());
         }
-        io.tide.metrics.CommandLog log = replyLog;
+        io.tide.metrics.CommandLog log = logsReplies ? home.largeReplyLog() : null;
         if (spec != null && log != null && log.wants(written) && !spec.has(CommandSpec.SKIP_SLOWLOG)) {
             log.add(spec.fullName(), argv, written, connection.remoteAddress(), name);
         }

@@ -265,7 +265,7 @@ public final class Dispatcher {
         io.tide.shard.CommandClock clock = home.clock();
         long t0 = clock.start();
         long now = clock.millis(t0);
-        c.lastInteractionMs = now;
+        c.lastInteractionSec = (int) (now / 1000);
         boolean silent = c.takeSilence();
 
         CommandSpec spec;

@@ -119,7 +119,10 @@ public final class ServerContext {
         memory.replicaCheck(replica::active);
         memory.latencyMonitor(observability.latency());
         appendOnly.latencyMonitor(observability.latency());
-        for (io.tide.shard.Shard s : shards.all()) s.latencyMonitor(observability.latency());
+        for (io.tide.shard.Shard s : shards.all()) {
+            s.latencyMonitor(observability.latency());
+            s.largeReplyLog(observability.largeReply());
+        }
         shards.coordinator().latencyMonitor(observability.latency());
         long hint = config.getLong("initial-keyspace-hint");
         if (hint > 0) {

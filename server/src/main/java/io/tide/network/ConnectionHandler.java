@@ -163,7 +163,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
             return;
         }
         server.connectionsReceived().incrementAndGet();
-        session.replyLog(server.observability().largeReply());
+        session.logLargeReplies();
         if (server.clients().size() >= server.config().getInt("maxclients")) {
             refuse(ctx, "ERR max number of clients reached");
             return;

@@ -90,7 +90,7 @@ final class ShardClients {
             ConnectionHandler c = connections[i];
             ClientSession s = c.session();
             if (s != null && s.pendingReplies() == 0 && s.deferredRequests() == 0
-                    && nowMs - s.lastInteractionMs() > timeoutSeconds * 1000L) {
+                    && nowMs / 1000 - s.lastInteractionSec() > timeoutSeconds) {
                 idle.add(c);
             }
         }

@@ -94,12 +94,8 @@ public final class RespDecoder {
     private boolean failed;
     /** Command names of 2 to this many bytes are shared between requests ({@link #commandName}). */
     private static final int NAME_MAX = 24;
-    /** What this decoder shares with the other decoders of its thread: command names, the header-number scanner. */
+    /** What this decoder shares with the other decoders of its thread: command names, the number scanner, scratch. */
     private final Shared shared;
-    /** {@code shared.names}, kept here too: one load less for each command name read. */
-    private final CommandNames names;
-    /** Reused buffer for inline splitting, allocated by the first inline command (most clients never send one). */
-    private byte[] scratch;
     /** Bytes received since {@link #takeBytesReceived()} last ran. */
     private long bytesReceived;
 
@@ -117,17 +113,19 @@ public final class RespDecoder {
         this.limits = Objects.requireNonNull(limits, "limits");
         this.authenticated = Objects.requireNonNull(authenticated, "authenticated");
         this.shared = Objects.requireNonNull(shared, "shared");
-        this.names = shared.names;
     }
 
     /**
      * Confined to one thread; shared by the decoders of the connections that thread serves (a shard's), so that an
-     * idle connection holds none of it: the command names ({@link CommandNames}) and the scanner of header numbers,
-     * whose state lives only within one {@link #findLineEnd} and the read of its number that follows.
+     * idle connection holds none of it: the command names ({@link CommandNames}), the scanner of header numbers,
+     * whose state lives only within one {@link #findLineEnd} and the read of its number that follows, and the array
+     * an inline command is split from, used only within one {@link #readInline}.
      */
     public static final class Shared {
         final CommandNames names = new CommandNames();
         final NumberScanner number = new NumberScanner();
+        /** Allocated by the first inline command (most clients never send one); grows to the longest line's length. */
+        byte[] scratch;
     }
 
     /** The bytes received and not yet decoded (a partial request), or null: an idle connection holds no buffer. */
@@ -438,24 +436,25 @@ public final class RespDecoder {
     }
 
     /**
-     * The command name of {@code length} bytes at the reader index, consumed: the array {@link #names} remembers when
+     * The command name of {@code length} bytes at the reader index, consumed: the array {@link Shared#names} remembers when
      * it is the same (a pipeline of GETs shares one "GET" array), else a new one, remembered. Sharing is safe because
      * no one writes into an argument array, and {@link ArgvPool#give} never takes a name back.
      */
     private byte[] commandName(ByteBuf in, int length) {
         int r = in.readerIndex();
-        byte[] n = names.find(in, r, length);
+        byte[] n = shared.names.find(in, r, length);
         if (n != null) {
             in.skipBytes(length);
             return n;
         }
         byte[] arg = new byte[length];
         in.readBytes(arg);
-        return names.remember(arg);
+        return shared.names.remember(arg);
     }
 
     /** {@link #commandName(ByteBuf, int)} from memory (a new name's array may come from the pool: names never go back). */
     private byte[] commandName(long address, int length, ArgvPool pool) {
+        CommandNames names = shared.names;
         byte[] n = names.find(address, length);
         return n != null ? n : names.remember(copyArgument(address, length, pool));
     }
@@ -549,8 +548,9 @@ public final class RespDecoder {
         }
         int end = lf > r && in.getByte(lf - 1) == CR ? lf - 1 : lf;
         int length = end - r;
+        byte[] scratch = shared.scratch;
         if (scratch == null || scratch.length < length) {
-            scratch = new byte[Math.max(length, scratch == null ? 256 : 2 * scratch.length)];
+            shared.scratch = scratch = new byte[Math.max(length, scratch == null ? 256 : 2 * scratch.length)];
         }
         in.getBytes(r, scratch, 0, length);
         consumeTo(in, lf + 1);

@@ -87,6 +87,18 @@ public final class Shard {
     /** The latency monitor the active expiry cycle is sampled into (Redis's expire-cycle event). */
     private io.tide.metrics.LatencyMonitor latency;
 
+    /** The large-reply command log the replies of its clients' commands are measured for; null when none. */
+    private io.tide.metrics.CommandLog largeReplies;
+
+    /** Sets the large-reply command log; before the shard runs. */
+    public void largeReplyLog(io.tide.metrics.CommandLog log) {
+        this.largeReplies = log;
+    }
+
+    public io.tide.metrics.CommandLog largeReplyLog() {
+        return largeReplies;
+    }
+
     /** Sets the latency monitor; before the shard runs. */
     public void latencyMonitor(io.tide.metrics.LatencyMonitor m) {
         this.latency = m;

@@ -285,7 +285,7 @@ public final class ClientCommands {
             if (laddr != null && !s.connection().localAddress().equals(laddr)) continue;
             if (user != null && !user.equals(s.user())) continue;
             if (skipMe && s == me) continue;
-            if (maxAge != 0 && (ctx.now() - s.createdAtMs()) / 1000 < maxAge) continue;
+            if (maxAge != 0 && ctx.now() / 1000 - s.createdAtSec() < maxAge) continue;
             victims.add(s);
         }
         for (ClientSession s : victims) kill(s, me);
@@ -398,8 +398,8 @@ public final class ClientCommands {
         int fd = conn.fd();
         if (fd >= 0) sb.append(" fd=").append(fd);
         sb.append(" name=").append(s.name() == null ? "" : s.name());
-        sb.append(" age=").append(Math.max(0, (nowMs - s.createdAtMs()) / 1000));
-        sb.append(" idle=").append(Math.max(0, (nowMs - s.lastInteractionMs()) / 1000));
+        sb.append(" age=").append(Math.max(0, nowMs / 1000 - s.createdAtSec()));
+        sb.append(" idle=").append(Math.max(0, nowMs / 1000 - s.lastInteractionSec()));
         sb.append(" flags=");
         int flagsAt = sb.length();
         if (s.subscriberOrNull() != null && s.subscriberOrNull().isMonitor()) sb.append('O');
