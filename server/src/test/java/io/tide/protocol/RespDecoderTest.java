@@ -157,6 +157,26 @@ class RespDecoderTest {
         assertThat(out).containsExactly(new ProtocolError("ERR Protocol error: invalid multibulk length"));
     }
 
+    /**
+     * Decoders of one thread split inline commands in one shared array: each connection's arguments are its own, a
+     * partial line waits in its own connection's buffer while another's inline command is split, and a longer line
+     * than any before grows the array.
+     */
+    @Test
+    void sharedInlineScratch_eachConnectionsArgumentsStayItsOwn() {
+        RespDecoder.Shared shared = new RespDecoder.Shared();
+        RespDecoder a = new RespDecoder(limits, () -> true, shared);
+        RespDecoder b = new RespDecoder(limits, () -> true, shared);
+        List<Object> fromA = new ArrayList<>();
+        List<Object> fromB = new ArrayList<>();
+        a.read(UnpooledByteBufAllocator.DEFAULT, wrap(bytes("SET key " + "a".repeat(300) + "\r\nGET ke")), fromA);
+        b.read(UnpooledByteBufAllocator.DEFAULT, wrap(bytes("ECHO bbbb\r\n")), fromB);
+        b.read(UnpooledByteBufAllocator.DEFAULT, wrap(bytes("ECHO \"" + "c".repeat(1000) + "\"\r\n")), fromB);
+        a.read(UnpooledByteBufAllocator.DEFAULT, wrap(bytes("y\r\n")), fromA);
+        assertThat(strings(fromA)).containsExactly(List.of("SET", "key", "a".repeat(300)), List.of("GET", "key"));
+        assertThat(strings(fromB)).containsExactly(List.of("ECHO", "bbbb"), List.of("ECHO", "c".repeat(1000)));
+    }
+
     private static String inline(String line) {
         return line + "\r\n";
     }
