@@ -106,7 +106,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
         boolean heldDrainScheduled;
         /** When the output first went over the soft limit (ms), or 0. */
         long overSoftSinceMs;
-        /** Reply bytes behind the channel's outbound buffer while it is not writable, oldest first; null while empty. */
+        /** Reply bytes behind the channel's full outbound buffer, oldest first; null while empty. */
         java.util.ArrayDeque<byte[]> backlog;
         long backlogBytes;
         /** How many of the backlog's first arrays a flush has released to the socket (the rest await the next). */
@@ -766,7 +766,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter
         return channel.config().isAutoRead();
     }
 
-    /** A query buffer's figure as the int it is kept in: at most 2 GiB, which no client's buffer reaches in practice. */
+    /** A query buffer's figure as the int it is kept in, saturated: only a query-buffer limit over 2gb lets one pass. */
     private static int saturated(long bytes) {
         return (int) Math.min(bytes, Integer.MAX_VALUE);
     }

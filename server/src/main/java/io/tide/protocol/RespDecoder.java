@@ -436,8 +436,8 @@ public final class RespDecoder {
     }
 
     /**
-     * The command name of {@code length} bytes at the reader index, consumed: the array {@link Shared#names} remembers when
-     * it is the same (a pipeline of GETs shares one "GET" array), else a new one, remembered. Sharing is safe because
+     * The command name of {@code length} bytes at the reader index, consumed: the array {@link Shared#names} remembers
+     * when it is the same (a pipeline of GETs shares one "GET" array), else a new one, remembered. Sharing is safe because
      * no one writes into an argument array, and {@link ArgvPool#give} never takes a name back.
      */
     private byte[] commandName(ByteBuf in, int length) {
