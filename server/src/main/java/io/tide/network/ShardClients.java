@@ -19,7 +19,7 @@ import java.util.List;
 final class ShardClients {
 
     private static final int MIN = 16;
-    /** What these connections' decoders share: command names, the header-number scanner. */
+    /** What these connections' decoders share ({@link RespDecoder.Shared}). */
     final RespDecoder.Shared decoding = new RespDecoder.Shared();
     /** What these connections share, read through here (see {@link ConnectionHandler}'s registry). */
     final ServerContext server;

@@ -436,20 +436,20 @@ public final class RespDecoder {
     }
 
     /**
-     * The command name of {@code length} bytes at the reader index, consumed: the array {@link Shared#names} remembers
-     * when it is the same (a pipeline of GETs shares one "GET" array), else a new one, remembered. Sharing is safe because
-     * no one writes into an argument array, and {@link ArgvPool#give} never takes a name back.
+     * The command name of {@code length} bytes at the reader index, consumed: the array {@link Shared#names}
+     * remembers when it is the same (a pipeline of GETs shares one "GET" array), else a new one, remembered. Sharing is
+     * safe because no one writes into an argument array, and {@link ArgvPool#give} never takes a name back.
      */
     private byte[] commandName(ByteBuf in, int length) {
-        int r = in.readerIndex();
-        byte[] n = shared.names.find(in, r, length);
+        CommandNames names = shared.names;
+        byte[] n = names.find(in, in.readerIndex(), length);
         if (n != null) {
             in.skipBytes(length);
             return n;
         }
         byte[] arg = new byte[length];
         in.readBytes(arg);
-        return shared.names.remember(arg);
+        return names.remember(arg);
     }
 
     /** {@link #commandName(ByteBuf, int)} from memory (a new name's array may come from the pool: names never go back). */
