@@ -3,6 +3,7 @@ package io.tide.network;
 import io.netty.buffer.AbstractByteBufAllocator;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.RecycledSlices;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.buffer.UnpooledUnsafeDirectByteBuf;
 import io.netty.util.concurrent.FastThreadLocal;
@@ -32,6 +33,12 @@ final class LoopBuffers extends AbstractByteBufAllocator {
     static final ByteBufAllocator INSTANCE = PlatformDependent.hasUnsafe() ? new LoopBuffers() : UnpooledByteBufAllocator.DEFAULT;
 
     private static final Lists NONE = new Lists();
+
+    /**
+     * Whether {@link Listed#retainedSlice} hands out recycled slices (decision 0034);
+     * {@code -Dtide.recycledSlices=false} turns it off, to measure against.
+     */
+    static final boolean RECYCLED_SLICES = !"false".equals(System.getProperty("tide.recycledSlices"));
 
     private final FastThreadLocal<Lists> lists = new FastThreadLocal<>() {
         @Override
@@ -140,6 +147,17 @@ final class LoopBuffers extends AbstractByteBufAllocator {
                 PlatformDependent.freeDirectBuffer(before);
             }
             return this;
+        }
+
+        /**
+         * A recycled slice (decision 0034): each read from the io_uring buffer ring is a retained slice of a ring
+         * buffer, and Netty's own slice object was the one allocation of a {@code -P 1} request in steady state.
+         */
+        @Override
+        public ByteBuf retainedSlice(int index, int length) {
+            return RECYCLED_SLICES
+                    ? RecycledSlices.retainedSlice(this, index, length)
+                    : super.retainedSlice(index, length);
         }
 
         @Override

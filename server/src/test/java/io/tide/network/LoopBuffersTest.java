@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.util.ResourceLeakDetector;
 import io.netty.util.concurrent.FastThreadLocalThread;
+import io.netty.util.internal.PlatformDependent;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -17,6 +18,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -138,6 +140,54 @@ class LoopBuffersTest {
         ByteBuf b = ALLOC.ioBuffer(100);
         assertNotSame(a, b);
         b.release();
+    }
+
+    /**
+     * What Netty's io_uring buffer ring does with each read (decision 0034): the kernel writes past the buffer's
+     * writer index, the ring takes a retained slice of those bytes and moves the index on (the buffer stays in the
+     * ring for the next read), and releases the buffer once it is used up. Each slice must read its own bytes, from
+     * memory as the decoder does, and a released slice's object must come back for the next read.
+     */
+    @Test
+    void aRingReadsSlice_readsItsOwnBytes_andItsObjectIsRecycled() throws Exception {
+        onLoopThread(() -> {
+            ByteBuf ring = ALLOC.ioBuffer(1024);
+            ByteBuf first = kernelRead(ring, "*1\r\n$4\r\nPING\r\n");
+            assertEquals(2, ring.refCnt(), "the slice holds a reference to the ring's buffer");
+            assertEquals("*1\r\n$4\r\nPING\r\n", first.toString(StandardCharsets.US_ASCII));
+            assertEquals(ring.memoryAddress(), first.memoryAddress());
+            assertTrue(first.release());
+            assertEquals(1, ring.refCnt(), "a slice gives back the one reference it took");
+
+            ByteBuf second = kernelRead(ring, "*2\r\n$3\r\nGET\r\n$1\r\nk\r\n");
+            assertSame(first, second, "the released slice's object serves the next read");
+            assertEquals(ring.memoryAddress() + 14, second.memoryAddress(), "after the first read's 14 B");
+            assertEquals(0, second.readerIndex());
+            assertEquals("*2\r\n$3\r\nGET\r\n$1\r\nk\r\n", second.toString(StandardCharsets.US_ASCII));
+            byte[] fromMemory = new byte[second.readableBytes()];
+            for (int i = 0; i < fromMemory.length; i++) {
+                fromMemory[i] = PlatformDependent.getByte(second.memoryAddress() + i);
+            }
+            assertEquals("*2\r\n$3\r\nGET\r\n$1\r\nk\r\n", new String(fromMemory, StandardCharsets.US_ASCII));
+
+            assertFalse(ring.release(), "the ring lets go of its buffer; the slice still holds it");
+            assertEquals('*', second.getByte(0), "readable after the ring let go");
+            assertTrue(second.release());
+            ByteBuf again = ALLOC.ioBuffer(1024);
+            assertSame(ring, again, "the last release put the buffer back on the loop's list");
+            again.release();
+            return null;
+        });
+    }
+
+    /** The kernel's write of {@code data} at the ring buffer's writer index, then Netty's useBuffer steps. */
+    private static ByteBuf kernelRead(ByteBuf ring, String data) {
+        byte[] b = data.getBytes(StandardCharsets.US_ASCII);
+        int at = ring.writerIndex();
+        ring.setBytes(at, b);
+        ByteBuf slice = ring.retainedSlice(at, b.length);
+        ring.writerIndex(at + b.length);
+        return slice;
     }
 
     @Test
