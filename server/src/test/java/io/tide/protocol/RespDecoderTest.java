@@ -133,27 +133,27 @@ class RespDecoderTest {
         RespDecoder b = new RespDecoder(limits, () -> true, shared);
         List<Object> fromA = new ArrayList<>();
         List<Object> fromB = new ArrayList<>();
-        a.read(UnpooledByteBufAllocator.DEFAULT, wrap(bytes("*3")), fromA);
-        b.read(UnpooledByteBufAllocator.DEFAULT, wrap(bytes(multibulk("ECHO", "hello") + "*1\r\n$12")), fromB);
-        a.read(UnpooledByteBufAllocator.DEFAULT, wrap(bytes("\r\n$3\r\nSET\r\n$1\r\nk\r\n$1")), fromA);
-        b.read(UnpooledByteBufAllocator.DEFAULT, wrap(bytes("345\r\n" + "x".repeat(12345) + "\r\n")), fromB);
-        a.read(UnpooledByteBufAllocator.DEFAULT, wrap(bytes("1\r\n" + "v".repeat(11) + "\r\n")), fromA);
+        read(a, "*3", fromA);
+        read(b, multibulk("ECHO", "hello") + "*1\r\n$12", fromB);
+        read(a, "\r\n$3\r\nSET\r\n$1\r\nk\r\n$1", fromA);
+        read(b, "345\r\n" + "x".repeat(12345) + "\r\n", fromB);
+        read(a, "1\r\n" + "v".repeat(11) + "\r\n", fromA);
         assertThat(strings(fromA)).containsExactly(List.of("SET", "k", "v".repeat(11)));
         assertThat(strings(fromB)).containsExactly(List.of("ECHO", "hello"), List.of("x".repeat(12345)));
 
         // 25 digits: the first read brings 21 of them, past what a number may have; the next brings 4 more.
         List<Object> out = new ArrayList<>();
-        a.read(UnpooledByteBufAllocator.DEFAULT, wrap(bytes("*" + "9".repeat(21))), out);
-        b.read(UnpooledByteBufAllocator.DEFAULT, wrap(bytes(multibulk("PING"))), fromB);
-        a.read(UnpooledByteBufAllocator.DEFAULT, wrap(bytes("9999\r\n")), out);
+        read(a, "*" + "9".repeat(21), out);
+        read(b, multibulk("PING"), fromB);
+        read(a, "9999\r\n", out);
         assertThat(out).containsExactly(new ProtocolError("ERR Protocol error: invalid multibulk length"));
         assertThat(strings(fromB)).endsWith(List.of("PING"));
 
         // 21 digits, then only the line's end.
         RespDecoder c = new RespDecoder(limits, () -> true, shared);
         out.clear();
-        c.read(UnpooledByteBufAllocator.DEFAULT, wrap(bytes("*" + "1".repeat(21))), out);
-        c.read(UnpooledByteBufAllocator.DEFAULT, wrap(bytes("\r\n")), out);
+        read(c, "*" + "1".repeat(21), out);
+        read(c, "\r\n", out);
         assertThat(out).containsExactly(new ProtocolError("ERR Protocol error: invalid multibulk length"));
     }
 
@@ -169,10 +169,10 @@ class RespDecoderTest {
         RespDecoder b = new RespDecoder(limits, () -> true, shared);
         List<Object> fromA = new ArrayList<>();
         List<Object> fromB = new ArrayList<>();
-        a.read(UnpooledByteBufAllocator.DEFAULT, wrap(bytes("SET key " + "a".repeat(300) + "\r\nGET ke")), fromA);
-        b.read(UnpooledByteBufAllocator.DEFAULT, wrap(bytes("ECHO bbbb\r\n")), fromB);
-        b.read(UnpooledByteBufAllocator.DEFAULT, wrap(bytes("ECHO \"" + "c".repeat(1000) + "\"\r\n")), fromB);
-        a.read(UnpooledByteBufAllocator.DEFAULT, wrap(bytes("y\r\n")), fromA);
+        read(a, "SET key " + "a".repeat(300) + "\r\nGET ke", fromA);
+        read(b, "ECHO bbbb\r\n", fromB);
+        read(b, "ECHO \"" + "c".repeat(1000) + "\"\r\n", fromB);
+        read(a, "y\r\n", fromA);
         assertThat(strings(fromA)).containsExactly(List.of("SET", "key", "a".repeat(300)), List.of("GET", "key"));
         assertThat(strings(fromB)).containsExactly(List.of("ECHO", "bbbb"), List.of("ECHO", "c".repeat(1000)));
     }
@@ -181,9 +181,14 @@ class RespDecoderTest {
         return line + "\r\n";
     }
 
+    /** One read of {@code text} by {@code d}, in this class's kind of buffer; what it decodes goes to {@code out}. */
+    private void read(RespDecoder d, String text, List<Object> out) {
+        d.read(UnpooledByteBufAllocator.DEFAULT, wrap(bytes(text)), out);
+    }
+
     private byte[][] decodeOne(RespDecoder d, String request) {
         List<Object> out = new ArrayList<>();
-        d.read(UnpooledByteBufAllocator.DEFAULT, wrap(bytes(request)), out);
+        read(d, request, out);
         assertThat(out).hasSize(1);
         return (byte[][]) out.get(0);
     }
